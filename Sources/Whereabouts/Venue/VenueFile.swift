@@ -1,0 +1,284 @@
+import Foundation
+
+/// Reads and writes `venue.json` (FORMATS.md §1), validating as it reads.
+///
+/// Every problem is a ``FormatError`` that names the file and the key:
+/// `venue.json: beacons[2].id: duplicate beacon id "24" (also beacons[1])`.
+///
+/// ```swift
+/// let venue = try VenueFile.read(from: URL(fileURLWithPath: "Examples/venue.json"))
+/// try VenueFile.write(venue, to: URL(fileURLWithPath: "copy.json"))
+/// ```
+public enum VenueFile {
+    /// Reads and validates a venue file.
+    public static func read(from url: URL) throws(FormatError) -> Venue {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw FormatError(file: url.path, message: "cannot read the file: \(error.localizedDescription)")
+        }
+        return try decode(data, file: url.path)
+    }
+
+    /// Parses and validates a venue from JSON bytes; `file` names the source in errors.
+    public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String? = nil) throws(FormatError) -> Venue {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw FormatError(file: file, message: "not valid JSON: \(error)")
+        }
+        do {
+            return try decode(value)
+        } catch {
+            throw error.located(file: file)
+        }
+    }
+
+    /// Builds and validates a venue from a parsed JSON value.
+    public static func decode(_ value: JSONValue) throws(FormatError) -> Venue {
+        let root = JSONReader(value)
+        _ = try root.object()
+        var venue = Venue()
+        venue.name = try root.optionalString("name")
+        if let units = root.member("units") {
+            let text = try units.string()
+            guard let unit = Venue.LengthUnit(rawValue: text) else {
+                throw units.fail("unknown unit \"\(text)\" (expected \"m\", \"ft\" or \"cell\")")
+            }
+            venue.units = unit
+        }
+        if let origin = root.member("origin") {
+            let latitude = try origin.required("latitude").double()
+            let longitude = try origin.required("longitude").double()
+            guard GeoCoordinate(latitude: latitude, longitude: longitude).isValid else {
+                throw origin.fail("latitude must lie in -90...90 and longitude in -180...180")
+            }
+            guard venue.units != .cell else {
+                throw origin.fail("a venue measured in grid cells cannot be anchored to latitude/longitude")
+            }
+            venue.origin = Venue.Origin(latitude: latitude, longitude: longitude, bearing: try origin.optionalDouble("bearing") ?? 0)
+        }
+        if let floors = root.member("floors") {
+            var seen: [Int: String] = [:]
+            for floor in try floors.elements() {
+                let level = try floor.required("level").int()
+                if let previous = seen[level] {
+                    throw floor.fail("duplicate floor level \(level) (also \(previous))")
+                }
+                seen[level] = floor.path
+                venue.floors.append(Venue.Floor(level: level, name: try floor.optionalString("name"),
+                                                elevation: try floor.optionalDouble("elevation")))
+            }
+        }
+        if let defaults = root.member("defaults") {
+            _ = try defaults.object()
+            venue.defaults.txPower = try defaults.optionalDouble("txPower") ?? venue.defaults.txPower
+            venue.defaults.pathLossExponent = try defaults.optionalDouble("pathLossExponent") ?? venue.defaults.pathLossExponent
+            venue.defaults.z = try defaults.optionalDouble("z") ?? venue.defaults.z
+        }
+        let frame = venue.localFrame
+        let levels = Set(venue.floors.map(\.level))
+        func checkFloor(_ reader: JSONReader) throws(FormatError) -> Int? {
+            guard let floor = reader.member("floor") else { return nil }
+            let level = try floor.int()
+            if venue.floors.isEmpty ? level != 0 : !levels.contains(level) {
+                throw floor.fail(venue.floors.isEmpty
+                    ? "floor \(level) is not defined: the venue has no \"floors\", so only level 0 exists"
+                    : "floor \(level) is not defined in \"floors\" (levels: \(levels.sorted().map(String.init).joined(separator: ", ")))")
+            }
+            return level
+        }
+        func location(_ reader: JSONReader) throws(FormatError) -> (PlanarPoint?, GeoCoordinate?) {
+            let latitude = try reader.optionalDouble("latitude"), longitude = try reader.optionalDouble("longitude")
+            let x = try reader.optionalDouble("x"), y = try reader.optionalDouble("y")
+            if latitude != nil || longitude != nil {
+                guard let latitude, let longitude else {
+                    throw reader.fail("\"latitude\" and \"longitude\" must be given together")
+                }
+                guard x == nil, y == nil else { throw reader.fail("give either x/y or latitude/longitude, not both") }
+                guard let frame else {
+                    throw FormatError(key: reader.childPath("latitude"),
+                                      message: "latitude/longitude need the venue's \"origin\" (or give x/y instead)")
+                }
+                let coordinate = GeoCoordinate(latitude: latitude, longitude: longitude)
+                guard coordinate.isValid else { throw reader.fail("latitude must lie in -90...90 and longitude in -180...180") }
+                return (frame.planarPoint(for: coordinate), coordinate)
+            }
+            if x != nil || y != nil {
+                guard let x, let y else { throw reader.fail("\"x\" and \"y\" must be given together") }
+                return (PlanarPoint(x: x, y: y), nil)
+            }
+            return (nil, nil)
+        }
+
+        var beaconIDs: [String: String] = [:]
+        var iBeacons: [IBeaconIdentity: String] = [:]
+        var eddystones: [EddystoneIdentity: String] = [:]
+        for item in try root.required("beacons").elements() {
+            let idReader = try item.required("id")
+            let id = try idReader.string()
+            if let previous = beaconIDs[id] { throw idReader.fail("duplicate beacon id \"\(id)\" (also \(previous))") }
+            beaconIDs[id] = item.path
+            var beacon = Venue.Beacon(id: id)
+            if let identity = try iBeaconIdentity(item) {
+                if let previous = iBeacons[identity] {
+                    throw FormatError(key: item.childPath("uuid"), message: "duplicate uuid/major/minor \(identity) (also \(previous))")
+                }
+                iBeacons[identity] = item.path
+                beacon.iBeacon = identity
+            }
+            if let identity = try eddystoneIdentity(item) {
+                if let previous = eddystones[identity] {
+                    throw FormatError(key: item.childPath("namespace"), message: "duplicate namespace/instance \(identity) (also \(previous))")
+                }
+                eddystones[identity] = item.path
+                beacon.eddystone = identity
+            }
+            let (point, coordinate) = try location(item)
+            beacon.x = point?.x
+            beacon.y = point?.y
+            beacon.coordinate = coordinate
+            beacon.z = try item.optionalDouble("z")
+            beacon.floor = try checkFloor(item)
+            beacon.txPower = try item.optionalDouble("txPower")
+            beacon.pathLossExponent = try item.optionalDouble("pathLossExponent")
+            if let n = beacon.pathLossExponent, !(n > 0) {
+                throw FormatError(key: item.childPath("pathLossExponent"), message: "must be positive")
+            }
+            venue.beacons.append(beacon)
+        }
+
+        if let places = root.member("places") {
+            for item in try places.elements() {
+                let id = try item.required("id").string()
+                let floor = try checkFloor(item) ?? 0
+                var shape = Venue.Place.Shape.label
+                if let polygon = item.member("polygon") {
+                    var vertices: [PlanarPoint] = []
+                    for vertex in try polygon.elements() {
+                        let pair = try vertex.elements()
+                        guard pair.count == 2 else { throw vertex.fail("a vertex is [x, y], found \(pair.count) numbers") }
+                        vertices.append(PlanarPoint(x: try pair[0].double(), y: try pair[1].double()))
+                    }
+                    guard vertices.count >= 3 else {
+                        throw polygon.fail("a polygon needs at least 3 vertices, found \(vertices.count)")
+                    }
+                    guard item.member("radius") == nil else { throw item.fail("give either a polygon or a radius, not both") }
+                    shape = .polygon(vertices)
+                } else if let radiusReader = item.member("radius") {
+                    let radius = try radiusReader.double()
+                    guard radius > 0 else { throw radiusReader.fail("radius must be positive, found \(radius)") }
+                    let (point, coordinate) = try location(item)
+                    guard let point else { throw radiusReader.fail("a radius needs a centre: x/y or latitude/longitude") }
+                    shape = .circle(center: point, radius: radius, coordinate: coordinate)
+                } else {
+                    let (point, _) = try location(item)
+                    guard point == nil else { throw item.fail("a place with a centre needs a \"radius\"") }
+                }
+                venue.places.append(Venue.Place(id: id, floor: floor, shape: shape))
+            }
+        }
+        return venue
+    }
+
+    static func iBeaconIdentity(_ item: JSONReader) throws(FormatError) -> IBeaconIdentity? {
+        let uuidReader = item.member("uuid"), majorReader = item.member("major"), minorReader = item.member("minor")
+        guard uuidReader != nil || majorReader != nil || minorReader != nil else { return nil }
+        guard let uuidReader, let majorReader, let minorReader else {
+            throw item.fail("\"uuid\", \"major\" and \"minor\" must be given together")
+        }
+        let text = try uuidReader.string()
+        guard let uuid = UUID(uuidString: text) else { throw uuidReader.fail("\"\(text)\" is not a UUID") }
+        let major = try majorReader.int(), minor = try minorReader.int()
+        guard (0...65535).contains(major) else { throw majorReader.fail("must lie in 0...65535, found \(major)") }
+        guard (0...65535).contains(minor) else { throw minorReader.fail("must lie in 0...65535, found \(minor)") }
+        return IBeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor))
+    }
+
+    static func eddystoneIdentity(_ item: JSONReader) throws(FormatError) -> EddystoneIdentity? {
+        let namespaceReader = item.member("namespace"), instanceReader = item.member("instance")
+        guard namespaceReader != nil || instanceReader != nil else { return nil }
+        guard let namespaceReader, let instanceReader else {
+            throw item.fail("\"namespace\" and \"instance\" must be given together")
+        }
+        let namespace = try namespaceReader.string(), instance = try instanceReader.string()
+        guard let identity = EddystoneIdentity(namespace: namespace, instance: instance) else {
+            throw namespaceReader.fail("namespace must be 20 and instance 12 hexadecimal digits")
+        }
+        return identity
+    }
+
+    // MARK: Writing
+
+    /// The JSON value of a venue, keys in the order FORMATS.md shows them.
+    public static func encode(_ venue: Venue) -> JSONValue {
+        var root: [(key: String, value: JSONValue)] = []
+        if let name = venue.name { root.append(("name", .string(name))) }
+        if venue.units != .metre { root.append(("units", .string(venue.units.rawValue))) }
+        if let origin = venue.origin {
+            root.append(("origin", .object([("latitude", .number(origin.latitude)), ("longitude", .number(origin.longitude)),
+                                             ("bearing", .number(origin.bearing))])))
+        }
+        if !venue.floors.isEmpty {
+            root.append(("floors", .array(venue.floors.map { floor in
+                var members: [(key: String, value: JSONValue)] = [("level", .number(Double(floor.level)))]
+                if let name = floor.name { members.append(("name", .string(name))) }
+                if let elevation = floor.elevation { members.append(("elevation", .number(elevation))) }
+                return .object(members)
+            })))
+        }
+        if venue.defaults != Venue.Defaults() {
+            root.append(("defaults", .object([("txPower", .number(venue.defaults.txPower)),
+                                               ("pathLossExponent", .number(venue.defaults.pathLossExponent)),
+                                               ("z", .number(venue.defaults.z))])))
+        }
+        root.append(("beacons", .array(venue.beacons.map { beacon in
+            var members: [(key: String, value: JSONValue)] = [("id", .string(beacon.id))]
+            if let identity = beacon.iBeacon {
+                members += [("uuid", .string(identity.uuid.uuidString)), ("major", .number(Double(identity.major))),
+                            ("minor", .number(Double(identity.minor)))]
+            }
+            if let identity = beacon.eddystone {
+                members += [("namespace", .string(identity.namespace)), ("instance", .string(identity.instance))]
+            }
+            if let coordinate = beacon.coordinate {
+                members += [("latitude", .number(coordinate.latitude)), ("longitude", .number(coordinate.longitude))]
+            } else if let x = beacon.x, let y = beacon.y {
+                members += [("x", .number(x)), ("y", .number(y))]
+            }
+            if let z = beacon.z { members.append(("z", .number(z))) }
+            if let floor = beacon.floor { members.append(("floor", .number(Double(floor)))) }
+            if let txPower = beacon.txPower { members.append(("txPower", .number(txPower))) }
+            if let n = beacon.pathLossExponent { members.append(("pathLossExponent", .number(n))) }
+            return .object(members)
+        })))
+        if !venue.places.isEmpty {
+            root.append(("places", .array(venue.places.map { place in
+                var members: [(key: String, value: JSONValue)] = [("id", .string(place.id))]
+                switch place.shape {
+                case .label: break
+                case .circle(let center, let radius, let coordinate):
+                    if let coordinate {
+                        members += [("latitude", .number(coordinate.latitude)), ("longitude", .number(coordinate.longitude))]
+                    } else {
+                        members += [("x", .number(center.x)), ("y", .number(center.y))]
+                    }
+                    members.append(("radius", .number(radius)))
+                case .polygon(let vertices):
+                    members.append(("polygon", .array(vertices.map { .array([.number($0.x), .number($0.y)]) })))
+                }
+                members.append(("floor", .number(Double(place.floor))))
+                return .object(members)
+            })))
+        }
+        return .object(root)
+    }
+
+    /// Writes a venue as indented JSON.
+    public static func write(_ venue: Venue, to url: URL) throws {
+        let text = JSONWriter(indent: 2).string(from: encode(venue)) + "\n"
+        try Data(text.utf8).write(to: url, options: .atomic)
+    }
+}

@@ -1,0 +1,2 @@
+import Whereabouts
+print(WhereaboutsInfo.version)

@@ -1,0 +1,3 @@
+import Testing
+@testable import Whereabouts
+@Test func version() { #expect(!WhereaboutsInfo.version.isEmpty) }
