@@ -1,8 +1,7 @@
 import Benchmark
-import Whereabouts
 
+/// The entry point package-benchmark looks for: registers every suite.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("noop") { benchmark in
-        blackHole(WhereaboutsInfo.version)
-    }
+    registerFrameBenchmarks()
+    registerRecordingBenchmarks()
 }

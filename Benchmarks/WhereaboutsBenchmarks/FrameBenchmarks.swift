@@ -1,0 +1,5 @@
+import Benchmark
+import Whereabouts
+
+/// Advertisement frame parsing throughput.
+func registerFrameBenchmarks() {}

@@ -1,0 +1,5 @@
+import Benchmark
+import Whereabouts
+
+/// Recording (JSON Lines) reading throughput.
+func registerRecordingBenchmarks() {}
