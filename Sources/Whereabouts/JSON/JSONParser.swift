@@ -17,7 +17,7 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    private static func outcome(of buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONSyntaxError> {
+    static func outcome(of buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONSyntaxError> {
         do { return .success(try parseBuffer(buffer)) } catch { return .failure(error) }
     }
 

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Converts between ``Scan`` and its JSON Lines form (FORMATS.md §2).
+///
+/// ```swift
+/// let line = ScanCoding.line(for: scan)   // {"t":12.5,"device":"A5","readings":[{"beacon":"23","rssi":-67}]}
+/// let decoded = try ScanCoding.decode(JSONParser.parse(line))
+/// ```
+public enum ScanCoding {
+    /// A scan decoded from JSON, with the readings it had to skip.
+    public struct Decoded: Sendable {
+        /// The scan, without the skipped readings.
+        public var scan: Scan
+        /// How many readings had an RSSI of 0 dBm or more (invalid by FORMATS.md) and were left out.
+        public var skippedReadings: Int
+    }
+
+    /// Decodes one scan. Unknown keys are ignored; a missing required key or a wrong type is a
+    /// ``FormatError`` naming the key (the caller adds the file and line).
+    public static func decode(_ value: JSONValue) throws(FormatError) -> Decoded {
+        let root = JSONReader(value)
+        _ = try root.object()
+        let time = try root.required("t").double()
+        var scan = Scan(time: time, readings: [])
+        scan.device = try root.optionalString("device")
+        scan.track = try root.optionalString("track")
+        var skipped = 0
+        let readings = try root.required("readings").elements()
+        scan.readings.reserveCapacity(readings.count)
+        for item in readings {
+            let reference = try beaconReference(item)
+            let rssi = try item.required("rssi").double()
+            let txPower = try item.optionalDouble("txPower")
+            let reading = Reading(beacon: reference, rssi: rssi, txPower: txPower)
+            if reading.isValid { scan.readings.append(reading) } else { skipped += 1 }
+        }
+        if let truth = root.member("truth") {
+            _ = try truth.object()
+            scan.truth = GroundTruth(x: try truth.optionalDouble("x"), y: try truth.optionalDouble("y"),
+                                     z: try truth.optionalDouble("z"), floor: try truth.optionalInt("floor"),
+                                     place: try truth.optionalString("place"))
+            if (scan.truth?.x == nil) != (scan.truth?.y == nil) {
+                throw truth.fail("\"x\" and \"y\" must be given together")
+            }
+        }
+        return Decoded(scan: scan, skippedReadings: skipped)
+    }
+
+    static func beaconReference(_ item: JSONReader) throws(FormatError) -> BeaconReference {
+        _ = try item.object()
+        if let id = item.member("beacon") { return .id(try id.string()) }
+        if let identity = try VenueFile.iBeaconIdentity(item) { return .iBeacon(identity) }
+        if let identity = try VenueFile.eddystoneIdentity(item) { return .eddystone(identity) }
+        throw item.fail("a reading names its beacon by \"beacon\", by \"uuid\"+\"major\"+\"minor\" or by \"namespace\"+\"instance\"")
+    }
+
+    /// The JSON value of a scan, keys in the order FORMATS.md shows them.
+    public static func encode(_ scan: Scan) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [("t", .number(scan.time))]
+        if let device = scan.device { members.append(("device", .string(device))) }
+        if let track = scan.track { members.append(("track", .string(track))) }
+        members.append(("readings", .array(scan.readings.map(encode))))
+        if let truth = scan.truth {
+            var t: [(key: String, value: JSONValue)] = []
+            if let x = truth.x { t.append(("x", .number(x))) }
+            if let y = truth.y { t.append(("y", .number(y))) }
+            if let z = truth.z { t.append(("z", .number(z))) }
+            if let floor = truth.floor { t.append(("floor", .number(Double(floor)))) }
+            if let place = truth.place { t.append(("place", .string(place))) }
+            members.append(("truth", .object(t)))
+        }
+        return .object(members)
+    }
+
+    /// The JSON value of a reading.
+    public static func encode(_ reading: Reading) -> JSONValue {
+        var members: [(key: String, value: JSONValue)]
+        switch reading.beacon {
+        case .id(let id):
+            members = [("beacon", .string(id))]
+        case .iBeacon(let identity):
+            members = [("uuid", .string(identity.uuid.uuidString)), ("major", .number(Double(identity.major))),
+                       ("minor", .number(Double(identity.minor)))]
+        case .eddystone(let identity):
+            members = [("namespace", .string(identity.namespace)), ("instance", .string(identity.instance))]
+        }
+        members.append(("rssi", .number(reading.rssi)))
+        if let txPower = reading.txPower { members.append(("txPower", .number(txPower))) }
+        return .object(members)
+    }
+
+    /// One line of JSON (no newline) for a scan.
+    public static func line(for scan: Scan) -> String {
+        JSONWriter().string(from: encode(scan))
+    }
+}

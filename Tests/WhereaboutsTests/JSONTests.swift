@@ -1,0 +1,63 @@
+import Testing
+@testable import Whereabouts
+
+@Suite("JSON parser and writer")
+struct JSONTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let value = try JSONParser.parse(#" {"a": [1, -2.5, 3e2, true, false, null], "b": {"c": "d\"e\u00e9\ud83d\ude00"}} "#)
+        #expect(value["a"] == .array([.number(1), .number(-2.5), .number(300), .bool(true), .bool(false), .null]))
+        #expect(value["b"]?["c"] == .string("d\"eé😀"))
+    }
+
+    @Test func numbersReadExactly() throws {
+        #expect(try JSONParser.parse("1539878121.25") == .number(1539878121.25))
+        #expect(try JSONParser.parse("-67") == .number(-67))
+        #expect(try JSONParser.parse("0.1") == .number(0.1))
+        #expect(try JSONParser.parse("3815.854536") == .number(3815.854536))
+        #expect(try JSONParser.parse("12345678901234567890") == .number(Double("12345678901234567890")!))
+        #expect(try JSONParser.parse("-0.000001") == .number(-0.000001))
+    }
+
+    @Test("malformed JSON is an error with an offset, never a trap", arguments: [
+        ("", "expected a value, found end of input"),
+        ("{", "expected a member name"),
+        (#"{"a" 1}"#, "expected ':'"),
+        (#"{"a": 1,}"#, "expected a member name"),
+        ("[1 2]", "expected ',' or ']'"),
+        ("01", "leading zero"),
+        ("1.", "expected a digit after '.'"),
+        ("-", "expected a digit"),
+        ("1e", "expected a digit in exponent"),
+        (#""abc"#, "unterminated string"),
+        (#""\x""#, "invalid escape"),
+        (#""\ud800""#, "unpaired surrogate"),
+        ("tru", "expected 'true'"),
+        ("[1] 2", "after the JSON value"),
+        ("1e999", "out of range"),
+    ])
+    func malformed(text: String, message: String) {
+        #expect {
+            try JSONParser.parse(text)
+        } throws: { error in
+            String(describing: error).contains(message)
+        }
+    }
+
+    @Test func deepNestingIsRejected() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(deep) }
+    }
+
+    @Test func invalidUTF8IsRejected() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test func writerRoundTrips() throws {
+        let value = JSONValue.object([("t", .number(12.5)), ("n", .number(-67)), ("s", .string("a\"b\\c\n\u{01}")),
+                                      ("a", .array([.null, .bool(true), .number(0.1), .number(1e-7)])), ("o", .object([]))])
+        let compact = JSONWriter().string(from: value)
+        #expect(compact == #"{"t":12.5,"n":-67,"s":"a\"b\\c\n\u0001","a":[null,true,0.1,1e-07],"o":{}}"#)
+        #expect(try JSONParser.parse(compact) == value)
+        #expect(try JSONParser.parse(JSONWriter(indent: 2).string(from: value)) == value)
+    }
+}

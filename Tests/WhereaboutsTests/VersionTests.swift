@@ -1,3 +1,0 @@
-import Testing
-@testable import Whereabouts
-@Test func version() { #expect(!WhereaboutsInfo.version.isEmpty) }
