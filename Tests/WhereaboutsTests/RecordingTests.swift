@@ -157,3 +157,30 @@ struct RecordingTests {
         #expect(seen == 1)
     }
 }
+
+@Suite("Scan decoding paths")
+struct ScanDecodingPathTests {
+    @Test("the quick path decodes exactly as the checked path", arguments: [
+        #"{"t": 1, "readings": []}"#,
+        #"{"t": 1.5, "device": "A5", "track": "w", "readings": [{"beacon": "23", "rssi": -67}, {"rssi": -80.5, "beacon": "24"}]}"#,
+        #"{"t": 2, "readings": [{"beacon": "a", "rssi": 0}, {"beacon": "b", "rssi": -1}], "truth": {"x": 1, "y": 2, "z": 3, "floor": -1, "place": "p"}}"#,
+        #"{"t": 3, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"place": "p", "other": [1]}, "src": 9}"#,
+        #"{"t": 4, "t": 5, "readings": [{"beacon": "a", "rssi": -50}]}"#,
+    ])
+    func pathsAgree(line: String) throws {
+        let value = try JSONParser.parse(line)
+        let quick = try #require(ScanCoding.quickDecode(value))
+        let checked = try ScanCoding.checkedDecode(value)
+        #expect(quick.scan == checked.scan)
+        #expect(quick.skippedReadings == checked.skippedReadings)
+    }
+
+    @Test("forms the quick path leaves to the checked path", arguments: [
+        #"{"t": 1, "readings": [{"beacon": "a", "rssi": -50, "txPower": -59}]}"#,
+        #"{"t": 1, "device": null, "readings": []}"#,
+        #"{"t": 1, "readings": [], "truth": {"floor": 0.5}}"#,
+    ])
+    func quickPathDefers(line: String) throws {
+        #expect(ScanCoding.quickDecode(try JSONParser.parse(line)) == nil)
+    }
+}

@@ -18,6 +18,85 @@ public enum ScanCoding {
     /// Decodes one scan. Unknown keys are ignored; a missing required key or a wrong type is a
     /// ``FormatError`` naming the key (the caller adds the file and line).
     public static func decode(_ value: JSONValue) throws(FormatError) -> Decoded {
+        if let decoded = quickDecode(value) { return decoded }
+        return try checkedDecode(value)
+    }
+
+    /// Decodes the common well-formed case without building key paths; `nil` sends the value to
+    /// ``checkedDecode(_:)``, which finds and names the problem (or decodes the rarer forms).
+    static func quickDecode(_ value: JSONValue) -> Decoded? {
+        guard case .object(let members) = value else { return nil }
+        var time: Double?, device: String?, track: String?, truth: GroundTruth?
+        var readingValues: [JSONValue]?
+        for member in members {
+            switch member.key {
+            case "t":
+                guard case .number(let t) = member.value else { return nil }
+                time = t
+            case "device":
+                guard case .string(let d) = member.value else { return nil }
+                device = d
+            case "track":
+                guard case .string(let t) = member.value else { return nil }
+                track = t
+            case "readings":
+                guard case .array(let items) = member.value else { return nil }
+                readingValues = items
+            case "truth":
+                guard let t = quickTruth(member.value) else { return nil }
+                truth = t
+            default:
+                continue
+            }
+        }
+        guard let time, let readingValues else { return nil }
+        var scan = Scan(time: time, device: device, track: track, readings: [], truth: truth)
+        scan.readings.reserveCapacity(readingValues.count)
+        var skipped = 0
+        for item in readingValues {
+            guard case .object(let fields) = item else { return nil }
+            var id: String?, rssi: Double?
+            for field in fields {
+                switch field.key {
+                case "beacon":
+                    guard case .string(let b) = field.value else { return nil }
+                    id = b
+                case "rssi":
+                    guard case .number(let r) = field.value else { return nil }
+                    rssi = r
+                default:
+                    return nil   // txPower, uuid, … take the checked path
+                }
+            }
+            guard let id, let rssi else { return nil }
+            let reading = Reading(beacon: .id(id), rssi: rssi)
+            if reading.isValid { scan.readings.append(reading) } else { skipped += 1 }
+        }
+        return Decoded(scan: scan, skippedReadings: skipped)
+    }
+
+    private static func quickTruth(_ value: JSONValue) -> GroundTruth? {
+        guard case .object(let fields) = value else { return nil }
+        var truth = GroundTruth()
+        for field in fields {
+            switch (field.key, field.value) {
+            case ("x", .number(let n)): truth.x = n
+            case ("y", .number(let n)): truth.y = n
+            case ("z", .number(let n)): truth.z = n
+            case ("floor", .number(let n)):
+                guard n == n.rounded(), abs(n) < 1e15 else { return nil }
+                truth.floor = Int(n)
+            case ("place", .string(let p)): truth.place = p
+            case ("x", _), ("y", _), ("z", _), ("floor", _), ("place", _): return nil
+            default: continue
+            }
+        }
+        guard (truth.x == nil) == (truth.y == nil) else { return nil }
+        return truth
+    }
+
+    /// Decodes any scan the format allows, naming the key of the first problem.
+    static func checkedDecode(_ value: JSONValue) throws(FormatError) -> Decoded {
         let root = JSONReader(value)
         _ = try root.object()
         let time = try root.required("t").double()

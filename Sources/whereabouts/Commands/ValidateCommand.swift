@@ -1,0 +1,142 @@
+import ArgumentParser
+import Foundation
+import Whereabouts
+
+/// `whereabouts validate`
+struct ValidateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check venues and recordings against the formats.",
+        discussion: """
+        Each FILE is recognised by its content: a JSON object with "beacons" is a venue, JSON Lines \
+        with "t" and "readings" are a recording. Every problem is listed with its file, line and key; \
+        the exit status is 1 when any file has one.
+
+        With --venue, recordings are also checked against the venue: every reading must name one of \
+        its beacons, and truth floors and places must exist in it.
+
+        Examples:
+          whereabouts validate Examples/venue.json Examples/visit.jsonl
+          whereabouts validate --venue Examples/venue.json Examples/visit.jsonl
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("A venue to check recordings against.", valueName: "venue.json"))
+    var venue: String?
+
+    @Argument(help: ArgumentHelp("Venue (.json) and recording (.jsonl) files.", valueName: "file"))
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty && venue == nil { throw ValidationError("Name at least one file to check.") }
+    }
+
+    func run() throws {
+        var failures = 0
+        var checkVenue: Venue?
+        if let venue {
+            let url = URL(fileURLWithPath: venue)
+            do {
+                let value = try VenueFile.read(from: url)
+                print(describe(value, path: venue))
+                checkVenue = value
+            } catch {
+                Terminal.error("error: \(error)")
+                throw ExitCode(1)
+            }
+        }
+        for path in files {
+            let url = URL(fileURLWithPath: path)
+            switch FileKind.of(url) {
+            case .missing:
+                Terminal.error("error: \(path): no such file")
+                failures += 1
+            case .venue:
+                do {
+                    print(describe(try VenueFile.read(from: url), path: path))
+                } catch {
+                    Terminal.error("error: \(error)")
+                    failures += 1
+                }
+            case .recording:
+                if !validateRecording(url, path: path, venue: checkVenue) { failures += 1 }
+            }
+        }
+        if failures > 0 {
+            Terminal.error("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") failed validation.")
+            throw ExitCode(1)
+        }
+    }
+
+    private func describe(_ venue: Venue, path: String) -> String {
+        let placed = venue.beacons.filter { $0.x != nil }.count
+        let floors = max(venue.floors.count, 1)
+        return "\(path): venue\(venue.name.map { " \"\($0)\"" } ?? ""): \(floors) floor\(floors == 1 ? "" : "s"), "
+            + "\(venue.beacons.count) beacons (\(placed) with a position), \(venue.places.count) places, units \(venue.units.rawValue) — valid"
+    }
+
+    private func validateRecording(_ url: URL, path: String, venue: Venue?) -> Bool {
+        let reader: RecordingReader
+        do {
+            reader = try RecordingReader(url: url, options: .init(lenient: true, problemsKept: 20))
+        } catch {
+            Terminal.error("error: \(error)")
+            return false
+        }
+        var summary = RecordingSummary(venue: venue)
+        var progress = Progress("checking \(path)", total: url.fileSize)
+        do {
+            while let scan = try reader.next() {
+                summary.add(scan, line: reader.lineNumber)
+                progress.update(reader.bytesRead)
+            }
+        } catch {
+            progress.finish()
+            Terminal.error("error: \(error)")
+            return false
+        }
+        progress.finish()
+        let problems = reader.problems + summary.problems.map { $0.located(file: path) }
+        let problemCount = reader.skippedLines + summary.problemCount
+        var line = "\(path): recording: \(summary.scans) scans, \(summary.readings) readings"
+        if summary.emptyScans > 0 { line += " (\(summary.emptyScans) scans heard nothing)" }
+        let devices = summary.scansPerDevice.keys.compactMap { $0 }
+        if !devices.isEmpty { line += ", \(devices.count) device\(devices.count == 1 ? "" : "s")" }
+        if !summary.tracks.isEmpty { line += ", \(summary.tracks.count) track\(summary.tracks.count == 1 ? "" : "s")" }
+        if let range = summary.timeRange {
+            line += ", \((range.upperBound - range.lowerBound).formatted(1)) s"
+        }
+        if summary.scansWithPosition > 0 { line += ", \(summary.scansWithPosition) with true position" }
+        if summary.scansWithPlace > 0 { line += ", \(summary.scansWithPlace) with true place" }
+        if reader.skippedReadings > 0 { line += "; \(reader.skippedReadings) invalid readings (rssi ≥ 0) skipped" }
+        print(line + (problemCount == 0 ? " — valid" : ""))
+        for problem in problems { Terminal.error("error: \(problem)") }
+        if problemCount > problems.count { Terminal.error("… and \(problemCount - problems.count) more problems") }
+        if !summary.unknownBeacons.isEmpty {
+            Terminal.error("\(path): \(summary.unknownBeacons.values.reduce(0, +)) readings name \(summary.unknownBeacons.count) beacons the venue does not have")
+        }
+        return problemCount == 0
+    }
+}
+
+/// What a file holds, told apart by content.
+enum FileKind {
+    case venue, recording, missing
+
+    /// A file whose first line is a complete JSON object with "t" or "readings" is a recording;
+    /// anything else (a pretty-printed object, an object with "beacons") is read as a venue.
+    static func of(_ url: URL) -> FileKind {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return .missing }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 1 << 16)) ?? Data()
+        let bytes = [UInt8](head)
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true)[...]
+        while let first = lines.first, first.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { lines = lines.dropFirst() }
+        guard let first = lines.first else { return url.pathExtension == "jsonl" ? .recording : .venue }
+        if let value = try? JSONParser.parse(first), case .object = value {
+            if value["beacons"] != nil { return .venue }
+            if value["t"] != nil || value["readings"] != nil { return .recording }
+        }
+        return url.pathExtension == "jsonl" ? .recording : .venue
+    }
+}

@@ -1,0 +1,20 @@
+import ArgumentParser
+import Whereabouts
+
+/// The `whereabouts` command-line tool.
+@main
+struct WhereaboutsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whereabouts",
+        abstract: "Turn Bluetooth beacon sightings into where people are.",
+        discussion: """
+        Venues (venue.json) and recordings (*.jsonl) follow the formats in FORMATS.md.
+        Start with `whereabouts demo`, which runs the bundled example.
+        """,
+        version: WhereaboutsInfo.version,
+        subcommands: [
+            ValidateCommand.self,
+            VersionCommand.self,
+        ]
+    )
+}

@@ -1,2 +1,0 @@
-import Whereabouts
-print(WhereaboutsInfo.version)
