@@ -19,6 +19,7 @@ public struct ARMARSSIFilter: RSSIFilter, Hashable {
 
     /// The fraction of the gap to each new sample that the estimate moves, in (0, 1].
     public let coefficient: Double
+    /// The filtered RSSI (dBm) after the samples so far, or `nil` before the first.
     public private(set) var value: Double?
 
     /// Creates a filter with the default coefficient 0.1.
@@ -32,12 +33,14 @@ public struct ARMARSSIFilter: RSSIFilter, Hashable {
         self.coefficient = coefficient
     }
 
+    /// Adds a sample heard at `time`; unusable samples are ignored (see ``RSSIFilter``).
     public mutating func add(rssi: Double, at time: Double) {
         guard isUsableSample(rssi: rssi, time: time) else { return }
         let current = value ?? rssi
         value = current - coefficient * (current - rssi)
     }
 
+    /// Forgets every sample; the parameters stay.
     public mutating func reset() {
         value = nil
     }

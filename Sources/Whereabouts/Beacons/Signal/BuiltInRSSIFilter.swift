@@ -131,6 +131,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Adds a sample heard at `time`; unusable samples are ignored (see ``RSSIFilter``).
     public mutating func add(rssi: Double, at time: Double) {
         switch self {
         case .average(var filter):
@@ -148,6 +149,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The filtered RSSI (dBm) after the samples so far, or `nil` before the first.
     public var value: Double? {
         switch self {
         case .average(let filter): filter.value
@@ -157,6 +159,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The filtered RSSI (dBm) as of `time`, or `nil` when no sample counts then.
     public func value(at time: Double) -> Double? {
         switch self {
         case .average(let filter): filter.value(at: time)
@@ -166,6 +169,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Forgets every sample; the parameters stay.
     public mutating func reset() {
         switch self {
         case .average(var filter):
@@ -197,6 +201,7 @@ public enum RSSIFilterConfigurationError: Error, Hashable, Sendable, CustomStrin
     /// The value is out of the parameter's range.
     case invalidValue(Double, parameter: String, kind: RSSIFilterKind)
 
+    /// A readable form, for logs and error messages.
     public var description: String {
         switch self {
         case .unknownParameter(let name, let kind):

@@ -110,17 +110,20 @@ public struct LogDistancePathLossModel: DistanceModel, Hashable {
         self.exponent = exponent
     }
 
+    /// The distance (metres) for `rssi` from a beacon of `txPower`, or `nil` (see ``DistanceModel``).
     public func distance(rssi: Double, txPower: Double) -> Double? {
         guard isUsablePower(rssi), isUsablePower(txPower) else { return nil }
         return positiveFinite(pow(10, (txPower - rssi) / (10 * exponent)))
     }
 
+    /// The derivative `dd/drssi` (metres per dB) at `rssi`, or `nil` where there is no distance.
     public func distanceSlope(rssi: Double, txPower: Double) -> Double? {
         guard let distance = distance(rssi: rssi, txPower: txPower) else { return nil }
         let slope = -distance * M_LN10 / (10 * exponent)
         return slope.isFinite ? slope : nil
     }
 
+    /// The RSSI (dBm) expected at `distance` metres, or `nil` where the model gives none.
     public func expectedRSSI(atDistance distance: Double, txPower: Double) -> Double? {
         guard positiveFinite(distance) != nil, isUsablePower(txPower) else { return nil }
         let rssi = txPower - 10 * exponent * log10(distance)
@@ -170,6 +173,7 @@ public struct CurveFittedDistanceModel: DistanceModel, Hashable {
         self.coefficient3 = coefficient3
     }
 
+    /// The distance (metres) for `rssi` from a beacon of `txPower`, or `nil` (see ``DistanceModel``).
     public func distance(rssi: Double, txPower: Double) -> Double? {
         guard isUsablePower(rssi), isUsablePower(txPower) else { return nil }
         let ratio = rssi / txPower
@@ -179,6 +183,7 @@ public struct CurveFittedDistanceModel: DistanceModel, Hashable {
         return positiveFinite(coefficient1 * pow(ratio, coefficient2) + coefficient3)
     }
 
+    /// The derivative `dd/drssi` (metres per dB) at `rssi`, or `nil` where there is no distance.
     public func distanceSlope(rssi: Double, txPower: Double) -> Double? {
         guard distance(rssi: rssi, txPower: txPower) != nil else { return nil }
         let ratio = rssi / txPower
@@ -188,6 +193,7 @@ public struct CurveFittedDistanceModel: DistanceModel, Hashable {
         return slope.isFinite ? slope : nil
     }
 
+    /// The RSSI (dBm) expected at `distance` metres, or `nil` where the model gives none.
     public func expectedRSSI(atDistance distance: Double, txPower: Double) -> Double? {
         guard positiveFinite(distance) != nil, isUsablePower(txPower) else { return nil }
         let ratio: Double

@@ -32,6 +32,7 @@ public struct KalmanRSSIFilter: RSSIFilter, Hashable {
     public let processNoise: Double
     /// The measurement noise `Q`: the variance (dB²) of one sample around the true RSSI.
     public let measurementNoise: Double
+    /// The filtered RSSI (dBm) after the samples so far, or `nil` before the first.
     public private(set) var value: Double?
     /// The variance (dB²) of ``value`` as the filter sees it, or `nil` before the first sample.
     public private(set) var estimateVariance: Double?
@@ -51,6 +52,7 @@ public struct KalmanRSSIFilter: RSSIFilter, Hashable {
         self.measurementNoise = measurementNoise
     }
 
+    /// Adds a sample heard at `time`; unusable samples are ignored (see ``RSSIFilter``).
     public mutating func add(rssi: Double, at time: Double) {
         guard isUsableSample(rssi: rssi, time: time) else { return }
         guard let x = value, let p = estimateVariance else {
@@ -64,6 +66,7 @@ public struct KalmanRSSIFilter: RSSIFilter, Hashable {
         estimateVariance = (1 - gain) * predicted
     }
 
+    /// Forgets every sample; the parameters stay.
     public mutating func reset() {
         value = nil
         estimateVariance = nil

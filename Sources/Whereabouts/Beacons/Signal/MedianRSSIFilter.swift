@@ -46,20 +46,24 @@ public struct MedianRSSIFilter: RSSIFilter, Hashable {
         self.iqrMultiplier = iqrMultiplier
     }
 
+    /// Adds a sample heard at `time`; unusable samples are ignored (see ``RSSIFilter``).
     public mutating func add(rssi: Double, at time: Double) {
         guard isUsableSample(rssi: rssi, time: time) else { return }
         samples.add(rssi, at: time, window: window)
     }
 
+    /// The filtered RSSI (dBm) after the samples so far, or `nil` before the first.
     public var value: Double? {
         guard let newest = samples.newest else { return nil }
         return value(at: newest)
     }
 
+    /// The filtered RSSI (dBm) as of `time`, or `nil` when no sample counts then.
     public func value(at time: Double) -> Double? {
         Self.fencedMedian(ofSorted: samples.sortedValues(at: time, window: window), k: iqrMultiplier)
     }
 
+    /// Forgets every sample; the parameters stay.
     public mutating func reset() {
         samples.removeAll()
     }

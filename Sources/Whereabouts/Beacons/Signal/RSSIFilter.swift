@@ -21,7 +21,7 @@
 /// for (time, rssi) in [(0.0, -67.0), (1.0, -71.0), (2.0, -64.0)] {
 ///     filter.add(rssi: rssi, at: time)
 /// }
-/// print(filter.value as Any)   // about -67.0
+/// print(filter.value as Any)   // about -67.33
 /// ```
 public protocol RSSIFilter: Sendable {
     /// Adds a sample: an RSSI in dBm heard at `time` (seconds, on a clock that does not go back).
