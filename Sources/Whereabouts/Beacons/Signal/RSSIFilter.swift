@@ -1,0 +1,106 @@
+/// A filter that smooths the RSSI samples of one beacon over time.
+///
+/// Filters are value types: keep one per beacon (an ``RSSIFilterBank`` does that for you), feed
+/// it every sample with ``add(rssi:at:)`` and read the smoothed RSSI with ``value`` or
+/// ``value(at:)``. Four filters come with the package:
+///
+/// | filter | after | state |
+/// |---|---|---|
+/// | ``RunningAverageRSSIFilter`` | AltBeacon `RunningAverageRssiFilter` | samples of the last 20 s |
+/// | ``ARMARSSIFilter`` | AltBeacon `ArmaRssiFilter` | one value |
+/// | ``KalmanRSSIFilter`` | room-assistant (kalmanjs) | value and its variance |
+/// | ``MedianRSSIFilter`` | ESPresense-style median with IQR rejection | samples of the last 15 s |
+///
+/// ``BuiltInRSSIFilter`` picks one of them by name, for a command-line flag or a configuration file.
+///
+/// Samples that are not a real measurement (non-finite, or 0 dBm and above, as
+/// ``Reading/isValid`` defines it) and samples with a non-finite time are ignored.
+///
+/// ```swift
+/// var filter = KalmanRSSIFilter()
+/// for (time, rssi) in [(0.0, -67.0), (1.0, -71.0), (2.0, -64.0)] {
+///     filter.add(rssi: rssi, at: time)
+/// }
+/// print(filter.value as Any)   // about -67.33
+/// ```
+public protocol RSSIFilter: Sendable {
+    /// Adds a sample: an RSSI in dBm heard at `time` (seconds, on a clock that does not go back).
+    mutating func add(rssi: Double, at time: Double)
+
+    /// The smoothed RSSI (dBm) after the samples added so far, or `nil` before the first one.
+    ///
+    /// A window-based filter computes it over the window that ends at its newest sample.
+    var value: Double? { get }
+
+    /// The smoothed RSSI (dBm) as of `time`, or `nil` when no sample counts at that time.
+    ///
+    /// Window-based filters leave out samples older than their window; the others return
+    /// ``value`` (the default implementation).
+    func value(at time: Double) -> Double?
+
+    /// Forgets every sample, as if the filter were new; its parameters stay.
+    mutating func reset()
+}
+
+extension RSSIFilter {
+    /// Returns ``value``: a filter without a window keeps its estimate until it is reset.
+    public func value(at time: Double) -> Double? { value }
+}
+
+/// Whether an RSSI and a time can be a sample: both finite and the RSSI below 0 dBm.
+@inline(__always)
+func isUsableSample(rssi: Double, time: Double) -> Bool {
+    rssi < 0 && rssi.isFinite && time.isFinite
+}
+
+/// The samples of the last `window` seconds, in arrival order: the state of the window-based filters.
+struct TimedSamples: Hashable, Sendable {
+    private(set) var times: [Double] = []
+    private(set) var values: [Double] = []
+    /// The newest sample time seen.
+    private(set) var newest: Double?
+
+    var isEmpty: Bool { values.isEmpty }
+
+    /// Adds a sample and drops every sample that is `window` seconds or more older than the
+    /// newest one. A sample already outside the window is not kept.
+    mutating func add(_ value: Double, at time: Double, window: Double) {
+        let latest = max(newest ?? time, time)
+        newest = latest
+        if latest - time < window {
+            times.append(time)
+            values.append(value)
+        }
+        prune(before: latest - window)
+    }
+
+    /// Keeps the samples whose time is after `limit`.
+    private mutating func prune(before limit: Double) {
+        guard times.contains(where: { $0 <= limit }) else { return }
+        var kept = 0
+        for index in times.indices where times[index] > limit {
+            times[kept] = times[index]
+            values[kept] = values[index]
+            kept += 1
+        }
+        times.removeLast(times.count - kept)
+        values.removeLast(values.count - kept)
+    }
+
+    /// The values of the samples younger than `window` at `time` (`time − t < window`), sorted.
+    func sortedValues(at time: Double, window: Double) -> [Double] {
+        var result: [Double] = []
+        result.reserveCapacity(values.count)
+        for index in times.indices where time - times[index] < window {
+            result.append(values[index])
+        }
+        result.sort()
+        return result
+    }
+
+    mutating func removeAll() {
+        times.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        newest = nil
+    }
+}
