@@ -249,11 +249,12 @@ struct CalibrationTests {
             Scan(time: 1, readings: [Reading(beacon: .id("a"), rssi: -79)], truth: GroundTruth(x: 10, y: 0)),
             Scan(time: 2, readings: [Reading(beacon: .id("a"), rssi: -60)], truth: GroundTruth(place: "hall")),
             Scan(time: 3, readings: [Reading(beacon: .id("a"), rssi: -60)]),
+            Scan(time: 4, readings: [Reading(beacon: .id("a"), rssi: -60)], truth: GroundTruth(x: .nan, y: 0)),
         ]
         let result = try Calibration.fit(scans, in: venue)
         let counts = result.counts
-        #expect(counts.scans == 4)
-        #expect(counts.scansWithoutTruth == 2)
+        #expect(counts.scans == 5)
+        #expect(counts.scansWithoutTruth == 3)
         #expect(counts.readings == 6)
         #expect(counts.invalidReadings == 1)
         #expect(counts.unresolvedReadings == 1)
@@ -262,7 +263,7 @@ struct CalibrationTests {
         #expect(counts.samples == 2)
         #expect(result.beaconFits.map(\.beaconID) == ["a"])
         #expect(abs(result.venueFit.pathLossExponent - 2) < 1e-9)
-        #expect(result.summary.contains("2 scans without truth x/y, 1 invalid readings, 1 readings of unknown beacons"))
+        #expect(result.summary.contains("3 scans without truth x/y, 1 invalid readings, 1 readings of unknown beacons"))
     }
 
     @Test func noUsableSamplesIsAnErrorThatSaysWhy() {

@@ -146,12 +146,15 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     /// the beacon fits (id, samples, A, n, σ, shrinkage, distances).
     ///
     /// ```text
-    /// Calibration (Tukey IRLS): 9852 samples from 772 of 876 scans, 2-D distances in m
-    /// Skipped: 104 scans without truth x/y
-    /// Venue fit: A = -61.40 dBm, n = 2.59  (robust σ 4.10 dB, RMS 5.02 dB, r = -0.70, 312 outliers > 3σ, d 0.5–27.1 m)
+    /// Calibration (Tukey IRLS): 9956 samples from 876 of 876 scans, 2-D distances in m, n held to 1.0–6.0
+    /// Skipped: nothing
+    /// Venue fit: A = -63.51 dBm, n = 2.48  (robust σ 8.01 dB, RMS 9.67 dB, r = -0.57, 292 outliers > 3σ, d 0.5–15.7 m)
     ///
-    /// beacon  samples        A      n  σ (dB)  shrink A/n  d (m)
-    /// 23          420   -60.12   2.41    3.80   0.02/0.10  1.2–20.5
+    /// beacon  samples       A     n  σ (dB)  shrink A/n  d (m)
+    /// 23          289  -64.37  2.39    6.01   0.20/0.27  1.9–13.9
+    /// 24          306  -64.74  2.54    6.52   0.18/0.30  1.9–14.1
+    /// …
+    /// Beacons: 24, n from 2.07 to 2.72
     /// ```
     public var summary: String {
         let unit = distancesInMetres ? "m" : "cells"
