@@ -14,6 +14,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
         version: WhereaboutsInfo.version,
         subcommands: [
             ValidateCommand.self,
+            CalibrateCommand.self,
             VersionCommand.self,
         ]
     )

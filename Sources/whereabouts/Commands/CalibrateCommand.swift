@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Whereabouts
+
+/// `whereabouts calibrate`
+struct CalibrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calibrate",
+        abstract: "Fit txPower and the path-loss exponent from a recording with true positions.",
+        discussion: """
+        Fits rssi = txPower − 10·n·log10(d) robustly (outliers do not dominate) for the whole venue, \
+        and per beacon with shrinkage toward the venue fit when a beacon has few samples. Prints the \
+        fits and their residual spread; with -o, writes the venue with the fitted values.
+
+        Examples:
+          whereabouts calibrate --venue venue.json --recording train.jsonl
+          whereabouts calibrate --venue venue.json --recording train.jsonl --per-beacon -o calibrated.json
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
+    var venue: String
+
+    @Option(name: .long, help: ArgumentHelp("A recording whose scans carry truth x/y.", valueName: "recording.jsonl"))
+    var recording: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the calibrated venue here.", valueName: "venue.json"))
+    var output: String?
+
+    @Flag(name: .long, help: "Also write each beacon's own txPower and exponent (default: only the venue-wide defaults).")
+    var perBeacon = false
+
+    @Option(name: .long, help: ArgumentHelp("Loss of the robust fit: tukey (default), huber or least-squares.", valueName: "loss"))
+    var loss: String = "tukey"
+
+    @Option(name: .long, help: ArgumentHelp("Receiver height in venue units when the truth has no z.", valueName: "height"))
+    var receiverHeight: Double?
+
+    @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
+    var lenient = false
+
+    func run() throws {
+        let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue))
+        var options = Calibration.Options()
+        switch loss {
+        case "tukey": options.loss = .tukey
+        case "huber": options.loss = .huber
+        case "least-squares": options.loss = .leastSquares
+        default: throw ValidationError("Unknown loss \"\(loss)\": use tukey, huber or least-squares.")
+        }
+        options.receiverHeight = receiverHeight
+        let url = URL(fileURLWithPath: recording)
+        let reader = try RecordingReader(url: url, options: .init(lenient: lenient))
+        var calibration = Calibration(venue: venueValue, options: options)
+        var progress = Progress("reading \(recording)", total: url.fileSize)
+        while let scan = try reader.next() {
+            calibration.add(scan)
+            progress.update(reader.bytesRead)
+        }
+        progress.finish()
+        if reader.skippedLines > 0 {
+            Terminal.error("warning: skipped \(reader.skippedLines) malformed lines (first: \(reader.problems.first.map(String.init(describing:)) ?? "?"))")
+        }
+        let result = try calibration.result()
+        print(result.summary)
+        if let output {
+            let calibrated = result.applied(to: venueValue, perBeacon: perBeacon)
+            try VenueFile.write(calibrated, to: URL(fileURLWithPath: output))
+            print("Wrote \(output) (txPower \(result.venueFit.txPower.formatted(2)) dBm, n \(result.venueFit.pathLossExponent.formatted(2))\(perBeacon ? ", per-beacon values" : "")).")
+        }
+    }
+}
