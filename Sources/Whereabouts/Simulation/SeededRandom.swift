@@ -34,6 +34,11 @@ public struct SeededRandom: RandomNumberGenerator, Hashable, Sendable {
         s3 = next()
     }
 
+    /// Creates a generator from its raw state (not all zero), for checking against reference vectors.
+    init(state: (UInt64, UInt64, UInt64, UInt64)) {
+        (s0, s1, s2, s3) = state
+    }
+
     /// The next 64 random bits (xoshiro256** by Blackman & Vigna).
     public mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, 7) &* 9
