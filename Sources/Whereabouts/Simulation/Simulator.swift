@@ -1,0 +1,274 @@
+import Foundation
+
+/// A source of scans: a receiver carried along a ``Walk`` through a ``Venue``, hearing its beacons
+/// through a ``RadioModel``. The same seed always gives the same scans.
+///
+/// The simulator is a lazy `Sequence` of ``Scan``: one scan every ``RadioModel/scanInterval``
+/// seconds from the walk's start to its end (both included), each made when it is asked for, so a
+/// walk of any length costs constant memory. Each scan carries the walk's `device` and `track`, a
+/// ``Reading`` (by venue id, with the beacon's `txPower` unless the model says otherwise) for
+/// every beacon heard, in venue order, and the ground truth: `x`, `y`, `z` (the receiver's height
+/// above its floor), `floor`, and `place` — the smallest circle or polygon place on that floor
+/// that contains the position, if any.
+///
+/// Beacons without a position are never heard.
+///
+/// ```swift
+/// let preset = SimulationPreset.espresenseRoom
+/// let simulator = Simulator(venue: preset.venue, walk: preset.walk, radio: preset.radio, seed: 42)
+/// for scan in simulator.prefix(3) {
+///     print(scan.time, scan.readings.count, scan.truth?.place ?? "-")
+/// }
+/// ```
+public struct Simulator: Sequence, Sendable {
+    /// The venue whose beacons are heard and whose places label the truth.
+    public var venue: Venue
+    /// The path the receiver follows.
+    public var walk: Walk
+    /// How beacons are heard.
+    public var radio: RadioModel
+    /// The seed of the random numbers (noise, fades, losses).
+    public var seed: UInt64
+    /// Round the truth's `x`, `y` and `z` to this many decimal places, or keep them exact when
+    /// `nil` (the default). Readings are always computed from the exact position.
+    public var truthDecimalPlaces: Int?
+
+    /// Creates a simulator.
+    public init(venue: Venue, walk: Walk, radio: RadioModel = RadioModel(), seed: UInt64 = 0,
+                truthDecimalPlaces: Int? = nil) {
+        self.venue = venue
+        self.walk = walk
+        self.radio = radio
+        self.seed = seed
+        self.truthDecimalPlaces = truthDecimalPlaces
+    }
+
+    /// How many scans the sequence holds: one per scan interval over the walk's duration, plus
+    /// the one at the start (0 when the scan interval is not positive).
+    public var scanCount: Int {
+        guard radio.scanInterval > 0, radio.scanInterval.isFinite else { return 0 }
+        let duration = walk.duration
+        guard duration.isFinite else { return 0 }
+        // A hair of tolerance so that 600 s at 0.1 s gives 6001 scans despite rounding.
+        return Int((duration / radio.scanInterval * (1 + 1e-12)).rounded(.down)) + 1
+    }
+
+    /// Makes an iterator that produces the scans one by one.
+    public func makeIterator() -> Iterator {
+        Iterator(self)
+    }
+
+    /// The scans as an `AsyncSequence`, for pipelines that consume asynchronous sources. It does
+    /// not wait between scans: pace it yourself if you need real time.
+    public var scans: AsyncScans { AsyncScans(simulator: self) }
+
+    /// Produces the scans of a ``Simulator``.
+    public struct Iterator: IteratorProtocol, Sendable {
+        private let world: World
+        private let walk: Walk
+        private let radio: RadioModel
+        private let schedule: Walk.Schedule
+        private let count: Int
+        private let truthScale: Double?
+        private var random: SeededRandom
+        private var index = 0
+        private var cursor = 0
+
+        init(_ simulator: Simulator) {
+            world = World(venue: simulator.venue, radio: simulator.radio)
+            walk = simulator.walk
+            radio = simulator.radio
+            schedule = Walk.Schedule(simulator.walk)
+            count = simulator.scanCount
+            truthScale = simulator.truthDecimalPlaces.map { pow(10, Double(Swift.max(0, Swift.min($0, 15)))) }
+            random = SeededRandom(seed: simulator.seed)
+        }
+
+        /// The next scan, or `nil` after the end of the walk.
+        public mutating func next() -> Scan? {
+            guard index < count else { return nil }
+            let offset = Double(index) * radio.scanInterval
+            index += 1
+            let position = schedule.position(atOffset: offset, cursor: &cursor)
+            var readings: [Reading] = []
+            for beacon in world.beacons {
+                let mean = world.meanRSSI(of: beacon, at: position)
+                guard let rssi = radio.sample(mean: mean, using: &random) else { continue }
+                readings.append(Reading(beacon: .id(beacon.id), rssi: rssi,
+                                        txPower: radio.reportsTxPower ? beacon.txPower : nil))
+            }
+            let truth = GroundTruth(x: rounded(position.x), y: rounded(position.y), z: rounded(radio.receiverHeight),
+                                    floor: position.floor, place: world.place(containing: position))
+            return Scan(time: walk.start + offset, device: walk.device, track: walk.track,
+                        readings: readings, truth: truth)
+        }
+
+        private func rounded(_ value: Double) -> Double {
+            guard let truthScale else { return value }
+            return (value * truthScale).rounded() / truthScale
+        }
+    }
+
+    /// The scans of a ``Simulator`` as an `AsyncSequence`.
+    public struct AsyncScans: AsyncSequence, Sendable {
+        /// The simulator whose scans this sequence yields.
+        public var simulator: Simulator
+
+        /// Produces the scans asynchronously.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: Simulator.Iterator
+
+            /// The next scan, or `nil` after the end of the walk.
+            public mutating func next() async -> Scan? { base.next() }
+        }
+
+        /// Makes an iterator.
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: simulator.makeIterator()) }
+    }
+}
+
+extension Simulator {
+    /// The venue prepared for simulation: beacon positions and calibrations, walls and places by floor.
+    struct World: Sendable {
+        struct Beacon: Sendable {
+            let id: String
+            let point: PlanarPoint
+            let height: Double
+            let floor: Int
+            let txPower: Double
+            let pathLossExponent: Double
+        }
+
+        struct Wall: Hashable, Sendable {
+            let a: PlanarPoint
+            let b: PlanarPoint
+        }
+
+        struct Place: Sendable {
+            let id: String
+            let shape: Venue.Place.Shape
+        }
+
+        let beacons: [Beacon]
+        let radio: RadioModel
+        private let elevations: [Int: Double]
+        private let walls: [Int: [Wall]]
+        /// Places with a geometry by floor, smallest area first.
+        private let places: [Int: [Place]]
+
+        init(venue: Venue, radio: RadioModel) {
+            self.radio = radio
+            var elevations: [Int: Double] = [:]
+            for floor in venue.floors {
+                if let elevation = floor.elevation { elevations[floor.level] = elevation }
+            }
+            self.elevations = elevations
+            beacons = venue.beacons.compactMap { beacon in
+                guard let x = beacon.x, let y = beacon.y else { return nil }
+                let floor = beacon.floor ?? 0
+                return Beacon(id: beacon.id, point: PlanarPoint(x: x, y: y),
+                              height: (elevations[floor] ?? 0) + (beacon.z ?? venue.defaults.z), floor: floor,
+                              txPower: radio.txPower(of: beacon, defaults: venue.defaults),
+                              pathLossExponent: radio.pathLossExponent(of: beacon, defaults: venue.defaults))
+            }
+            var walls: [Int: [Wall]] = [:]
+            var seen: Set<Wall> = []
+            var sized: [Int: [(area: Double, order: Int, place: Place)]] = [:]
+            for (order, place) in venue.places.enumerated() {
+                switch place.shape {
+                case .label:
+                    continue
+                case .circle(_, let radius, _):
+                    sized[place.floor, default: []].append((Double.pi * radius * radius, order, Place(id: place.id, shape: place.shape)))
+                case .polygon(let vertices):
+                    sized[place.floor, default: []].append((Self.area(vertices), order, Place(id: place.id, shape: place.shape)))
+                    for (i, a) in vertices.enumerated() {
+                        let b = vertices[(i + 1) % vertices.count]
+                        guard a != b else { continue }
+                        // One wall per edge, whichever way round and however many polygons share it.
+                        let wall = (a.x, a.y) < (b.x, b.y) ? Wall(a: a, b: b) : Wall(a: b, b: a)
+                        if seen.insert(wall).inserted { walls[place.floor, default: []].append(wall) }
+                    }
+                }
+            }
+            self.walls = walls
+            places = sized.mapValues { list in
+                list.sorted { ($0.area, $0.order) < ($1.area, $1.order) }.map(\.place)
+            }
+        }
+
+        /// The mean RSSI of a beacon at a receiver's position, walls and floors included.
+        func meanRSSI(of beacon: Beacon, at position: Walk.Position) -> Double {
+            let receiverHeight = (elevations[position.floor] ?? 0) + radio.receiverHeight
+            let dx = beacon.point.x - position.x, dy = beacon.point.y - position.y, dz = beacon.height - receiverHeight
+            let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
+            var mean = radio.meanRSSI(distance: distance, txPower: beacon.txPower, pathLossExponent: beacon.pathLossExponent)
+            if radio.wallAttenuation != 0 {
+                mean -= radio.wallAttenuation * Double(wallsCrossed(from: beacon.point, to: position.point, floor: position.floor))
+            }
+            mean -= radio.floorAttenuation * Double(abs(beacon.floor - position.floor))
+            return mean
+        }
+
+        /// How many walls of `floor` the segment from `p` to `q` crosses properly (touching an
+        /// end of a wall, or running along one, does not count).
+        func wallsCrossed(from p: PlanarPoint, to q: PlanarPoint, floor: Int) -> Int {
+            guard let list = walls[floor] else { return 0 }
+            var count = 0
+            for wall in list where Self.crosses(p, q, wall.a, wall.b) { count += 1 }
+            return count
+        }
+
+        /// The id of the smallest place on the position's floor that contains it.
+        func place(containing position: Walk.Position) -> String? {
+            guard let list = places[position.floor] else { return nil }
+            let point = position.point
+            for place in list {
+                switch place.shape {
+                case .label:
+                    continue
+                case .circle(let center, let radius, _):
+                    if center.distance(to: point) <= radius { return place.id }
+                case .polygon(let vertices):
+                    if Self.contains(vertices, point) { return place.id }
+                }
+            }
+            return nil
+        }
+
+        static func area(_ vertices: [PlanarPoint]) -> Double {
+            var twice = 0.0
+            for (i, a) in vertices.enumerated() {
+                let b = vertices[(i + 1) % vertices.count]
+                twice += a.x * b.y - b.x * a.y
+            }
+            return abs(twice) / 2
+        }
+
+        /// Even–odd ray casting.
+        static func contains(_ vertices: [PlanarPoint], _ point: PlanarPoint) -> Bool {
+            var inside = false
+            var j = vertices.count - 1
+            for i in vertices.indices {
+                let a = vertices[i], b = vertices[j]
+                if (a.y > point.y) != (b.y > point.y),
+                   point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x {
+                    inside.toggle()
+                }
+                j = i
+            }
+            return inside
+        }
+
+        private static func orientation(_ a: PlanarPoint, _ b: PlanarPoint, _ c: PlanarPoint) -> Double {
+            (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+        }
+
+        /// Whether segments pq and ab cross at a point inside both.
+        static func crosses(_ p: PlanarPoint, _ q: PlanarPoint, _ a: PlanarPoint, _ b: PlanarPoint) -> Bool {
+            let d1 = orientation(a, b, p), d2 = orientation(a, b, q)
+            let d3 = orientation(p, q, a), d4 = orientation(p, q, b)
+            return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+        }
+    }
+}
