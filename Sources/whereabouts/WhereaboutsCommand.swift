@@ -13,6 +13,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
         """,
         version: WhereaboutsInfo.version,
         subcommands: [
+            SimulateCommand.self,
             ValidateCommand.self,
             CalibrateCommand.self,
             VersionCommand.self,

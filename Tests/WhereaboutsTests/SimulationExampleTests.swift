@@ -19,7 +19,7 @@ import Testing
         return [
             ("venue.json", JSONWriter(indent: 2).string(from: VenueFile.encode(preset.venue)) + "\n"),
             ("walk.json", WalkFile.text(preset.walk)),
-            ("visit.jsonl", SimulatedRecording.text(preset.simulator(seed: exampleSeed))),
+            ("visit.jsonl", recordingText(preset.simulator(seed: exampleSeed))),
         ]
     }
 

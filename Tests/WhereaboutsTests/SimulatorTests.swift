@@ -246,11 +246,11 @@ import Testing
         #expect(preset.venue.beacons.count == 4)
         #expect(preset.venue.beacons.allSatisfy { $0.z == 2 })
         #expect(preset.radio.shadowing == 2.5 && preset.radio.multipathShare == 0.1 && preset.radio.multipathLoss == 6)
-        guard case .polygon(let vertices) = preset.venue.places.first?.shape else {
+        guard case .polygon = preset.venue.places.first?.shape else {
             Issue.record("the room is not a polygon")
             return
         }
-        #expect(Simulator.World.area(vertices) == 24)   // 6 × 4 m
+        #expect(preset.venue.places.first?.shape.area == 24)   // 6 × 4 m
         let scans = Array(preset.simulator(seed: 1))
         #expect(scans.allSatisfy { $0.truth?.place == "room" })
         // Four receivers within 7.2 m: all are heard (no packet loss, nothing near −100 dBm).
@@ -263,12 +263,12 @@ import Testing
                                    Reading(beacon: .iBeacon(IBeaconIdentity(uuid: SimulationPreset.exampleUUID, major: 3, minor: 2)),
                                            rssi: -90.5)],
                         truth: GroundTruth(x: -80, y: 10.25, z: 1.2, floor: 0, place: "hall3"))
-        let line = SimulatedRecording.line(scan)
+        let line = ScanCoding.line(for: scan)
         #expect(line == #"{"t":1700000000.5,"device":"visitor","track":"t","readings":[{"beacon":"h3-1","rssi":-88,"txPower":-59},"#
                 + #"{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":3,"minor":2,"rssi":-90.5}],"#
                 + #""truth":{"x":-80,"y":10.25,"z":1.2,"floor":0,"place":"hall3"}}"#)
-        #expect(SimulatedRecording.line(Scan(time: 2, readings: [])) == #"{"t":2,"readings":[]}"#)
-        #expect(SimulatedRecording.text([Scan(time: 1, readings: []), Scan(time: 2, readings: [])])
+        #expect(ScanCoding.line(for: Scan(time: 2, readings: [])) == #"{"t":2,"readings":[]}"#)
+        #expect(recordingText([Scan(time: 1, readings: []), Scan(time: 2, readings: [])])
                 == "{\"t\":1,\"readings\":[]}\n{\"t\":2,\"readings\":[]}\n")
     }
 }
@@ -279,4 +279,14 @@ extension Simulator {
         var iterator = makeIterator()
         return iterator.next()
     }
+}
+
+/// The text of a recording of `scans`, one line each, as the recording writer writes it.
+func recordingText<Scans: Sequence<Scan>>(_ scans: Scans) -> String {
+    var out = ""
+    for scan in scans {
+        out += ScanCoding.line(for: scan)
+        out += "\n"
+    }
+    return out
 }

@@ -144,17 +144,12 @@ extension Simulator {
             let b: PlanarPoint
         }
 
-        struct Place: Sendable {
-            let id: String
-            let shape: Venue.Place.Shape
-        }
 
         let beacons: [Beacon]
         let radio: RadioModel
         private let elevations: [Int: Double]
         private let walls: [Int: [Wall]]
-        /// Places with a geometry by floor, smallest area first.
-        private let places: [Int: [Place]]
+        private let places: PlaceLocator
 
         init(venue: Venue, radio: RadioModel) {
             self.radio = radio
@@ -173,15 +168,13 @@ extension Simulator {
             }
             var walls: [Int: [Wall]] = [:]
             var seen: Set<Wall> = []
-            var sized: [Int: [(area: Double, order: Int, place: Place)]] = [:]
-            for (order, place) in venue.places.enumerated() {
+            for place in venue.places {
                 switch place.shape {
                 case .label:
                     continue
-                case .circle(_, let radius, _):
-                    sized[place.floor, default: []].append((Double.pi * radius * radius, order, Place(id: place.id, shape: place.shape)))
+                case .circle:
+                    continue
                 case .polygon(let vertices):
-                    sized[place.floor, default: []].append((Self.area(vertices), order, Place(id: place.id, shape: place.shape)))
                     for (i, a) in vertices.enumerated() {
                         let b = vertices[(i + 1) % vertices.count]
                         guard a != b else { continue }
@@ -192,9 +185,7 @@ extension Simulator {
                 }
             }
             self.walls = walls
-            places = sized.mapValues { list in
-                list.sorted { ($0.area, $0.order) < ($1.area, $1.order) }.map(\.place)
-            }
+            places = PlaceLocator(venue)
         }
 
         /// The mean RSSI of a beacon at a receiver's position, walls and floors included.
@@ -215,60 +206,13 @@ extension Simulator {
         func wallsCrossed(from p: PlanarPoint, to q: PlanarPoint, floor: Int) -> Int {
             guard let list = walls[floor] else { return 0 }
             var count = 0
-            for wall in list where Self.crosses(p, q, wall.a, wall.b) { count += 1 }
+            for wall in list where PlanarGeometry.segmentsCross(p, q, wall.a, wall.b) { count += 1 }
             return count
         }
 
         /// The id of the smallest place on the position's floor that contains it.
         func place(containing position: Walk.Position) -> String? {
-            guard let list = places[position.floor] else { return nil }
-            let point = position.point
-            for place in list {
-                switch place.shape {
-                case .label:
-                    continue
-                case .circle(let center, let radius, _):
-                    if center.distance(to: point) <= radius { return place.id }
-                case .polygon(let vertices):
-                    if Self.contains(vertices, point) { return place.id }
-                }
-            }
-            return nil
-        }
-
-        static func area(_ vertices: [PlanarPoint]) -> Double {
-            var twice = 0.0
-            for (i, a) in vertices.enumerated() {
-                let b = vertices[(i + 1) % vertices.count]
-                twice += a.x * b.y - b.x * a.y
-            }
-            return abs(twice) / 2
-        }
-
-        /// Even–odd ray casting.
-        static func contains(_ vertices: [PlanarPoint], _ point: PlanarPoint) -> Bool {
-            var inside = false
-            var j = vertices.count - 1
-            for i in vertices.indices {
-                let a = vertices[i], b = vertices[j]
-                if (a.y > point.y) != (b.y > point.y),
-                   point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x {
-                    inside.toggle()
-                }
-                j = i
-            }
-            return inside
-        }
-
-        private static func orientation(_ a: PlanarPoint, _ b: PlanarPoint, _ c: PlanarPoint) -> Double {
-            (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
-        }
-
-        /// Whether segments pq and ab cross at a point inside both.
-        static func crosses(_ p: PlanarPoint, _ q: PlanarPoint, _ a: PlanarPoint, _ b: PlanarPoint) -> Bool {
-            let d1 = orientation(a, b, p), d2 = orientation(a, b, q)
-            let d3 = orientation(p, q, a), d4 = orientation(p, q, b)
-            return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+            places.place(containing: position.point, floor: position.floor)?.id
         }
     }
 }
