@@ -112,5 +112,6 @@ import Testing
         #expect(AdvertisementError.dataTooLong(length: 32, maximum: 31).description
             == "advertising data is 32 bytes long; at most 31 fit in the advertising PDU")
         #expect(AdvertisementError.invalidURLScheme(offset: 13, value: 0x04).offset == 13)
+        #expect(AdvertisementError.dataTooLong(length: 32, maximum: 31).offset == 31)
     }
 }

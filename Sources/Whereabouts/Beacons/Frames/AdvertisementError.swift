@@ -75,10 +75,11 @@ public enum AdvertisementError: Error, Hashable, Sendable, CustomStringConvertib
     /// The encoded URL byte at `offset` is `value`, a reserved code (`0x0E`…`0x20`, `0x7F`…`0xFF`).
     case invalidURLByte(offset: Int, value: UInt8)
 
-    /// The byte offset the error is about.
+    /// The offset of the byte the error is about; for ``dataTooLong(length:maximum:)``, the
+    /// first byte that does not fit.
     public var offset: Int {
         switch self {
-        case .dataTooLong(let length, _): length
+        case .dataTooLong(_, let maximum): maximum
         case .structureOverrun(let offset, _, _), .invalidFrameLength(_, let offset, _),
              .invalidIBeaconLength(let offset, _), .missingEddystoneFrameType(let offset),
              .invalidURLScheme(let offset, _), .invalidURLByte(let offset, _):
