@@ -2,29 +2,6 @@ import Foundation
 import Testing
 @testable import Whereabouts
 
-/// SplitMix64 with Box–Muller: a small seeded generator so that the synthetic data are the same on
-/// every run and every platform.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300), u2 = uniform()
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-    }
-}
-
 /// A synthetic beacon: where it is and how it really behaves.
 private struct TrueBeacon {
     var id: String
@@ -37,12 +14,12 @@ private struct TrueBeacon {
 /// One scan per sample: a random truth position in a 30 m × 20 m room, one reading of `beacon`
 /// with RSSI = A − 10·n·log10(d) + noise, minus `outlierDrop` dB for a share `outlierShare` of them.
 private func synthesise(_ beacon: TrueBeacon, samples: Int, noise: Double, outlierShare: Double = 0,
-                        outlierDrop: Double = 20, using generator: inout SeededGenerator) -> [Scan] {
+                        outlierDrop: Double = 20, using generator: inout SeededRandom) -> [Scan] {
     (0..<samples).map { i in
-        let x = generator.uniform() * 30, y = generator.uniform() * 20
+        let x = generator.nextUniform() * 30, y = generator.nextUniform() * 20
         let d = max(((x - beacon.x) * (x - beacon.x) + (y - beacon.y) * (y - beacon.y)).squareRoot(), 0.5)
-        var rssi = beacon.txPower - 10 * beacon.exponent * log10(d) + noise * generator.gaussian()
-        if generator.uniform() < outlierShare { rssi -= outlierDrop }
+        var rssi = beacon.txPower - 10 * beacon.exponent * log10(d) + noise * generator.nextGaussian()
+        if generator.nextUniform() < outlierShare { rssi -= outlierDrop }
         return Scan(time: Double(i), readings: [Reading(beacon: .id(beacon.id), rssi: rssi)],
                     truth: GroundTruth(x: x, y: y))
     }
@@ -93,7 +70,7 @@ struct CalibrationTests {
     }
 
     @Test func recoversTxPowerAndExponentFromNoisyData() throws {
-        var generator = SeededGenerator(seed: 1)
+        var generator = SeededRandom(seed: 1)
         let scans = sixBeacons.flatMap { synthesise($0, samples: 400, noise: 3, using: &generator) }
         let result = try Calibration.fit(scans, in: venue(of: sixBeacons))
         #expect(result.venueFit.samples == 2400)
@@ -117,7 +94,7 @@ struct CalibrationTests {
     }
 
     @Test func robustFitResistsGrossOutliersWhereLeastSquaresDoesNot() throws {
-        var generator = SeededGenerator(seed: 2)
+        var generator = SeededRandom(seed: 2)
         let scans = sixBeacons.flatMap {
             synthesise($0, samples: 400, noise: 3, outlierShare: 0.2, outlierDrop: 20, using: &generator)
         }
@@ -134,7 +111,7 @@ struct CalibrationTests {
     }
 
     @Test func fewSamplesStayNearTheVenueFitManyGetTheirOwn() throws {
-        var generator = SeededGenerator(seed: 3)
+        var generator = SeededRandom(seed: 3)
         var beacons = Array(sixBeacons.prefix(4))
         for index in beacons.indices { beacons[index].exponent = 2 }
         let many = TrueBeacon(id: "many", x: 27, y: 16, txPower: -62, exponent: 3)
@@ -281,7 +258,7 @@ struct CalibrationTests {
     }
 
     @Test func streamsAnySequenceAndAddingScanByScanGivesTheSameResult() throws {
-        var generator = SeededGenerator(seed: 4)
+        var generator = SeededRandom(seed: 4)
         let scans = sixBeacons.flatMap { synthesise($0, samples: 50, noise: 3, using: &generator) }
         let venue = venue(of: sixBeacons)
         // A sequence that is not a collection: it can be read once only.

@@ -53,6 +53,12 @@ public struct EddystoneIdentity: Hashable, Sendable, CustomStringConvertible {
         self.instance = instance.lowercased()
     }
 
+    /// Creates an identity from strings already known to be 20 and 12 lower-case hexadecimal digits.
+    init(uncheckedNamespace namespace: String, instance: String) {
+        self.namespace = namespace
+        self.instance = instance
+    }
+
     /// Creates an identity from its raw bytes (10 of namespace, 6 of instance), or `nil` for other lengths.
     public init?<N: Collection<UInt8>, I: Collection<UInt8>>(namespaceBytes: N, instanceBytes: I) {
         guard namespaceBytes.count == 10, instanceBytes.count == 6 else { return nil }

@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func roundTripsEveryFrameType() throws {
-        var random = SplitMix64(seed: 0x5EED)
+        var random = SeededRandom(seed: 0x5EED)
         for _ in 0..<500 {
             let frames = randomFrames(&random)
             for frame in frames {
@@ -101,7 +101,7 @@ import Testing
 }
 
 /// One random frame of each type.
-func randomFrames(_ random: inout SplitMix64) -> [BeaconFrame] {
+func randomFrames(_ random: inout SeededRandom) -> [BeaconFrame] {
     func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in random.nextByte() } }
     let identity = IBeaconIdentity(uuid: UUID(uuid: bytes(16).withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }),
                                    major: UInt16(truncatingIfNeeded: random.next()),

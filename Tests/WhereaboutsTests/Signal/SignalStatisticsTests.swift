@@ -2,37 +2,13 @@ import Foundation
 import Testing
 @testable import Whereabouts
 
-/// SplitMix64: a small seeded generator, so the simulation is the same on every run.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Standard normal deviates by the Box–Muller transform.
+/// Standard normal deviates from the package's seeded generator, so every run is the same.
 private struct Gaussian {
-    var generator: SplitMix64
-    private var spare: Double?
+    var generator: SeededRandom
 
-    init(seed: UInt64) { generator = SplitMix64(state: seed) }
+    init(seed: UInt64) { generator = SeededRandom(seed: seed) }
 
-    mutating func next() -> Double {
-        if let spare {
-            self.spare = nil
-            return spare
-        }
-        // u1 in (0, 1] so that log(u1) is finite
-        let u1 = 1 - Double(generator.next() >> 11) / 9_007_199_254_740_992
-        let u2 = Double(generator.next() >> 11) / 9_007_199_254_740_992
-        let radius = (-2 * log(u1)).squareRoot()
-        spare = radius * sin(2 * .pi * u2)
-        return radius * cos(2 * .pi * u2)
-    }
+    mutating func next() -> Double { generator.nextGaussian() }
 }
 
 private func meanAndDeviation(_ values: [Double]) -> (mean: Double, deviation: Double) {

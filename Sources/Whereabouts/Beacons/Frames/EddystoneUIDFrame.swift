@@ -65,11 +65,7 @@ public struct EddystoneUIDFrame: Hashable, Sendable {
 
     /// The namespace and instance as an ``EddystoneIdentity`` (lower-case hexadecimal).
     public var identity: EddystoneIdentity {
-        // The byte counts are fixed at 10 and 6, the lengths the initializer accepts.
-        guard let identity = EddystoneIdentity(namespaceBytes: namespaceBytes, instanceBytes: instanceBytes) else {
-            preconditionFailure("an Eddystone namespace is 10 bytes and an instance 6")
-        }
-        return identity
+        EddystoneIdentity(uncheckedNamespace: namespaceBytes.hexString, instance: instanceBytes.hexString)
     }
 
     /// The RSSI expected at 1 m, in dBm: ``txPower`` (at 0 m) minus 41 dB, the loss over the first
