@@ -13,6 +13,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
         """,
         version: WhereaboutsInfo.version,
         subcommands: [
+            DemoCommand.self,
             SimulateCommand.self,
             ValidateCommand.self,
             CalibrateCommand.self,
