@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@Suite("whereabouts command line")
+struct CommandTests {
+    @Test("every command's help has an example", arguments: ["demo", "simulate", "validate", "calibrate", "version"])
+    func helpHasAnExample(command: String) throws {
+        let output = try CommandRunner.run([command, "--help"])
+        #expect(output.status == 0)
+        #expect(output.standardOutput.contains("Example"))
+        #expect(output.standardOutput.contains("whereabouts \(command)"))
+    }
+
+    @Test func versionPrintsTheVersion() throws {
+        let output = try CommandRunner.run(["version"])
+        #expect(output.status == 0)
+        #expect(output.standardOutput.hasPrefix("whereabouts "))
+    }
+
+    @Test func simulateReproducesTheBundledRecording() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("visit.jsonl")
+        let output = try CommandRunner.run(["simulate", "--preset", "example", "--seed", "42", "-o", out.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        let bundled = try Data(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Examples/visit.jsonl"))
+        #expect(try Data(contentsOf: out) == bundled)
+        #expect(output.standardError.contains("625 scans"))
+    }
+
+    @Test func simulateWritesToStandardOutputAndHonoursRadioOptions() throws {
+        let quiet = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--shadowing", "0",
+                                           "--multipath-share", "0", "--fractional-rssi"])
+        #expect(quiet.status == 0)
+        let lines = quiet.standardOutput.split(separator: "\n")
+        #expect(lines.count > 10)
+        #expect(lines.first?.hasPrefix(#"{"t":"#) == true)
+        let noisy = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3"])
+        #expect(noisy.standardOutput != quiet.standardOutput)
+    }
+
+    @Test("simulate rejects bad arguments with a message", arguments: [
+        (["simulate", "--preset", "nope"], "Unknown preset \"nope\""),
+        (["simulate", "--seed", "1"], "Give --preset NAME, or --venue and --walk"),
+        (["simulate", "--preset", "example", "--packet-loss", "2"], "--packet-loss must lie between 0 and 1"),
+        (["simulate", "--preset", "example", "--venue", "v.json", "--walk", "w.json"], "not both"),
+    ])
+    func simulateRejects(arguments: [String], message: String) throws {
+        let output = try CommandRunner.run(arguments)
+        #expect(output.status != 0)
+        #expect(output.standardError.contains(message))
+    }
+
+    @Test func validateAcceptsTheBundledExample() throws {
+        let output = try CommandRunner.run(["validate", "--venue", "Examples/venue.json", "Examples/visit.jsonl", "Examples/venue.json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("Examples/visit.jsonl: recording: 625 scans"))
+        #expect(output.standardOutput.contains("— valid"))
+    }
+
+    @Test func validateNamesFileLineAndKeyAndFails() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json")
+        try Data(#"{"beacons": [{"id": "a", "x": 0, "y": 0}, {"id": "b", "x": 1, "y": 0}]}"#.utf8).write(to: venue)
+        let recording = directory.appendingPathComponent("walk.jsonl")
+        try Data("""
+        {"t": 1, "readings": [{"beacon": "a", "rssi": -60}]}
+        {"t": 2, "readings": [{"beacon": "a", "rssi": "loud"}]}
+        {"t": 3, "readings": [{"beacon": "zz", "rssi": -70}]}
+        {"t": 2.5, "readings": [{"beacon": "b", "rssi": 0}]}
+
+        """.utf8).write(to: recording)
+        let output = try CommandRunner.run(["validate", "--venue", venue.path, recording.path])
+        #expect(output.status == 1)
+        #expect(output.standardOutput.contains("3 scans"))
+        #expect(output.standardOutput.contains("1 invalid readings (rssi ≥ 0) skipped"))
+        #expect(output.standardError.contains("\(recording.path):2: readings[0].rssi: expected a number, found a string"))
+        #expect(output.standardError.contains("\(recording.path):3: readings[0]: the venue has no beacon \"zz\""))
+        #expect(output.standardError.contains("\(recording.path):4: t: time goes back from 3.0 to 2.5"))
+    }
+
+    @Test func validateReportsABadVenue() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json")
+        try Data(#"{"beacons": [{"id": "a"}, {"id": "a"}]}"#.utf8).write(to: venue)
+        let output = try CommandRunner.run(["validate", venue.path, "/nonexistent.jsonl"])
+        #expect(output.status == 1)
+        #expect(output.standardError.contains(#"\#(venue.path): beacons[1].id: duplicate beacon id "a" (also beacons[0])"#))
+        #expect(output.standardError.contains("/nonexistent.jsonl: no such file"))
+        #expect(output.standardError.contains("2 of 2 files failed validation"))
+    }
+
+    @Test func calibrateRecoversTheSimulatedRoomAndWritesTheVenue() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venueText = """
+        {"defaults": {"txPower": -70, "pathLossExponent": 3},
+         "beacons": [{"id": "a", "x": 0, "y": 0, "txPower": -59, "pathLossExponent": 2}, {"id": "b", "x": 10, "y": 0, "txPower": -59, "pathLossExponent": 2},
+                     {"id": "c", "x": 0, "y": 10, "txPower": -59, "pathLossExponent": 2}, {"id": "d", "x": 10, "y": 10, "txPower": -59, "pathLossExponent": 2}]}
+        """
+        let venue = directory.appendingPathComponent("venue.json")
+        try Data(venueText.utf8).write(to: venue)
+        let walk = directory.appendingPathComponent("walk.json")
+        try Data(#"{"speed": 1, "waypoints": [{"x": 1, "y": 1}, {"x": 9, "y": 1}, {"x": 9, "y": 9}, {"x": 1, "y": 9}, {"x": 1, "y": 1}]}"#.utf8).write(to: walk)
+        let recording = directory.appendingPathComponent("walk.jsonl")
+        let simulated = try CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "5",
+                                               "--multipath-share", "0", "--packet-loss", "0", "--shadowing", "1", "-o", recording.path])
+        #expect(simulated.status == 0, "\(simulated.standardError)")
+        let out = directory.appendingPathComponent("calibrated.json")
+        let output = try CommandRunner.run(["calibrate", "--venue", venue.path, "--recording", recording.path, "-o", out.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("Venue fit"))
+        let calibrated = try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any]
+        let defaults = try #require(calibrated?["defaults"] as? [String: Any])
+        // The simulated beacons are at −59 dBm and n = 2; 1 dB shadowing leaves the fit within a few tenths.
+        let txPower = try #require(defaults["txPower"] as? Double), exponent = try #require(defaults["pathLossExponent"] as? Double)
+        #expect(abs(txPower - -59) < 1)
+        #expect(abs(exponent - 2) < 0.15)
+    }
+
+    @Test func calibrateWithoutTruthExplainsWhy() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json")
+        try Data(#"{"beacons": [{"id": "a", "x": 0, "y": 0}]}"#.utf8).write(to: venue)
+        let recording = directory.appendingPathComponent("r.jsonl")
+        try Data(#"{"t": 1, "readings": [{"beacon": "a", "rssi": -60}]}"#.utf8).write(to: recording)
+        let output = try CommandRunner.run(["calibrate", "--venue", venue.path, "--recording", recording.path])
+        #expect(output.status != 0)
+        #expect(output.standardError.contains("truth"))
+    }
+
+    @Test func demoRunsTheBundledExample() throws {
+        let output = try CommandRunner.run(["demo"])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("the visitor went through hall3 → hall4 → hall6 → hall8 → hall81"))
+        #expect(output.standardOutput.contains("625 scans"))
+    }
+}
