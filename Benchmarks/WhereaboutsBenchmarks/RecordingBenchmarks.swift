@@ -18,7 +18,7 @@ func registerRecordingBenchmarks() {
     }
     try? Data(text.utf8).write(to: url)
 
-    Benchmark("Recording reading (readings)",
+    Benchmark("Recording reading: 20 000 scans x 10 readings a file",
               configuration: .init(metrics: [.throughput, .wallClock, .mallocCountTotal, .peakMemoryResident],
                                    scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 20)) { benchmark in
         for _ in benchmark.scaledIterations {
