@@ -1,1 +1,5 @@
-public enum WhereaboutsInfo { public static let version = "0.1.0" }
+/// Facts about this build of Whereabouts.
+public enum WhereaboutsInfo {
+    /// The version, in semantic-versioning form.
+    public static let version = "0.1.0"
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A file that does not follow Whereabouts' formats (FORMATS.md), saying where: the file, the
 /// line (for JSON Lines), the key path, and what is wrong.
 ///
@@ -91,4 +93,33 @@ struct JSONReader {
     func optionalDouble(_ key: String) throws(FormatError) -> Double? { try member(key)?.double() }
     func optionalInt(_ key: String) throws(FormatError) -> Int? { try member(key)?.int() }
     func optionalString(_ key: String) throws(FormatError) -> String? { try member(key)?.string() }
+}
+
+/// Reading a whole JSON document (a venue, a walk) and decoding it, with errors that name the file.
+enum JSONDocument {
+    /// The bytes of a file, or an error naming it.
+    static func contents(of url: URL) throws(FormatError) -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw FormatError(file: url.path, message: "cannot read the file: \(error.localizedDescription)")
+        }
+    }
+
+    /// Parses `bytes` and decodes the value with `body`; every error names `file`.
+    static func decode<Bytes: Collection<UInt8>, Value>(
+        _ bytes: Bytes, file: String?, with body: (JSONValue) throws(FormatError) -> Value
+    ) throws(FormatError) -> Value {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes)
+        } catch {
+            throw FormatError(file: file, message: "not valid JSON: \(error)")
+        }
+        do {
+            return try body(value)
+        } catch {
+            throw error.located(file: file)
+        }
+    }
 }

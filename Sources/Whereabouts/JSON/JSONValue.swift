@@ -32,6 +32,7 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// Whether two values are the same JSON: objects compare their members in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -45,6 +46,7 @@ public enum JSONValue: Hashable, Sendable {
         }
     }
 
+    /// Hashes the value consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

@@ -24,28 +24,12 @@ import Foundation
 public enum WalkFile {
     /// Reads and validates a walk file.
     public static func read(from url: URL) throws(FormatError) -> Walk {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw FormatError(file: url.path, message: "cannot read the file: \(error.localizedDescription)")
-        }
-        return try decode(data, file: url.path)
+        try decode(JSONDocument.contents(of: url), file: url.path)
     }
 
     /// Parses and validates a walk from JSON bytes; `file` names the source in errors.
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String? = nil) throws(FormatError) -> Walk {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw FormatError(file: file, message: "not valid JSON: \(error)")
-        }
-        do {
-            return try decode(value)
-        } catch {
-            throw error.located(file: file)
-        }
+        try JSONDocument.decode(bytes, file: file, with: decode)
     }
 
     /// Builds and validates a walk from a parsed JSON value.

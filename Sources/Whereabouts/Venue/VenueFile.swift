@@ -12,28 +12,12 @@ import Foundation
 public enum VenueFile {
     /// Reads and validates a venue file.
     public static func read(from url: URL) throws(FormatError) -> Venue {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw FormatError(file: url.path, message: "cannot read the file: \(error.localizedDescription)")
-        }
-        return try decode(data, file: url.path)
+        try decode(JSONDocument.contents(of: url), file: url.path)
     }
 
     /// Parses and validates a venue from JSON bytes; `file` names the source in errors.
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String? = nil) throws(FormatError) -> Venue {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw FormatError(file: file, message: "not valid JSON: \(error)")
-        }
-        do {
-            return try decode(value)
-        } catch {
-            throw error.located(file: file)
-        }
+        try JSONDocument.decode(bytes, file: file, with: decode)
     }
 
     /// Builds and validates a venue from a parsed JSON value.
