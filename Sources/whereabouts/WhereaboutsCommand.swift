@@ -17,6 +17,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             SimulateCommand.self,
             ValidateCommand.self,
             CalibrateCommand.self,
+            EvalCommand.self,
             VersionCommand.self,
         ]
     )

@@ -1,0 +1,86 @@
+/// One beacon heard in an ``Observation``: which venue beacon, and how loud after filtering.
+public struct BeaconSignal: Hashable, Sendable {
+    /// Index of the beacon in the venue's `beacons`.
+    public var beaconIndex: Int
+    /// The RSSI the solver should use (filtered when the engine filters), dBm.
+    public var rssi: Double
+    /// The RSSI of the latest raw reading, dBm.
+    public var rawRSSI: Double
+
+    /// Creates a signal; `rawRSSI` defaults to `rssi`.
+    public init(beaconIndex: Int, rssi: Double, rawRSSI: Double? = nil) {
+        self.beaconIndex = beaconIndex
+        self.rssi = rssi
+        self.rawRSSI = rawRSSI ?? rssi
+    }
+}
+
+/// The distance to one beacon with a known position, as a range-based solver uses it.
+public struct BeaconRange: Hashable, Sendable {
+    /// Index of the beacon in the venue's `beacons`.
+    public var beaconIndex: Int
+    /// Where the beacon is, in venue units.
+    public var position: SpatialPoint
+    /// The beacon's floor level.
+    public var floor: Int
+    /// Estimated distance from the receiver to the beacon, venue units (3-D).
+    public var distance: Double
+    /// Standard deviation of ``distance``, venue units; solvers weight ranges by it.
+    public var standardDeviation: Double
+    /// The RSSI the distance came from, dBm.
+    public var rssi: Double
+
+    /// Creates a range.
+    public init(beaconIndex: Int, position: SpatialPoint, floor: Int = 0, distance: Double,
+                standardDeviation: Double, rssi: Double) {
+        self.beaconIndex = beaconIndex
+        self.position = position
+        self.floor = floor
+        self.distance = distance
+        self.standardDeviation = standardDeviation
+        self.rssi = rssi
+    }
+
+    /// The distance projected on the plan of the receiver: `sqrt(d² − Δz²)` with Δz the height
+    /// between beacon and receiver, never negative.
+    public func planarDistance(receiverHeight: Double) -> Double {
+        let dz = position.z - receiverHeight
+        let squared = distance * distance - dz * dz
+        return squared > 0 ? squared.squareRoot() : 0
+    }
+}
+
+/// What a solver gets for one moment: the venue beacons heard (filtered RSSI) and, for those
+/// with a known position, their ranges.
+///
+/// The engine builds observations from scans (resolving readings to venue beacons, filtering,
+/// turning RSSI into ranges with the venue's calibration); a test or a custom pipeline may build
+/// them by hand.
+///
+/// ```swift
+/// let observation = Observation(time: 12, signals: [BeaconSignal(beaconIndex: 0, rssi: -65)],
+///                               ranges: [BeaconRange(beaconIndex: 0, position: SpatialPoint(x: 0, y: 0, z: 2),
+///                                                    distance: 2.1, standardDeviation: 0.9, rssi: -65)])
+/// ```
+public struct Observation: Sendable {
+    /// Time of the observation, seconds.
+    public var time: Double
+    /// The device observed, if known.
+    public var device: String?
+    /// The floor the engine chose for this observation, if it chose one; solvers then use only
+    /// that floor's beacons.
+    public var floor: Int?
+    /// Every venue beacon heard, strongest first.
+    public var signals: [BeaconSignal]
+    /// The ranges of the heard beacons that have a position, shortest first.
+    public var ranges: [BeaconRange]
+
+    /// Creates an observation; `signals` and `ranges` are sorted (strongest, shortest first).
+    public init(time: Double, device: String? = nil, floor: Int? = nil, signals: [BeaconSignal], ranges: [BeaconRange]) {
+        self.time = time
+        self.device = device
+        self.floor = floor
+        self.signals = signals.sorted { $0.rssi > $1.rssi }
+        self.ranges = ranges.sorted { $0.distance < $1.distance }
+    }
+}
