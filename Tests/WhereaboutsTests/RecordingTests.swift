@@ -146,6 +146,19 @@ struct RecordingTests {
         #expect(ScanCoding.line(for: scans[3]) == #"{"t":4,"readings":[],"truth":{"place":"hall1"}}"#)
     }
 
+    @Test func writerReplacesAnExistingFileOnlyWhenFinished() throws {
+        let url = try temporaryFile("old contents\n")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = try RecordingWriter(url: url)
+        try writer.write(Scan(time: 1, readings: []))
+        #expect(try String(contentsOf: url, encoding: .utf8) == "old contents\n")
+        try writer.finish()
+        #expect(try String(contentsOf: url, encoding: .utf8) == #"{"t":1,"readings":[]}"# + "\n")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+            .filter { $0.contains(url.lastPathComponent) && $0.hasSuffix(".partial") }
+        #expect(leftovers.isEmpty)
+    }
+
     @Test func withScansRethrowsTheFirstErrorAfterTheBody() throws {
         let url = try temporaryFile(#"{"t": 0, "readings": []}"# + "\n{oops}\n" + #"{"t": 2, "readings": []}"#)
         defer { try? FileManager.default.removeItem(at: url) }

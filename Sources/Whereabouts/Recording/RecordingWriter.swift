@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes a recording (`*.jsonl`, FORMATS.md §2), one scan a line, through a buffer: memory stays
 /// constant however many scans are written.
@@ -73,10 +78,14 @@ public final class RecordingWriter {
         guard let destination, let temporary else { return }
         try handle.synchronize()
         try handle.close()
-        if FileManager.default.fileExists(atPath: destination.path) {
-            _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
-        } else {
-            try FileManager.default.moveItem(at: temporary, to: destination)
+        // rename(2) replaces an existing file atomically.
+        guard rename(temporary.path, destination.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown, userInfo: [
+                NSFilePathErrorKey: destination.path,
+                NSLocalizedDescriptionKey: "cannot move the recording into place at \(destination.path): \(String(cString: strerror(code)))",
+            ])
         }
     }
 }

@@ -18,7 +18,7 @@ struct SimulateCommand: ParsableCommand {
         Examples:
           whereabouts simulate --preset example --seed 42 -o visit.jsonl
           whereabouts simulate --venue venue.json --walk walk.json --seed 7 --shadowing 4 -o walk.jsonl
-          whereabouts simulate --preset espresense-room --seed 1 | head
+          whereabouts simulate --preset espresense-room --seed 1 --export-venue room.json -o room.jsonl
         """
     )
 
@@ -36,6 +36,9 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the recording here (default: standard output).", valueName: "out.jsonl"))
     var output: String?
+
+    @Option(name: .long, help: ArgumentHelp("Also write the preset's venue here (to locate or evaluate the recording).", valueName: "venue.json"))
+    var exportVenue: String?
 
     @Option(name: .long, help: ArgumentHelp("Log-normal shadowing σ, dB (default 3, or the preset's).", valueName: "dB"))
     var shadowing: Double?
@@ -103,6 +106,9 @@ struct SimulateCommand: ParsableCommand {
         if let sensitivity { simulator.radio.sensitivity = sensitivity }
         if fractionalRSSI { simulator.radio.roundsRSSI = false }
 
+        if let exportVenue {
+            try VenueFile.write(simulator.venue, to: URL(fileURLWithPath: exportVenue))
+        }
         let writer = try output.map { try RecordingWriter(url: URL(fileURLWithPath: $0)) }
             ?? RecordingWriter(handle: FileHandle.standardOutput)
         var progress = Progress("simulating", total: simulator.scanCount)
