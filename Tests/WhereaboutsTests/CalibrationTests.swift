@@ -123,7 +123,9 @@ struct CalibrationTests {
         let venueN = result.venueFit.pathLossExponent
 
         let wellSampled = try #require(result.beaconFit(id: "many"))
-        #expect(wellSampled.fit.samples == 500)
+        // The weakest reading (the detection floor it assumes) comes from this beacon's far samples,
+        // so some of them are left out; together they are the 500.
+        #expect(wellSampled.fit.samples + wellSampled.excludedSamples == 500)
         #expect(abs(wellSampled.fit.pathLossExponent - 3) < 0.15)
         #expect(wellSampled.exponentShrinkage < 0.1)
 

@@ -42,6 +42,32 @@ import Foundation
 /// (``CalibrationResult/ExponentStatus/fixed``). n is always held inside
 /// ``Options/exponentRange`` (1.0…6.0 by default).
 ///
+/// ### Detection floor
+/// Receivers do not report signals weaker than their sensitivity (about −95…−105 dBm), so where
+/// the mean RSSI nears that floor only the readings that happened to be strong are heard: the
+/// sample is truncated from below, the far samples lie above the true line, and a plain fit
+/// comes out with n and A too low. The fits therefore use truncated-regression trimming: fit,
+/// leave out the samples whose *predicted* mean RSSI is below floor + k·σ
+/// (``Options/detectionMargin``, k = 2; σ the robust residual σ), refit, and repeat until the kept
+/// set stops changing (after 10 steps a sample once left out stays out; at most 30 steps). The fit
+/// then only uses distances where nearly every transmission is heard, which needs no assumption
+/// about the noise's tails or about packet loss, and keeps the robust loss as it is. A step that
+/// would keep fewer than 10 samples (or a single distance) is not taken; when nothing is near the
+/// floor nothing is left out and the answer is the uncorrected one.
+///
+/// The floor is ``Options/detectionThreshold`` when given, else estimated per receiver
+/// (``Scan/device``; scans without one form one receiver) as the weakest valid RSSI it reported,
+/// with or without truth. Per receiver because phones differ in sensitivity and in gain (on
+/// uji-lib the weakest readings are −91, −103 and −100 dBm for three phones, and one phone reads
+/// ~15 dB higher than the others at the same spot). A floor estimated too high only costs samples;
+/// one too low (another phone's) would leave bias. Each receiver's floor is compared with the
+/// prediction shifted by that receiver's median residual (relative to all), and σ is measured
+/// about each receiver's level. On data with no real floor the weakest reading still acts as one
+/// and some of the weakest beacons' far samples are left out: fewer samples, no bias. Beacon fits
+/// start from the samples the venue fit kept and repeat the trimming with their own predictions;
+/// a beacon none of whose samples the venue fit kept gets no fit. ``CalibrationResult/detectionFloor``
+/// says what was done.
+///
 /// ### Beacon fits
 /// Each beacon's (A, n) minimises Σ wᵢ rᵢ²/σ² + (A − A₀)²/τ_A² + (n − n₀)²/τ_n², a Gaussian
 /// prior centred on the venue fit (A₀, n₀), with σ the venue's robust residual σ and the same
@@ -91,11 +117,26 @@ public struct Calibration: Sendable {
         /// so a smaller spread is quantisation luck, and trusting it would make the per-beacon
         /// prior vanish.
         public var noiseFloor: Double
+        /// Whether the fits correct for the receivers' detection floor (see ``Calibration``'s
+        /// discussion of the detection floor). Default `true`; `false` fits every sample as heard,
+        /// which biases n low and A low when far beacons are often unheard.
+        public var correctsForDetectionFloor: Bool
+        /// The weakest RSSI (dBm) the receivers report, for every receiver; `nil` (the default)
+        /// estimates it per receiver (``Scan/device``) as the weakest valid RSSI that receiver
+        /// reported in the recording.
+        public var detectionThreshold: Double?
+        /// k, how far above the detection floor, in robust residual σ, a sample's predicted mean
+        /// RSSI must be for the sample to be fitted. Default 2: at a predicted mean of floor + 2σ,
+        /// 2.3 % of the readings fall below the floor, which raises the mean of the heard ones by
+        /// 0.055 σ (0.17 dB at σ = 3 dB).
+        public var detectionMargin: Double
 
         /// Creates options; every argument has the documented default.
         public init(loss: Loss = .tukey, minimumDistance: Double = 0.5, receiverHeight: Double? = nil,
                     exponentRange: ClosedRange<Double> = 1.0...6.0, fallbackExponent: Double? = nil,
-                    txPowerPriorSigma: Double = 3, exponentPriorSigma: Double = 0.3, noiseFloor: Double = 1) {
+                    txPowerPriorSigma: Double = 3, exponentPriorSigma: Double = 0.3, noiseFloor: Double = 1,
+                    correctsForDetectionFloor: Bool = true, detectionThreshold: Double? = nil,
+                    detectionMargin: Double = 2) {
             self.loss = loss
             self.minimumDistance = minimumDistance
             self.receiverHeight = receiverHeight
@@ -104,6 +145,9 @@ public struct Calibration: Sendable {
             self.txPowerPriorSigma = txPowerPriorSigma
             self.exponentPriorSigma = exponentPriorSigma
             self.noiseFloor = noiseFloor
+            self.correctsForDetectionFloor = correctsForDetectionFloor
+            self.detectionThreshold = detectionThreshold
+            self.detectionMargin = detectionMargin
         }
     }
 
@@ -137,6 +181,8 @@ public struct Calibration: Sendable {
 
     struct Sample {
         var beacon: Int
+        /// Index into ``receivers``.
+        var receiver: Int
         var logDistance: Double
         var rssi: Double
     }
@@ -156,7 +202,10 @@ public struct Calibration: Sendable {
     private let floors: [Int]
     private let metresPerUnit: Double
     private let defaultReceiverHeight: Double?
-    private var samples: [Sample] = []
+    private(set) var samples: [Sample] = []
+    /// Every receiver (``Scan/device``) seen, with its weakest valid reading, in order of appearance.
+    private(set) var receivers: [Receiver] = []
+    private var receiverIndex: [String?: Int] = [:]
 
     /// Prepares a calibration against a venue.
     public init(venue: Venue, options: Options = Options()) {
@@ -187,6 +236,13 @@ public struct Calibration: Sendable {
     /// Adds one scan: its usable readings become samples, the rest are counted.
     public mutating func add(_ scan: Scan) {
         counts.scans += 1
+        // Every valid reading tells of its receiver's sensitivity, with or without truth.
+        let receiver = receiverIndex[scan.device] ?? {
+            receivers.append(Receiver(device: scan.device))
+            receiverIndex[scan.device] = receivers.count - 1
+            return receivers.count - 1
+        }()
+        for reading in scan.readings where reading.isValid { receivers[receiver].observe(reading.rssi) }
         guard let truth = scan.truth, let x = truth.x, let y = truth.y, x.isFinite, y.isFinite else {
             counts.scansWithoutTruth += 1
             return
@@ -208,7 +264,7 @@ public struct Calibration: Sendable {
             }
             let distance = max(squared.squareRoot() * metresPerUnit, minimum)
             guard distance.isFinite else { counts.readingsFromUnplacedBeacons += 1; continue }
-            samples.append(Sample(beacon: index, logDistance: log10(distance), rssi: reading.rssi))
+            samples.append(Sample(beacon: index, receiver: receiver, logDistance: log10(distance), rssi: reading.rssi))
             counts.samples += 1
         }
     }
@@ -223,38 +279,85 @@ public struct Calibration: Sendable {
         let range = options.exponentRange
         let fallback = options.fallbackExponent ?? venue.defaults.pathLossExponent
         let clampedFallback = min(max(fallback, range.lowerBound), range.upperBound)
-        let spread = (x.max() ?? 0) - (x.min() ?? 0)
+        let spread = Self.logSpread(samples.indices, x)
         // Distances within 2.3 % of each other (0.01 in log10) cannot tell A from n.
         let identifiable = spread >= 0.01
-        guard let outcome = CalibrationSolver.fit(
-            x: x, y: y, loss: options.loss, prior: nil, fixedScale: nil, noiseFloor: noiseFloor,
-            fixedExponent: identifiable ? nil : clampedFallback, fallbackExponent: clampedFallback, range: range)
-        else { throw .noUsableSamples(counts) }
-        let venueFit = Self.summarise(outcome.estimate, x: x, y: y, noiseFloor: noiseFloor)
+        let floors = detectionFloors()
+        // The floor each sample's predicted mean is held against (−∞: no correction).
+        let sampleFloors = samples.map { floors?[$0.receiver] ?? -.infinity }
+        let receiverOf = samples.map(\.receiver)
+        let margin = options.detectionMargin.isFinite ? max(options.detectionMargin, 0) : 0
 
-        // Per beacon: a MAP fit with the prior centred on the venue fit, noise at the venue's σ.
+        func fitVenue(_ kept: [Int]) -> CalibrationSolver.Outcome? {
+            CalibrationSolver.fit(
+                x: kept.map { x[$0] }, y: kept.map { y[$0] }, loss: options.loss, prior: nil, fixedScale: nil,
+                noiseFloor: noiseFloor, fixedExponent: identifiable ? nil : clampedFallback,
+                fallbackExponent: clampedFallback, range: range)
+        }
+        // The spread about each receiver's own level: what decides how often its far readings go unheard.
+        func venueSigma(_ kept: [Int], _ estimate: CalibrationSolver.Estimate, _ offsets: [Double]) -> Double {
+            let residuals = kept.map {
+                y[$0] - (estimate.txPower - 10 * estimate.exponent * x[$0]) - offsets[receiverOf[$0]]
+            }
+            return max(CalibrationSolver.robustSigma(residuals), noiseFloor)
+        }
+        let all = Array(samples.indices)
+        guard let venueTrim = Self.trimmed(
+            members: all, start: all, x: x, y: y, receiverOf: receiverOf, floors: sampleFloors, margin: margin,
+            offsets: .estimated(receivers: receivers.count), minimumKept: floors == nil ? 0 : Self.minimumTrimmedSamples, minimumSpread: identifiable ? 0.01 : 0,
+            fit: fitVenue, sigma: venueSigma)
+        else { throw .noUsableSamples(counts) }
+        let kept = venueTrim.kept
+        // When the venue fit could not leave the samples near the floor out, neither do the beacons':
+        // with so few samples a beacon's own trimming would only follow noise.
+        let beaconFloors = venueTrim.stoppedShort && kept.count == samples.count
+            ? [Double](repeating: -.infinity, count: samples.count) : sampleFloors
+        let venueFit = Self.summarise(venueTrim.outcome.estimate, x: kept.map { x[$0] }, y: kept.map { y[$0] },
+                                      noiseFloor: noiseFloor)
+
+        // Per beacon: a MAP fit with the prior centred on the venue fit, noise at the venue's σ,
+        // and the same correction, judged by the beacon's own predicted means.
         let noise = max(venueFit.robustSigma, noiseFloor)
         let prior = CalibrationSolver.Prior(
             txPower: venueFit.txPower, exponent: venueFit.pathLossExponent,
             txPowerWeight: Self.penalty(noise: noise, priorSigma: options.txPowerPriorSigma),
             exponentWeight: Self.penalty(noise: noise, priorSigma: options.exponentPriorSigma))
+        var isKept = [Bool](repeating: false, count: samples.count)
+        for i in kept { isKept[i] = true }
         var groups = [[Int]](repeating: [], count: venue.beacons.count)
         for (i, sample) in samples.enumerated() { groups[sample.beacon].append(i) }
         var beaconFits: [CalibrationResult.BeaconFit] = []
+        var unfittedBeacons: [String] = []
         for (index, members) in groups.enumerated() where !members.isEmpty {
-            let bx = members.map { x[$0] }, by = members.map { y[$0] }
-            guard let fit = CalibrationSolver.fit(
-                x: bx, y: by, loss: options.loss, prior: prior, fixedScale: noise, noiseFloor: noiseFloor,
-                fixedExponent: nil, fallbackExponent: venueFit.pathLossExponent, range: range)
+            func fitBeacon(_ subset: [Int]) -> CalibrationSolver.Outcome? {
+                CalibrationSolver.fit(
+                    x: subset.map { x[$0] }, y: subset.map { y[$0] }, loss: options.loss, prior: prior,
+                    fixedScale: noise, noiseFloor: noiseFloor, fixedExponent: nil,
+                    fallbackExponent: venueFit.pathLossExponent, range: range)
+            }
+            // Start from the samples the venue fit kept; a beacon none of whose samples the venue
+            // fit kept is heard only near the floor and gets no fit of its own.
+            let start = members.filter { isKept[$0] }
+            guard !start.isEmpty else {
+                unfittedBeacons.append(venue.beacons[index].id)
+                continue
+            }
+            guard let trim = Self.trimmed(members: members, start: start, x: x, y: y, receiverOf: receiverOf,
+                                          floors: beaconFloors, margin: margin, offsets: .fixed(venueTrim.offsets),
+                                          minimumKept: 1, minimumSpread: 0, fit: fitBeacon, sigma: { _, _, _ in noise })
             else { continue }
-            let summary = Self.summarise(fit.estimate, x: bx, y: by, noiseFloor: noiseFloor)
-            let shrinkage = Self.shrinkage(x: bx, y: by, weights: fit.weights, prior: prior, noise: noise)
+            let bx = trim.kept.map { x[$0] }, by = trim.kept.map { y[$0] }
+            let summary = Self.summarise(trim.outcome.estimate, x: bx, y: by, noiseFloor: noiseFloor)
+            let shrinkage = Self.shrinkage(x: bx, y: by, weights: trim.outcome.weights, prior: prior, noise: noise)
             beaconFits.append(CalibrationResult.BeaconFit(
                 beaconIndex: index, beaconID: venue.beacons[index].id, fit: summary,
-                txPowerShrinkage: shrinkage.txPower, exponentShrinkage: shrinkage.exponent))
+                txPowerShrinkage: shrinkage.txPower, exponentShrinkage: shrinkage.exponent,
+                excludedSamples: members.count - trim.kept.count))
         }
+        let detectionFloor = report(floors: floors, venueTrim: venueTrim, margin: margin,
+                                    unfittedBeacons: unfittedBeacons)
         return CalibrationResult(venueFit: venueFit, beaconFits: beaconFits, counts: counts, options: options,
-                                 distancesInMetres: venue.units.metres != nil)
+                                 distancesInMetres: venue.units.metres != nil, detectionFloor: detectionFloor)
     }
 
     /// λ = σ²/τ², the weight of a prior of standard deviation τ against samples of noise σ.

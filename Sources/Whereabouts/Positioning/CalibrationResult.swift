@@ -79,18 +79,23 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
         public var txPowerShrinkage: Double
         /// How much of the exponent comes from the prior, on the same 0…1 scale.
         public var exponentShrinkage: Double
+        /// The beacon's samples left out because its fit predicts them within the margin of the
+        /// detection floor (``DetectionFloor``); ``Fit/samples`` counts the others.
+        public var excludedSamples: Int
 
         /// Creates a beacon fit.
-        public init(beaconIndex: Int, beaconID: String, fit: Fit, txPowerShrinkage: Double, exponentShrinkage: Double) {
+        public init(beaconIndex: Int, beaconID: String, fit: Fit, txPowerShrinkage: Double, exponentShrinkage: Double,
+                    excludedSamples: Int = 0) {
             self.beaconIndex = beaconIndex
             self.beaconID = beaconID
             self.fit = fit
             self.txPowerShrinkage = txPowerShrinkage
             self.exponentShrinkage = exponentShrinkage
+            self.excludedSamples = excludedSamples
         }
     }
 
-    /// The venue-wide fit of every sample.
+    /// The venue-wide fit of the samples (those not left out near the detection floor).
     public var venueFit: Fit
     /// One fit per beacon that has samples, in the venue's beacon order.
     public var beaconFits: [BeaconFit]
@@ -100,15 +105,18 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     public var options: Calibration.Options
     /// Whether distances are metres (`false`: grid cells).
     public var distancesInMetres: Bool
+    /// The receivers' detection floors and the samples left out because of them.
+    public var detectionFloor: DetectionFloor
 
     /// Creates a result.
     public init(venueFit: Fit, beaconFits: [BeaconFit], counts: Calibration.Counts, options: Calibration.Options,
-                distancesInMetres: Bool) {
+                distancesInMetres: Bool, detectionFloor: DetectionFloor = .disabled) {
         self.venueFit = venueFit
         self.beaconFits = beaconFits
         self.counts = counts
         self.options = options
         self.distancesInMetres = distancesInMetres
+        self.detectionFloor = detectionFloor
     }
 
     /// The fit of the beacon with this id, if it had samples.
@@ -142,17 +150,19 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     /// ``summary``.
     public var description: String { summary }
 
-    /// A multi-line report for people: what was used and skipped, the venue fit, and a table of
-    /// the beacon fits (id, samples, A, n, σ, shrinkage, distances).
+    /// A multi-line report for people: what was used and skipped, the detection floor and what
+    /// it left out, the venue fit, and a table of the beacon fits (id, samples fitted, samples left
+    /// out near the floor when any were, A, n, σ, shrinkage, distances).
     ///
     /// ```text
     /// Calibration (Tukey IRLS): 9956 samples from 876 of 876 scans, 2-D distances in m, n held to 1.0–6.0
     /// Skipped: nothing
     /// Venue fit: A = -63.51 dBm, n = 2.48  (robust σ 8.01 dB, RMS 9.67 dB, r = -0.57, 292 outliers > 3σ, d 0.5–15.7 m)
+    /// Detection floor: A5 -91, BQ -103, S6 -100 dBm (weakest reading per receiver); samples kept where …
     ///
-    /// beacon  samples       A     n  σ (dB)  shrink A/n  d (m)
-    /// 23          289  -64.37  2.39    6.01   0.20/0.27  1.9–13.9
-    /// 24          306  -64.74  2.54    6.52   0.18/0.30  1.9–14.1
+    /// beacon  samples  left out       A     n  σ (dB)  shrink A/n  d (m)
+    /// 23          289        12  -64.37  2.39    6.01   0.20/0.27  1.9–13.9
+    /// 24          306         9  -64.74  2.54    6.52   0.18/0.30  1.9–14.1
     /// …
     /// Beacons: 24, n from 2.07 to 2.72
     /// ```
@@ -186,15 +196,20 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
         case .fixed: lines.append("Note: every sample is at the same distance, so n cannot be fitted: "
             + "it is held at \(Self.format(v.pathLossExponent, 2)) and only A was fitted.")
         }
+        lines.append(detectionFloor.summaryLine(samples: counts.samples))
         guard !beaconFits.isEmpty else { return lines.joined(separator: "\n") }
         lines.append("")
-        let header = ["beacon", "samples", "A", "n", "σ (dB)", "shrink A/n", "d (\(unit))"]
+        // The "left out" column only when the detection floor left something out.
+        let showsExcluded = beaconFits.contains { $0.excludedSamples > 0 }
+        let header = ["beacon", "samples"] + (showsExcluded ? ["left out"] : [])
+            + ["A", "n", "σ (dB)", "shrink A/n", "d (\(unit))"]
         var rows: [[String]] = [header]
         for beaconFit in beaconFits {
             let fit = beaconFit.fit
             let mark = fit.exponentStatus == .clamped ? "*" : ""
-            rows.append([
-                beaconFit.beaconID, String(fit.samples), Self.format(fit.txPower, 2),
+            rows.append([beaconFit.beaconID, String(fit.samples)]
+                + (showsExcluded ? [String(beaconFit.excludedSamples)] : []) + [
+                Self.format(fit.txPower, 2),
                 Self.format(fit.pathLossExponent, 2) + mark, Self.format(fit.robustSigma, 2),
                 Self.format(beaconFit.txPowerShrinkage, 2) + "/" + Self.format(beaconFit.exponentShrinkage, 2),
                 Self.format(fit.distanceRange.lowerBound, 1) + "–" + Self.format(fit.distanceRange.upperBound, 1),
