@@ -60,14 +60,14 @@ public actor LocationEngine {
 
     /// The fixes of a stream of scans, in order, located with a pipeline of their own (the
     /// engine's shared state is not touched), ending when the scans end and failing when they fail.
-    public nonisolated func fixes<Scans: AsyncSequence & Sendable>(from scans: Scans) -> FixSequence<Scans> where Scans.Element == Scan {
+    public nonisolated func fixes<Scans: AsyncSequence>(from scans: Scans) -> FixSequence<Scans> where Scans.Element == Scan {
         FixSequence(scans: scans, pool: LocatorPool(makeLocator))
     }
 }
 
 /// The fixes of a sequence of scans (see ``LocationEngine/fixes(from:)``): scans that give no
 /// fix are skipped.
-public struct FixSequence<Scans: AsyncSequence & Sendable>: AsyncSequence, Sendable where Scans.Element == Scan {
+public struct FixSequence<Scans: AsyncSequence>: AsyncSequence where Scans.Element == Scan {
     /// Fixes.
     public typealias Element = Fix
     /// The scans' failure.
@@ -100,3 +100,5 @@ public struct FixSequence<Scans: AsyncSequence & Sendable>: AsyncSequence, Senda
         }
     }
 }
+
+extension FixSequence: Sendable where Scans: Sendable {}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import Whereabouts
+
+/// A venue of four beacons at the corners of a 10 × 10 m square, −59 dBm at 1 m, n = 2, heights unknown.
+private let square = Venue(beacons: [
+    Venue.Beacon(id: "a", x: 0, y: 0), Venue.Beacon(id: "b", x: 10, y: 0),
+    Venue.Beacon(id: "c", x: 0, y: 10), Venue.Beacon(id: "d", x: 10, y: 10),
+])
+
+/// The noise-free RSSI at `d` metres: −59 − 20·log10(d).
+private func rssi(_ d: Double) -> Double { -59 - 20 * log10(d) }
+
+private func scan(at time: Double, device: String?, track: String? = nil, near beacon: String) -> Scan {
+    Scan(time: time, device: device, track: track, readings: [Reading(beacon: .id(beacon), rssi: rssi(1))])
+}
+
+@Suite("Location engine")
+struct LocationEngineTests {
+    @Test func locatorBuildsObservationsFromRecentBeacons() {
+        let venue = PositioningVenue(square)
+        var locator = Locator(venue: venue, solver: WeightedCentroid(venue: venue),
+                              configuration: LocatorConfiguration(filter: nil, beaconTimeout: 5))
+        _ = locator.observe(Scan(time: 0, readings: [Reading(beacon: .id("a"), rssi: rssi(2))]))
+        // 3 s later "b" is heard: "a" still counts (kept 5 s) ...
+        let both = locator.observe(Scan(time: 3, readings: [Reading(beacon: .id("b"), rssi: rssi(4)), Reading(beacon: .id("zz"), rssi: -50)]))
+        #expect(both.signals.map(\.beaconIndex) == [0, 1])   // strongest first; the unknown beacon is ignored
+        // Range from −59 − 20·log10(2): d = 10^((−59 − rssi)/20) = 2 m.
+        #expect(abs((both.ranges.first?.distance ?? 0) - 2) < 1e-9)
+        // ... but not 6 s after it was last heard.
+        let later = locator.observe(Scan(time: 6.5, readings: [Reading(beacon: .id("b"), rssi: rssi(4))]))
+        #expect(later.signals.map(\.beaconIndex) == [1])
+    }
+
+    @Test func poolKeepsDevicesAndTracksApart() {
+        let venue = PositioningVenue(square)
+        var pool = LocatorPool { Locator(venue: venue, solver: WeightedCentroid(venue: venue)) }
+        // Device 1 hears "a" only, device 2 "d" only: each fix sits on its own device's beacon.
+        let one = pool.locate(scan(at: 0, device: "1", near: "a"))
+        let two = pool.locate(scan(at: 0.5, device: "2", near: "d"))
+        let oneAgain = pool.locate(scan(at: 1, device: "1", near: "a"))
+        #expect(one?.point.planar == PlanarPoint(x: 0, y: 0))
+        #expect(two?.point.planar == PlanarPoint(x: 10, y: 10))
+        #expect(oneAgain?.point.planar == PlanarPoint(x: 0, y: 0))
+        #expect(two?.device == "2")
+        // A new track of device 1 starts afresh: "a" from the first track is not remembered.
+        let newTrack = pool.locate(scan(at: 1.5, device: "1", track: "second", near: "d"))
+        #expect(newTrack?.point.planar == PlanarPoint(x: 10, y: 10))
+        #expect(Set(pool.keys.map(\.device)) == ["1", "2"])
+    }
+
+    @Test func engineStreamsFixesOfARecording() async throws {
+        let preset = SimulationPreset.espresenseRoom
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID()).jsonl")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = try RecordingWriter(url: url)
+        for scan in preset.simulator(seed: 3) { try writer.write(scan) }
+        try writer.finish()
+
+        let engine = LocationEngine(configuration: .init(venue: preset.venue))
+        var fixes: [Fix] = []
+        for try await fix in engine.fixes(from: try RecordingReader(url: url)) { fixes.append(fix) }
+        #expect(fixes.count == preset.simulator(seed: 3).scanCount)
+        for fix in fixes {
+            #expect(fix.point.x.isFinite && fix.point.y.isFinite && fix.accuracy.isFinite)
+            #expect(fix.device == "phone")
+            #expect(fix.floor == 0)
+        }
+        // The room is 6 × 4 m: every fix lies within it (its beacons are in its corners).
+        #expect(fixes.allSatisfy { (0...6).contains($0.point.x) && (0...4).contains($0.point.y) })
+        // The stream had its own pipeline: the engine's shared state is untouched, and process() works on its own.
+        let first = try #require(preset.simulator(seed: 3).first { _ in true })
+        let direct = await engine.process(first)
+        #expect(direct == fixes.first)
+    }
+}
