@@ -1,0 +1,656 @@
+import Foundation
+
+/// Fingerprinting: the position of the training scans whose signals look most like the ones heard
+/// now — k nearest neighbours (kNN) in signal space, learnt from a recording with ground truth.
+///
+/// **Training.** Each training scan with a true `x`/`y` becomes a fingerprint: one RSSI per venue
+/// beacon (the mean when a scan names a beacon twice), "not heard" for the others. Fingerprints
+/// may instead hold filtered RSSI — the recording replayed through a ``Locator`` per device and
+/// track with ``Configuration/queryFilter``, like the observations a locator later asks about. With
+/// merging, the fingerprints of one device at one true position and floor are averaged into one:
+/// per beacon, the mean RSSI of the scans that heard it when at least half of them did, "not
+/// heard" otherwise.
+///
+/// **Query.** The observation's signals, only the beacons on ``Observation/floor`` when it is set
+/// (and then only fingerprints of that floor, or of no known floor). A beacon heard on one side only
+/// counts as heard at the fill RSSI (``fillRSSI``) under ``Metric/euclidean`` and
+/// ``Metric/manhattan``, or costs a fixed penalty under ``Metric/sharedWithPenalty(_:)``; beacons
+/// heard on neither side do not count. The position is
+/// the mean of the `k` nearest fingerprints' positions weighted by 1/(d + 1 dB), d their signal
+/// distance.
+///
+/// **Accuracy radius.** The weighted spread of those `k` positions around the answer,
+/// √(Σ wᵢ |pᵢ − p|² / Σ wᵢ), raised to at least half the typical spacing of the training positions
+/// (the median distance from each to the nearest other one), times ``accuracyScale``: the factor
+/// that made 68 % of the cross-validation errors fall inside the radius.
+///
+/// **Tuning.** Whatever the configuration leaves open (`k`, the metric, the fill RSSI, merging,
+/// filtered fingerprints) is chosen by group k-fold cross-validation on the training data alone,
+/// lowest mean error winning (ties to the earlier candidate, smaller `k` first). The held-out
+/// scans are replayed through ``Configuration/queryFilter`` like real observations. Scans are
+/// grouped in square spatial blocks (``Configuration/blockSize``, 1.5 m) so that neighbours at the
+/// same spot never sit on both sides of a fold, and blocks are dealt to folds largest first, each
+/// to the lightest fold (as scikit-learn's `GroupKFold`). Everything is deterministic. On the UJI
+/// recordings (~900 training scans) it takes 1–2 s in a release build.
+///
+/// The solver needs training truth with `x` and `y`: without it (a venue labelled by places
+/// only) it holds no fingerprint and every `locate` returns `nil`.
+///
+/// ```swift
+/// let venue = PositioningVenue(try VenueFile.read(from: venueURL))
+/// let solver = FingerprintSolver(venue: venue, training: trainingScans)
+/// print(solver.k, solver.metric, solver.referenceCount)
+/// var locator = Locator(venue: venue, solver: solver)
+/// ```
+public struct FingerprintSolver: PositionSolver {
+    /// How unlike two fingerprints are.
+    public enum Metric: Hashable, Sendable, CustomStringConvertible {
+        /// Euclidean distance over every beacon, "not heard" taken as the fill RSSI.
+        case euclidean
+        /// Sum of absolute differences over every beacon, "not heard" taken as the fill RSSI.
+        case manhattan
+        /// Euclidean distance over the beacons heard on both sides, plus `penalty` dB (squared,
+        /// like a difference) for each beacon heard on one side only.
+        case sharedWithPenalty(Double)
+
+        /// The metrics cross-validation chooses from by default.
+        public static let candidates: [Metric] = [.euclidean, .manhattan, .sharedWithPenalty(10), .sharedWithPenalty(20),
+                                                  .sharedWithPenalty(30)]
+
+        /// `euclidean`, `manhattan` or `shared+<penalty>dB`.
+        public var description: String {
+            switch self {
+            case .euclidean: "euclidean"
+            case .manhattan: "manhattan"
+            case .sharedWithPenalty(let penalty): "shared+\(penalty)dB"
+            }
+        }
+    }
+
+    /// What to learn and how; `nil` settings are chosen by cross-validation.
+    public struct Configuration: Sendable {
+        /// The number of neighbours, or `nil` to choose among ``candidateKs``.
+        public var k: Int?
+        /// The values of `k` cross-validation tries.
+        public var candidateKs: [Int]
+        /// The metric, or `nil` to choose among ``candidateMetrics``.
+        public var metric: Metric?
+        /// The metrics cross-validation tries.
+        public var candidateMetrics: [Metric]
+        /// Whether to average the fingerprints of one device at one position, or `nil` to let
+        /// cross-validation decide.
+        public var mergesSamePosition: Bool?
+        /// The RSSI that stands for "not heard", or `nil` to choose by cross-validation among the
+        /// lowest training RSSI − 5 dB (at most −100 dBm) and the 1st, 5th and 10th percentiles of
+        /// the training RSSI.
+        public var fillRSSI: Double?
+        /// How the locators that will ask this solver filter their observations, or `nil` when
+        /// they do not: the training recording replayed through a ``Locator`` with it gives the
+        /// held-out queries of cross-validation and the filtered fingerprints.
+        public var queryFilter: LocatorConfiguration?
+        /// Whether the fingerprints hold filtered RSSI (the training recording replayed through
+        /// ``queryFilter``) rather than each scan's own, or `nil` to let cross-validation decide.
+        /// Ignored without a ``queryFilter``.
+        public var filtersTraining: Bool?
+        /// How many folds cross-validation uses.
+        public var folds: Int
+        /// The side of the spatial blocks that group training scans for cross-validation, metres
+        /// (venue units when the venue has no metric unit).
+        public var blockSize: Double
+        /// At most this many held-out scans are located per cross-validation run (an even sample
+        /// of them), which bounds the training time on long recordings.
+        public var maximumValidationQueries: Int
+
+        /// Creates a configuration. The defaults: `k` in 1…50, the metric of ``Metric/candidates``,
+        /// the fill, merging and filtered or raw fingerprints all chosen by 5-fold spatial-block
+        /// cross-validation, held-out scans filtered like a default ``Locator``'s observations.
+        public init(k: Int? = nil, candidateKs: [Int] = [1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50],
+                    metric: Metric? = nil, candidateMetrics: [Metric] = Metric.candidates,
+                    mergesSamePosition: Bool? = nil, fillRSSI: Double? = nil,
+                    queryFilter: LocatorConfiguration? = LocatorConfiguration(), filtersTraining: Bool? = nil, folds: Int = 5, blockSize: Double = 1.5,
+                    maximumValidationQueries: Int = 3000) {
+            self.k = k
+            self.candidateKs = candidateKs
+            self.metric = metric
+            self.candidateMetrics = candidateMetrics
+            self.mergesSamePosition = mergesSamePosition
+            self.fillRSSI = fillRSSI
+            self.queryFilter = queryFilter
+            self.filtersTraining = filtersTraining
+            self.folds = folds
+            self.blockSize = blockSize
+            self.maximumValidationQueries = maximumValidationQueries
+        }
+    }
+
+    /// The outcome of cross-validation: every setting tried and its mean error.
+    public struct Validation: Hashable, Sendable {
+        /// One setting tried.
+        public struct Trial: Hashable, Sendable {
+            /// The metric.
+            public var metric: Metric
+            /// Whether fingerprints were merged per position.
+            public var mergesSamePosition: Bool
+            /// Whether fingerprints held filtered RSSI.
+            public var filtersTraining: Bool
+            /// The RSSI that stood for "not heard", dBm.
+            public var fillRSSI: Double
+            /// The number of neighbours.
+            public var k: Int
+            /// Mean horizontal error over the held-out scans, venue units.
+            public var meanError: Double
+        }
+
+        /// Every setting tried, in the order tried.
+        public var trials: [Trial]
+        /// How many held-out scans each trial located.
+        public var queries: Int
+        /// The number of folds actually used (fewer when there are fewer spatial blocks).
+        public var folds: Int
+    }
+
+    /// The venue.
+    public let venue: PositioningVenue
+    /// The number of neighbours.
+    public let k: Int
+    /// The metric.
+    public let metric: Metric
+    /// Whether fingerprints were merged per device and position.
+    public let mergesSamePosition: Bool
+    /// Whether the fingerprints hold filtered RSSI (see ``Configuration/filtersTraining``).
+    public let filtersTraining: Bool
+    /// The RSSI that stands for "not heard", dBm.
+    public let fillRSSI: Double
+    /// The factor between the neighbours' spread and the 68 % accuracy radius (1 without
+    /// cross-validation).
+    public let accuracyScale: Double
+    /// The smallest spread the radius starts from: half the typical spacing of the training
+    /// positions, venue units.
+    public let minimumSpread: Double
+    /// The cross-validation that chose the settings, or `nil` when there was too little training
+    /// data (fewer than two spatial blocks).
+    public let validation: Validation?
+
+    private let table: FingerprintTable
+
+    /// The number of reference fingerprints held.
+    public var referenceCount: Int { table.count }
+
+    /// `"knn"`.
+    public var name: String { "knn" }
+
+    /// Learns the fingerprints of `training` (scans with truth `x`/`y`; others are skipped) and
+    /// tunes what `configuration` leaves open by cross-validation.
+    public init(venue: PositioningVenue, training: [Scan], configuration: Configuration = Configuration()) {
+        self.venue = venue
+        let width = venue.venue.beacons.count
+        let raw = FingerprintSample.samples(of: training, venue: venue, filter: nil)
+        let filtered = configuration.queryFilter.map {
+            FingerprintSample.samples(of: training, venue: venue, filter: $0)
+        }
+        let fills = configuration.fillRSSI.map { [$0] } ?? FingerprintSample.fillCandidates(of: raw)
+        minimumSpread = FingerprintSample.halfSpacing(of: raw, fallback: venue.margin / 2)
+
+        // Held-out queries look like what a locator will ask: filtered when the locators filter.
+        let queries = filtered ?? raw
+        let metres = venue.venue.units.metres ?? 1
+        let folds = FingerprintFolds(samples: queries, blockSize: configuration.blockSize / metres,
+                                     folds: configuration.folds)
+        let metrics = configuration.metric.map { [$0] } ?? (configuration.candidateMetrics.isEmpty ? [.euclidean] : configuration.candidateMetrics)
+        let merges = configuration.mergesSamePosition.map { [$0] } ?? [false, true]
+        let filterings = filtered == nil ? [false] : configuration.filtersTraining.map { [$0] } ?? [false, true]
+        var ks = configuration.k.map { [max(1, $0)] } ?? configuration.candidateKs.filter { $0 >= 1 }
+        if ks.isEmpty { ks = [3] }
+        ks = Array(Set(ks)).sorted()
+
+        var chosen = (metric: metrics[0], merge: merges[0], filtered: filterings[0], fill: fills[0],
+                      k: configuration.k.map { max(1, $0) } ?? 3)
+        var scale = 1.0
+        if folds.count >= 2 {
+            var trials: [Validation.Trial] = []
+            var best: (trial: Validation.Trial, ratios: [Double])?
+            var located = 0
+            for filtering in filterings {
+                for metric in metrics {
+                    // The fill matters only to metrics that use it.
+                    let tried: [Double]
+                    if case .sharedWithPenalty = metric { tried = [fills[0]] } else { tried = fills }
+                    for merge in merges {
+                      for fill in tried {
+                        let run = folds.validate(queries: queries, references: filtering ? queries : raw, width: width,
+                                                 metric: metric, merge: merge, fill: fill, ks: ks,
+                                                 minimumSpread: minimumSpread,
+                                                 maximumQueries: configuration.maximumValidationQueries)
+                        located = run.queries
+                        for (index, k) in ks.enumerated() where run.queries > 0 {
+                            let trial = Validation.Trial(metric: metric, mergesSamePosition: merge, filtersTraining: filtering,
+                                                         fillRSSI: fill, k: k,
+                                                         meanError: run.errorSums[index] / Double(run.queries))
+                            trials.append(trial)
+                            if trial.meanError < (best?.trial.meanError ?? .infinity) - 1e-12 {
+                                best = (trial, run.ratios[index])
+                            }
+                        }
+                      }
+                    }
+                }
+            }
+            validation = Validation(trials: trials, queries: located, folds: folds.count)
+            if let best {
+                chosen = (best.trial.metric, best.trial.mergesSamePosition, best.trial.filtersTraining,
+                          best.trial.fillRSSI, best.trial.k)
+                let factor = ErrorStatistics.percentile(best.ratios.sorted(), 0.68)
+                if factor.isFinite && factor > 0 { scale = factor }
+            }
+        } else {
+            validation = nil
+        }
+        metric = chosen.metric
+        mergesSamePosition = chosen.merge
+        filtersTraining = chosen.filtered
+        fillRSSI = chosen.fill
+        k = chosen.k
+        accuracyScale = scale
+        let samples = chosen.filtered ? (filtered ?? raw) : raw
+        let references = chosen.merge ? FingerprintSample.merged(samples) : samples
+        table = FingerprintTable(references, width: width, venue: venue)
+    }
+
+    /// The weighted mean position of the `k` nearest fingerprints, or `nil` when no fingerprint is
+    /// held or no venue beacon (of the observation's floor, when set) was heard.
+    public func locate(_ observation: Observation) -> PositionEstimate? {
+        let width = table.width
+        guard table.count > 0, width > 0 else { return nil }
+        let beacons: ContiguousArray<Int>
+        if let floor = observation.floor {
+            guard let list = table.floorBeacons[floor] else { return nil }
+            beacons = list
+        } else {
+            beacons = table.allBeacons
+        }
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { query -> PositionEstimate? in
+            query.initialize(repeating: .nan)
+            var heard = 0
+            for signal in observation.signals {
+                let index = signal.beaconIndex
+                guard index >= 0, index < width, signal.rssi.isFinite, query[index].isNaN else { continue }
+                if let floor = observation.floor, table.beaconFloors[index] != floor { continue }
+                query[index] = min(max(signal.rssi, -200), 50)
+                heard += 1
+            }
+            guard heard > 0 else { return nil }
+            let estimate = withUnsafeTemporaryAllocation(of: FingerprintTable.Neighbour.self, capacity: k) { buffer in
+                let found = table.nearest(to: UnsafeBufferPointer(query), beacons: beacons, floor: observation.floor,
+                                          metric: metric, fill: fillRSSI, into: buffer)
+                return FingerprintTable.estimate(buffer, count: found, points: table.points)
+            }
+            query.deinitialize()
+            guard let estimate else { return nil }
+            let radius = accuracyScale * max(estimate.spread, minimumSpread)
+            return PositionEstimate(point: SpatialPoint(x: estimate.point.x, y: estimate.point.y, z: venue.receiverHeight),
+                                    accuracy: radius.isFinite ? radius : minimumSpread, beaconCount: heard)
+        }
+    }
+}
+
+/// One training fingerprint: where, on which floor, by which device, and the RSSI of every venue
+/// beacon (NaN when not heard).
+struct FingerprintSample: Sendable {
+    var point: PlanarPoint
+    var floor: Int?
+    var device: String?
+    var values: [Double]
+
+    /// The fingerprints of the scans with truth x/y that heard at least one venue beacon.
+    static func samples(of training: [Scan], venue: PositioningVenue, filter: LocatorConfiguration?) -> [FingerprintSample] {
+        let width = venue.venue.beacons.count
+        var samples: [FingerprintSample] = []
+        guard width > 0 else { return samples }
+        if let filter {
+            var locators: [String: Locator] = [:]
+            for scan in training {
+                let key = "\(scan.device ?? "")\u{1F}\(scan.track ?? "")"
+                var locator = locators[key] ?? Locator(venue: venue, solver: WeightedCentroid(venue: venue), configuration: filter)
+                let observation = locator.observe(scan)
+                locators[key] = locator
+                guard let truth = scan.truth, let point = truth.planarPoint, point.x.isFinite, point.y.isFinite else { continue }
+                var values = [Double](repeating: .nan, count: width)
+                var heard = false
+                for signal in observation.signals where signal.rssi.isFinite && signal.beaconIndex >= 0 && signal.beaconIndex < width {
+                    values[signal.beaconIndex] = signal.rssi
+                    heard = true
+                }
+                if heard { samples.append(FingerprintSample(point: point, floor: truth.floor, device: scan.device, values: values)) }
+            }
+            return samples
+        }
+        var sums = [Double](repeating: 0, count: width)
+        var counts = [Int](repeating: 0, count: width)
+        for scan in training {
+            guard let truth = scan.truth, let point = truth.planarPoint, point.x.isFinite, point.y.isFinite else { continue }
+            for index in 0..<width {
+                sums[index] = 0
+                counts[index] = 0
+            }
+            var heard = false
+            for reading in scan.readings where reading.isValid {
+                guard let index = venue.directory.index(for: reading.beacon) else { continue }
+                sums[index] += reading.rssi
+                counts[index] += 1
+                heard = true
+            }
+            guard heard else { continue }
+            let values = (0..<width).map { counts[$0] > 0 ? sums[$0] / Double(counts[$0]) : .nan }
+            samples.append(FingerprintSample(point: point, floor: truth.floor, device: scan.device, values: values))
+        }
+        return samples
+    }
+
+    /// One fingerprint per device, position and floor (in order of first appearance): per beacon,
+    /// the mean of the RSSI heard when at least half of the scans heard it, NaN otherwise.
+    static func merged(_ samples: [FingerprintSample]) -> [FingerprintSample] {
+        struct Key: Hashable {
+            var x: Double, y: Double, floor: Int?, device: String?
+        }
+        var order: [Key] = []
+        var groups: [Key: (count: Int, sums: [Double], heard: [Int])] = [:]
+        for sample in samples {
+            let key = Key(x: sample.point.x, y: sample.point.y, floor: sample.floor, device: sample.device)
+            var group = groups[key] ?? (0, [Double](repeating: 0, count: sample.values.count),
+                                        [Int](repeating: 0, count: sample.values.count))
+            if group.count == 0 { order.append(key) }
+            group.count += 1
+            for (index, value) in sample.values.enumerated() where !value.isNaN {
+                group.sums[index] += value
+                group.heard[index] += 1
+            }
+            groups[key] = group
+        }
+        return order.compactMap { key in
+            guard let group = groups[key] else { return nil }
+            let values = zip(group.sums, group.heard).map { sum, heard in
+                heard > 0 && 2 * heard >= group.count ? sum / Double(heard) : .nan
+            }
+            guard values.contains(where: { !$0.isNaN }) else { return nil }
+            return FingerprintSample(point: PlanarPoint(x: key.x, y: key.y), floor: key.floor, device: key.device, values: values)
+        }
+    }
+
+    /// The fills cross-validation tries: the lowest RSSI − 5 dB but at most −100 dBm, then the
+    /// 1st, 5th and 10th percentiles of the RSSI heard (duplicates dropped); −100 dBm alone
+    /// without samples.
+    static func fillCandidates(of samples: [FingerprintSample]) -> [Double] {
+        var heard: [Double] = []
+        for sample in samples {
+            for value in sample.values where !value.isNaN { heard.append(value) }
+        }
+        guard !heard.isEmpty else { return [-100] }
+        heard.sort()
+        var fills = [min(heard[0] - 5, -100)]
+        for quantile in [0.01, 0.05, 0.10] {
+            let fill = ErrorStatistics.percentile(heard, quantile)
+            if !fills.contains(fill) { fills.append(fill) }
+        }
+        return fills
+    }
+
+    /// Half the median distance from each distinct training position to the nearest other one,
+    /// or `fallback` with fewer than two positions.
+    static func halfSpacing(of samples: [FingerprintSample], fallback: Double) -> Double {
+        var seen: Set<PlanarPoint> = []
+        var points: [PlanarPoint] = []
+        for sample in samples where seen.insert(sample.point).inserted { points.append(sample.point) }
+        guard points.count >= 2 else { return fallback }
+        var nearest: [Double] = []
+        nearest.reserveCapacity(points.count)
+        for (i, p) in points.enumerated() {
+            var best = Double.infinity
+            for (j, q) in points.enumerated() where i != j { best = min(best, p.distance(to: q)) }
+            nearest.append(best)
+        }
+        let half = ErrorStatistics.percentile(nearest.sorted(), 0.5) / 2
+        return half.isFinite && half > 0 ? half : fallback
+    }
+}
+
+/// The reference fingerprints as one flat row-major matrix, and the search over it.
+struct FingerprintTable: Sendable {
+    /// One candidate neighbour: its signal distance and its row.
+    struct Neighbour: Sendable {
+        var distance: Double
+        var row: Int
+    }
+
+    /// Beacons per row.
+    let width: Int
+    /// RSSI by row and beacon, NaN when not heard.
+    let values: ContiguousArray<Double>
+    /// Position of each row.
+    let points: ContiguousArray<PlanarPoint>
+    /// Floor of each row, `Int.min` when unknown.
+    let floors: ContiguousArray<Int>
+    /// Floor of each beacon.
+    let beaconFloors: ContiguousArray<Int>
+    /// Every beacon index.
+    let allBeacons: ContiguousArray<Int>
+    /// The beacon indices of each floor.
+    let floorBeacons: [Int: ContiguousArray<Int>]
+
+    var count: Int { points.count }
+
+    init(_ samples: [FingerprintSample], width: Int, venue: PositioningVenue) {
+        self.width = width
+        var values = ContiguousArray<Double>()
+        values.reserveCapacity(samples.count * width)
+        for sample in samples { values.append(contentsOf: sample.values) }
+        self.values = values
+        points = ContiguousArray(samples.map(\.point))
+        floors = ContiguousArray(samples.map { $0.floor ?? Int.min })
+        beaconFloors = ContiguousArray((0..<width).map { $0 < venue.floors.count ? venue.floors[$0] : 0 })
+        allBeacons = ContiguousArray(0..<width)
+        var byFloor: [Int: ContiguousArray<Int>] = [:]
+        for index in 0..<width { byFloor[beaconFloors[index], default: []].append(index) }
+        floorBeacons = byFloor
+    }
+
+    /// Fills `buffer` with the nearest rows to `query` (NaN = not heard), nearest first, over the
+    /// beacons `beacons`, keeping only rows of `floor` (or of no known floor) when it is set;
+    /// returns how many it found (at most `buffer.count`). Ties keep the earlier row.
+    func nearest(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
+                 metric: FingerprintSolver.Metric, fill: Double,
+                 into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
+        let capacity = buffer.count
+        guard capacity > 0 else { return 0 }
+        var found = 0
+        let code: Int, penalty: Double
+        switch metric {
+        case .euclidean: (code, penalty) = (0, 0)
+        case .manhattan: (code, penalty) = (1, 0)
+        case .sharedWithPenalty(let value): (code, penalty) = (2, value.isFinite ? value * value : 0)
+        }
+        values.withUnsafeBufferPointer { matrix in
+            beacons.withUnsafeBufferPointer { columns in
+                for row in 0..<points.count {
+                    if let floor, floors[row] != Int.min, floors[row] != floor { continue }
+                    let worst = found == capacity ? buffer[capacity - 1].distance : Double.infinity
+                    let base = row * width
+                    var sum = 0.0
+                    for column in columns {
+                        let a = query[column], b = matrix[base + column]
+                        let aHeard = !a.isNaN, bHeard = !b.isNaN
+                        guard aHeard || bHeard else { continue }
+                        switch code {
+                        case 0:
+                            let d = (aHeard ? a : fill) - (bHeard ? b : fill)
+                            sum += d * d
+                        case 1:
+                            sum += abs((aHeard ? a : fill) - (bHeard ? b : fill))
+                        default:
+                            if aHeard && bHeard {
+                                let d = a - b
+                                sum += d * d
+                            } else {
+                                sum += penalty
+                            }
+                        }
+                        if sum >= worst { break }
+                    }
+                    guard sum < worst else { continue }
+                    // Insert keeping the buffer sorted; equal distances stay in row order.
+                    var slot = found < capacity ? found : capacity - 1
+                    if found < capacity { found += 1 }
+                    while slot > 0 && buffer[slot - 1].distance > sum {
+                        buffer[slot] = buffer[slot - 1]
+                        slot -= 1
+                    }
+                    buffer[slot] = Neighbour(distance: sum, row: row)
+                }
+            }
+        }
+        if code != 1 {
+            for index in 0..<found { buffer[index].distance = buffer[index].distance.squareRoot() }
+        }
+        return found
+    }
+
+    /// The inverse-distance weighted mean position of the first `count` neighbours (weights
+    /// 1/(d + 1)), and the weighted spread of their positions around it.
+    static func estimate(_ neighbours: UnsafeMutableBufferPointer<Neighbour>, count: Int,
+                         points: ContiguousArray<PlanarPoint>) -> (point: PlanarPoint, spread: Double)? {
+        guard count > 0 else { return nil }
+        var sumW = 0.0, sumX = 0.0, sumY = 0.0
+        for index in 0..<count {
+            let weight = 1 / (neighbours[index].distance + 1)
+            let point = points[neighbours[index].row]
+            sumW += weight
+            sumX += weight * point.x
+            sumY += weight * point.y
+        }
+        guard sumW > 0, sumW.isFinite else { return nil }
+        let center = PlanarPoint(x: sumX / sumW, y: sumY / sumW)
+        var spread = 0.0
+        for index in 0..<count {
+            let weight = 1 / (neighbours[index].distance + 1)
+            let point = points[neighbours[index].row]
+            let dx = point.x - center.x, dy = point.y - center.y
+            spread += weight * (dx * dx + dy * dy)
+        }
+        guard center.x.isFinite, center.y.isFinite else { return nil }
+        return (center, (spread / sumW).squareRoot())
+    }
+}
+
+/// Training fingerprints dealt into folds by spatial block, like scikit-learn's `GroupKFold`.
+struct FingerprintFolds: Sendable {
+    struct Block: Hashable, Sendable {
+        var x: Int, y: Int, floor: Int?
+    }
+
+    /// The fold of each block.
+    let folds: [Block: Int]
+    /// How many folds hold samples.
+    let count: Int
+    /// The side of a block, venue units.
+    let size: Double
+
+    init(samples: [FingerprintSample], blockSize: Double, folds requested: Int) {
+        size = blockSize.isFinite && blockSize > 0 ? blockSize : 1
+        var order: [Block] = []
+        var sizes: [Block: Int] = [:]
+        for sample in samples {
+            let block = Self.block(of: sample, size: size)
+            if sizes[block] == nil { order.append(block) }
+            sizes[block, default: 0] += 1
+        }
+        let count = max(0, min(max(requested, 2), order.count))
+        var folds: [Block: Int] = [:]
+        if count >= 2 {
+            // Largest blocks first (stable for equal sizes), each to the lightest fold.
+            let sorted = order.enumerated().sorted { lhs, rhs in
+                let l = sizes[lhs.element] ?? 0, r = sizes[rhs.element] ?? 0
+                return l != r ? l > r : lhs.offset < rhs.offset
+            }
+            var load = [Int](repeating: 0, count: count)
+            for (_, block) in sorted {
+                var lightest = 0
+                for candidate in 1..<count where load[candidate] < load[lightest] { lightest = candidate }
+                load[lightest] += sizes[block] ?? 0
+                folds[block] = lightest
+            }
+        }
+        self.folds = folds
+        self.count = count
+    }
+
+    static func block(of sample: FingerprintSample, size: Double) -> Block {
+        let bx = (sample.point.x / size).rounded(.down), by = (sample.point.y / size).rounded(.down)
+        return Block(x: Int(max(min(bx, 1e9), -1e9)), y: Int(max(min(by, 1e9), -1e9)), floor: sample.floor)
+    }
+
+    /// The fold of a sample; `nil` (never held out) for a block no query fell in.
+    func fold(of sample: FingerprintSample) -> Int? {
+        folds[Self.block(of: sample, size: size)]
+    }
+
+    /// Locates held-out `queries` (an even sample of at most `maximumQueries`) from the other
+    /// folds' `references` for every `k` at once: the sum of errors per `k`, and per `k` each
+    /// query's error over its radius before scaling.
+    func validate(queries: [FingerprintSample], references: [FingerprintSample], width: Int,
+                  metric: FingerprintSolver.Metric, merge: Bool, fill: Double,
+                  ks: [Int], minimumSpread: Double, maximumQueries: Int)
+        -> (queries: Int, errorSums: [Double], ratios: [[Double]]) {
+        var errorSums = [Double](repeating: 0, count: ks.count)
+        var ratios = [[Double]](repeating: [], count: ks.count)
+        guard count >= 2, let largest = ks.last, width > 0 else { return (0, errorSums, ratios) }
+        let limit = max(1, maximumQueries)
+        let stride = max(1, (queries.count + limit - 1) / limit)
+        let queryFolds = queries.map { fold(of: $0) }
+        let referenceFolds = references.map { fold(of: $0) }
+        var located = 0
+        let beacons = ContiguousArray(0..<width)
+        var buffer = [FingerprintTable.Neighbour](repeating: .init(distance: 0, row: 0), count: largest)
+        for current in 0..<count {
+            let training = references.indices.filter { referenceFolds[$0] != current }.map { references[$0] }
+            let kept = merge ? FingerprintSample.merged(training) : training
+            guard !kept.isEmpty else { continue }
+            // Floors are left out: held-out scans are located over every fingerprint.
+            let table = FingerprintTable(references: kept, width: width)
+            for index in queries.indices where queryFolds[index] == current && index % stride == 0 {
+                let sample = queries[index]
+                let found = sample.values.withUnsafeBufferPointer { query in
+                    buffer.withUnsafeMutableBufferPointer { neighbours in
+                        table.nearest(to: query, beacons: beacons, floor: nil, metric: metric, fill: fill, into: neighbours)
+                    }
+                }
+                guard found > 0 else { continue }
+                located += 1
+                for (position, k) in ks.enumerated() {
+                    let estimate = buffer.withUnsafeMutableBufferPointer {
+                        FingerprintTable.estimate($0, count: min(k, found), points: table.points)
+                    }
+                    guard let estimate else { continue }
+                    let error = estimate.point.distance(to: sample.point)
+                    errorSums[position] += error
+                    ratios[position].append(error / max(estimate.spread, minimumSpread))
+                }
+            }
+        }
+        return (located, errorSums, ratios)
+    }
+}
+
+extension FingerprintTable {
+    /// A table of `references` with every floor unknown and every beacon on floor 0.
+    init(references: [FingerprintSample], width: Int) {
+        self.width = width
+        var values = ContiguousArray<Double>()
+        values.reserveCapacity(references.count * width)
+        for sample in references { values.append(contentsOf: sample.values) }
+        self.values = values
+        points = ContiguousArray(references.map(\.point))
+        floors = ContiguousArray(repeating: Int.min, count: references.count)
+        beaconFloors = ContiguousArray(repeating: 0, count: width)
+        allBeacons = ContiguousArray(0..<width)
+        floorBeacons = [0: allBeacons]
+    }
+}
