@@ -55,7 +55,7 @@ struct EvalCommandTests {
         let output = try CommandRunner.run(["eval", "--help"])
         #expect(output.status == 0)
         #expect(output.standardOutput.contains("Examples"))
-        #expect(output.standardOutput.contains("whereabouts eval --venue"))
+        #expect(output.standardOutput.contains("whereabouts eval --venue v.json --test test.jsonl --algorithm all"))
         #expect(try algorithmNames().contains("centroid"))
     }
 

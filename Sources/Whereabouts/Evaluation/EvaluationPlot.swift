@@ -165,20 +165,26 @@ public struct EvaluationPlot: Sendable {
         // Legend, lower right (where a CDF leaves room).
         let rowHeight = 16.0
         let legendTop = box.bottom - 10 - rowHeight * Double(curves.count)
-        document.open("g", [("class", "legend"), ("font-size", "11")])
-        document.element("rect", [("x", SVGDocument.number(box.right - 205)), ("y", SVGDocument.number(legendTop - 8)),
-                                  ("width", "198"), ("height", SVGDocument.number(rowHeight * Double(curves.count) + 8)),
-                                  ("fill", "white"), ("fill-opacity", "0.85"), ("stroke", "#ccc")])
-        for (index, curve) in curves.enumerated() {
-            let y = legendTop + rowHeight * Double(index) + 4
-            document.element("line", [("x1", SVGDocument.number(box.right - 198)), ("y1", SVGDocument.number(y)),
-                                      ("x2", SVGDocument.number(box.right - 176)), ("y2", SVGDocument.number(y)),
-                                      ("stroke", Self.colour(index)), ("stroke-width", "3")])
+        let labels = curves.indices.map { index in
             let sorted = sortedCurves[index]
             let detail = sorted.isEmpty ? "none located"
                 : "median \(NiceTicks.label(ErrorStatistics.percentile(sorted, 0.5), step: 0.01)) \(units)"
-            document.element("text", [("x", SVGDocument.number(box.right - 170)), ("y", SVGDocument.number(y + 4))],
-                             text: "\(curve.name) — \(detail)")
+            return "\(curves[index].name) — \(detail)"
+        }
+        // About 6.2 px a character at 11 px: wide enough for the longest label, within the plot.
+        let longest = labels.map(\.count).max() ?? 0
+        let legendWidth = min(box.right - box.left - 14, max(120, 42 + 6.2 * Double(longest)))
+        let legendLeft = box.right - 7 - legendWidth
+        document.open("g", [("class", "legend"), ("font-size", "11")])
+        document.element("rect", [("x", SVGDocument.number(legendLeft)), ("y", SVGDocument.number(legendTop - 8)),
+                                  ("width", SVGDocument.number(legendWidth)), ("height", SVGDocument.number(rowHeight * Double(curves.count) + 8)),
+                                  ("fill", "white"), ("fill-opacity", "0.85"), ("stroke", "#ccc")])
+        for (index, label) in labels.enumerated() {
+            let y = legendTop + rowHeight * Double(index) + 4
+            document.element("line", [("x1", SVGDocument.number(legendLeft + 7)), ("y1", SVGDocument.number(y)),
+                                      ("x2", SVGDocument.number(legendLeft + 29)), ("y2", SVGDocument.number(y)),
+                                      ("stroke", Self.colour(index)), ("stroke-width", "3")])
+            document.element("text", [("x", SVGDocument.number(legendLeft + 35)), ("y", SVGDocument.number(y + 4))], text: label)
         }
         document.close("g")
     }
@@ -273,8 +279,8 @@ public struct EvaluationPlot: Sendable {
 
         document.open("g", [("class", "truths")])
         for sample in samples {
-            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "2.2")]
-            attributes += sample.estimate == nil ? [("fill", "none"), ("stroke", "black")] : [("fill", "black")]
+            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "1.8")]
+            attributes += sample.estimate == nil ? [("fill", "white"), ("stroke", "black")] : [("fill", "black"), ("stroke", "white"), ("stroke-width", "0.5")]
             document.element("circle", attributes)
         }
         document.close("g")

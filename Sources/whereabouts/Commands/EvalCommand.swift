@@ -11,8 +11,8 @@ struct EvalCommand: ParsableCommand {
         Locates every scan of the test recording and reports the horizontal error against its truth \
         (mean, median, p75, p95, max, in venue units), how many scans were located (the others count \
         as not located, never as zero error), how often the truth lay inside the reported accuracy \
-        radius (which promises 68 %), floor and place accuracy when the truth has them, and the \
-        solver's own throughput (reading excluded). --json prints the report of FORMATS.md §3; with \
+        radius (which promises 68 %), floor and place accuracy when the truth has them (the predicted \
+        place is the smallest circle or polygon place containing the fix), and the solver's own throughput (reading excluded). --json prints the report of FORMATS.md §3; with \
         --algorithm all, every algorithm runs over the same single pass and the output is a table \
         (or a JSON array). --plot writes an SVG with the error CDF of each algorithm and a map of \
         truth against the first algorithm's estimates.
@@ -21,8 +21,8 @@ struct EvalCommand: ParsableCommand {
 
         Examples:
           whereabouts eval --venue venue.json --test test.jsonl
-          whereabouts eval --venue venue.json --test test.jsonl --train train.jsonl --json
-          whereabouts eval --venue venue.json --test test.jsonl --algorithm all --plot report.svg
+          whereabouts eval --venue v.json --test test.jsonl --train train.jsonl --json
+          whereabouts eval --venue v.json --test test.jsonl --algorithm all --plot r.svg
         """
     )
 

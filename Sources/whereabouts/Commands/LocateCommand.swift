@@ -17,8 +17,9 @@ struct LocateCommand: ParsableCommand {
         Algorithms: \(PositioningInputs.algorithmNames).
 
         Examples:
-          whereabouts locate --venue Examples/venue.json --recording Examples/visit.jsonl | head -3
-          whereabouts locate --venue venue.json --recording walk.jsonl --train train.jsonl -o fixes.jsonl
+          whereabouts locate --venue venue.json --recording walk.jsonl | head -3
+          whereabouts locate --venue venue.json --recording walk.jsonl -o fixes.jsonl
+          cat walk.jsonl | whereabouts locate --venue venue.json --recording -
         """
     )
 
