@@ -18,6 +18,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             ValidateCommand.self,
             CalibrateCommand.self,
             EvalCommand.self,
+            LocateCommand.self,
             VersionCommand.self,
         ]
     )

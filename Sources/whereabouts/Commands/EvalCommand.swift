@@ -6,62 +6,88 @@ import Whereabouts
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
-        abstract: "Score a positioning algorithm against a recording with ground truth.",
+        abstract: "Score positioning algorithms against a recording with ground truth.",
         discussion: """
         Locates every scan of the test recording and reports the horizontal error against its truth \
-        (mean, median, p75, p95, max), how many scans were located, floor accuracy, and how often the \
-        truth lay inside the reported accuracy radius (which promises 68 %).
+        (mean, median, p75, p95, max, in venue units), how many scans were located (the others count \
+        as not located, never as zero error), how often the truth lay inside the reported accuracy \
+        radius (which promises 68 %), floor and place accuracy when the truth has them (the predicted \
+        place is the smallest circle or polygon place containing the fix), and the solver's own throughput (reading excluded). --json prints the report of FORMATS.md §3; with \
+        --algorithm all, every algorithm runs over the same single pass and the output is a table \
+        (or a JSON array). --plot writes an SVG with the error CDF of each algorithm and a map of \
+        truth against the first algorithm's estimates.
+
+        Algorithms: \(PositioningInputs.algorithmNames).
 
         Examples:
           whereabouts eval --venue venue.json --test test.jsonl
-          whereabouts eval --venue venue.json --test test.jsonl --train train.jsonl --json
+          whereabouts eval --venue v.json --test test.jsonl --train train.jsonl --json
+          whereabouts eval --venue v.json --test test.jsonl --algorithm all --plot r.svg
         """
     )
 
     @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
     var venue: String
 
-    @Option(name: .long, help: ArgumentHelp("The recording to score, with truth.", valueName: "test.jsonl"))
+    @Option(name: .long, help: ArgumentHelp("The recording to score, with truth (\"-\" for standard input).", valueName: "test.jsonl"))
     var test: String
 
     @Option(name: .long, help: ArgumentHelp("A recording with truth to train and calibrate on.", valueName: "train.jsonl"))
     var train: String?
 
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"))
-    var algorithm: String = PositioningAlgorithm.allCases[0].rawValue
+    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames), or all.", valueName: "name"))
+    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
 
-    @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3).")
+    @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3); an array with --algorithm all.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Write an SVG plot of the errors and a map here.", valueName: "report.svg"))
+    var plot: String?
+
+    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
+    var lenient = false
+
     func run() throws {
-        guard let chosen = PositioningAlgorithm(rawValue: algorithm) else {
-            throw ValidationError("Unknown algorithm \"\(algorithm)\". Algorithms: \(PositioningAlgorithm.allCases.map(\.rawValue).joined(separator: ", ")).")
-        }
+        let algorithms = try PositioningInputs.algorithms(algorithm, allowingAll: true)
         let venueURL = URL(fileURLWithPath: venue)
-        let venueValue = try VenueFile.read(from: venueURL)
-        var training: [Scan] = []
-        if let train {
-            let reader = try RecordingReader(url: URL(fileURLWithPath: train))
-            while let scan = try reader.next() { training.append(scan) }
-        }
+        let venueValue = try PositioningInputs.venue(venue)
+        let reader = try PositioningInputs.reader(test, lenient: lenient)
+        let training = try PositioningInputs.training(train, for: algorithms, lenient: lenient)
         let positioning = PositioningVenue(venueValue)
-        let solver = chosen.solver(for: positioning, training: training)
-        var locators: [String: Locator] = [:]
-        var evaluation = Evaluation()
-        let reader = try RecordingReader(url: URL(fileURLWithPath: test))
+
+        var run = EvaluationRun(venue: positioning, algorithms: algorithms, training: training)
+        var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         while let scan = try reader.next() {
-            let key = "\(scan.device ?? "")\u{1F}\(scan.track ?? "")"
-            var locator = locators[key] ?? Locator(venue: positioning, solver: solver)
-            let fix = locator.locate(scan)
-            locators[key] = locator
-            evaluation.add(truth: scan.truth, fix: fix)
+            run.add(scan)
+            progress.update(reader.bytesRead)
         }
+        progress.finish()
+        PositioningInputs.warnAboutSkippedLines(reader)
+        guard run.scans > 0 else { throw CommandFailure("\(test): the recording holds no scan, so there is nothing to score.") }
+        guard run.scansWithTruth > 0 else {
+            throw CommandFailure("\(test): none of its \(run.scans) scans has a truth (x/y, floor or place), so there is nothing "
+                                 + "to score against; use `whereabouts locate` to get fixes without truth.")
+        }
+
         let dataset = venueURL.deletingLastPathComponent().lastPathComponent
-        let report = evaluation.report(dataset: dataset, algorithm: chosen.rawValue, units: venueValue.units)
-        if json {
-            print(JSONWriter().string(from: report.json))
-        } else {
-            print(JSONWriter(indent: 2).string(from: report.json))
+        let reports = run.reports(dataset: dataset)
+        if let plot {
+            let svg = EvaluationPlot(run: run, venue: venueValue, dataset: dataset).svg
+            do {
+                try Data(svg.utf8).write(to: URL(fileURLWithPath: plot), options: .atomic)
+            } catch {
+                throw CommandFailure("\(plot): cannot write the plot: \(error.localizedDescription)")
+            }
         }
+        if json {
+            let value: JSONValue = algorithm == "all" ? .array(reports.map(\.json)) : reports.first?.json ?? .null
+            print(JSONWriter().string(from: value))
+        } else if algorithm == "all" {
+            print("\(dataset): \(run.scans) scans, \(run.scansWithPosition) with a true position")
+            print(EvaluationReport.table(reports))
+        } else {
+            for report in reports { print(report.summary) }
+        }
+        if let plot { Terminal.error("Wrote \(plot).") }
     }
 }

@@ -1,0 +1,306 @@
+/// A self-contained SVG picture of an evaluation (`whereabouts eval --plot report.svg`):
+///
+/// - left, the cumulative distribution of the horizontal error for each algorithm — x the error
+///   in venue units, y the share (0–1) of the scans with a true position whose error is at most
+///   x — one coloured line each, with a legend. Scans not located never count as within any
+///   error, so a line that does not reach 1 shows how many were missed;
+/// - right, a map of truth against one algorithm's estimates, north up, equal x and y scale:
+///   the venue's polygon places outlined, beacons as small squares, true positions as black dots
+///   (hollow when not located), estimates in the algorithm's colour, and a thin line from each
+///   truth to its estimate, with a scale bar.
+///
+/// Elements carry classes (`cdf`, `place`, `beacon`, `truth`, `estimate`, `error-line`) so the
+/// document can be styled or checked.
+///
+/// ```swift
+/// let plot = EvaluationPlot(run: run, venue: venue, dataset: "uji-lib")
+/// try plot.svg.write(to: URL(fileURLWithPath: "report.svg"), atomically: true, encoding: .utf8)
+/// ```
+public struct EvaluationPlot: Sendable {
+    /// One algorithm's errors, for its CDF line.
+    public struct Curve: Sendable {
+        /// The algorithm's name (the legend's label).
+        public var name: String
+        /// Errors of the located scans with a true position, any order.
+        public var errors: [Double]
+        /// Scans with a true position, located or not: the CDF's denominator.
+        public var total: Int
+
+        /// Creates a curve; `total` is raised to `errors.count` if smaller.
+        public init(name: String, errors: [Double], total: Int) {
+            self.name = name
+            self.errors = errors.filter(\.isFinite)
+            self.total = max(total, self.errors.count)
+        }
+    }
+
+    /// A title naming the data set.
+    public var title: String
+    /// The unit of errors and coordinates (`m`, `ft`, `cell`).
+    public var units: String
+    /// The CDF lines, one per algorithm, in legend order.
+    public var curves: [Curve]
+    /// The venue drawn under the map.
+    public var venue: Venue
+    /// The algorithm whose estimates the map shows.
+    public var mapAlgorithm: String
+    /// The truth/estimate pairs of the map.
+    public var samples: [EvaluationSample]
+
+    /// Creates a plot from its parts.
+    public init(title: String, units: String, curves: [Curve], venue: Venue, mapAlgorithm: String, samples: [EvaluationSample]) {
+        self.title = title
+        self.units = units
+        self.curves = curves
+        self.venue = venue
+        self.mapAlgorithm = mapAlgorithm
+        self.samples = samples
+    }
+
+    /// The plot of an evaluation run: every algorithm's CDF, and the first algorithm's map.
+    public init(run: EvaluationRun, venue: Venue, dataset: String) {
+        self.init(title: dataset, units: venue.units.rawValue,
+                  curves: run.entries.map { Curve(name: $0.algorithm, errors: $0.evaluation.errors, total: run.scansWithPosition) },
+                  venue: venue, mapAlgorithm: run.entries.first?.algorithm ?? "", samples: run.samples)
+    }
+
+    /// Line colours, in curve order (repeating after ten).
+    public static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                 "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+
+    private static func colour(_ index: Int) -> String { palette[index % palette.count] }
+
+    // Layout, in SVG pixels.
+    private static let width = 1000.0, height = 500.0
+    private static let cdfBox = (left: 70.0, top: 60.0, right: 460.0, bottom: 450.0)
+    private static let mapBox = (left: 520.0, top: 60.0, right: 980.0, bottom: 450.0)
+
+    /// The SVG document.
+    public var svg: String {
+        var document = SVGDocument(width: Self.width, height: Self.height)
+        document.element("rect", [("x", "0"), ("y", "0"), ("width", "100%"), ("height", "100%"), ("fill", "white")])
+        document.element("text", [("x", "20"), ("y", "28"), ("font-size", "18"), ("font-weight", "bold")],
+                         text: "\(title) — positioning error")
+        drawCDF(into: &document)
+        drawMap(into: &document)
+        return document.text
+    }
+
+    // MARK: CDF
+
+    private func drawCDF(into document: inout SVGDocument) {
+        let box = Self.cdfBox
+        let sortedCurves = curves.map { $0.errors.sorted() }
+        var top = 0.0
+        for sorted in sortedCurves where !sorted.isEmpty {
+            top = max(top, ErrorStatistics.percentile(sorted, 0.99))
+        }
+        if !(top > 0) { top = 1 }
+        let step = NiceTicks.step(span: top, count: 5)
+        let xMax = NiceTicks.ceiling(top, step: step)
+        func px(_ x: Double) -> Double { box.left + (box.right - box.left) * min(max(x / xMax, 0), 1) }
+        func py(_ share: Double) -> Double { box.bottom - (box.bottom - box.top) * min(max(share, 0), 1) }
+
+        document.element("text", [("x", SVGDocument.number(box.left)), ("y", SVGDocument.number(box.top - 12)), ("font-size", "13")],
+                         text: "Error CDF (\(units))")
+        // Grid and ticks.
+        document.open("g", [("class", "axes"), ("font-size", "11"), ("fill", "#333")])
+        var tick = 0.0
+        while tick <= xMax + step * 1e-6 {
+            let x = px(tick)
+            document.element("line", [("x1", SVGDocument.number(x)), ("y1", SVGDocument.number(box.top)),
+                                      ("x2", SVGDocument.number(x)), ("y2", SVGDocument.number(box.bottom)),
+                                      ("stroke", "#e5e5e5")])
+            document.element("line", [("x1", SVGDocument.number(x)), ("y1", SVGDocument.number(box.bottom)),
+                                      ("x2", SVGDocument.number(x)), ("y2", SVGDocument.number(box.bottom + 5)), ("stroke", "#333")])
+            document.element("text", [("x", SVGDocument.number(x)), ("y", SVGDocument.number(box.bottom + 18)), ("text-anchor", "middle")],
+                             text: NiceTicks.label(tick, step: step))
+            tick += step
+        }
+        for k in 0...5 {
+            let share = Double(k) / 5
+            let y = py(share)
+            document.element("line", [("x1", SVGDocument.number(box.left)), ("y1", SVGDocument.number(y)),
+                                      ("x2", SVGDocument.number(box.right)), ("y2", SVGDocument.number(y)), ("stroke", "#e5e5e5")])
+            document.element("line", [("x1", SVGDocument.number(box.left - 5)), ("y1", SVGDocument.number(y)),
+                                      ("x2", SVGDocument.number(box.left)), ("y2", SVGDocument.number(y)), ("stroke", "#333")])
+            document.element("text", [("x", SVGDocument.number(box.left - 8)), ("y", SVGDocument.number(y + 4)), ("text-anchor", "end")],
+                             text: NiceTicks.label(share, step: 0.2))
+        }
+        document.element("rect", [("x", SVGDocument.number(box.left)), ("y", SVGDocument.number(box.top)),
+                                  ("width", SVGDocument.number(box.right - box.left)), ("height", SVGDocument.number(box.bottom - box.top)),
+                                  ("fill", "none"), ("stroke", "#333")])
+        document.element("text", [("x", SVGDocument.number((box.left + box.right) / 2)), ("y", SVGDocument.number(box.bottom + 38)),
+                                  ("text-anchor", "middle"), ("font-size", "12")], text: "horizontal error (\(units))")
+        let middle = (box.top + box.bottom) / 2
+        document.element("text", [("x", SVGDocument.number(box.left - 42)), ("y", SVGDocument.number(middle)), ("text-anchor", "middle"),
+                                  ("font-size", "12"), ("transform", "rotate(-90 \(SVGDocument.number(box.left - 42)) \(SVGDocument.number(middle)))")],
+                         text: "share of scans with a true position")
+        document.close("g")
+
+        // One line per algorithm.
+        for (index, sorted) in sortedCurves.enumerated() {
+            let total = curves[index].total
+            var points: [(x: Double, y: Double)] = [(px(0), py(0))]
+            if total > 0, !sorted.isEmpty {
+                let limit = 600
+                let picks = sorted.count <= limit ? Array(sorted.indices)
+                    : (0..<limit).map { Int((Double($0) * Double(sorted.count - 1) / Double(limit - 1)).rounded()) }
+                var within = 0
+                for i in picks {
+                    guard sorted[i] <= xMax else { break }
+                    within = i + 1
+                    points.append((px(sorted[i]), py(Double(i + 1) / Double(total))))
+                }
+                // Count ties and skipped ranks up to the right edge.
+                while within < sorted.count, sorted[within] <= xMax { within += 1 }
+                points.append((px(xMax), py(Double(within) / Double(total))))
+            } else {
+                points.append((px(xMax), py(0)))
+            }
+            document.element("path", [("class", "cdf"), ("d", SVGDocument.pathData(points)), ("fill", "none"),
+                                      ("stroke", Self.colour(index)), ("stroke-width", "2"), ("stroke-linejoin", "round")])
+        }
+
+        // Legend, lower right (where a CDF leaves room).
+        let rowHeight = 16.0
+        let legendTop = box.bottom - 10 - rowHeight * Double(curves.count)
+        let labels = curves.indices.map { index in
+            let sorted = sortedCurves[index]
+            let detail = sorted.isEmpty ? "none located"
+                : "median \(NiceTicks.label(ErrorStatistics.percentile(sorted, 0.5), step: 0.01)) \(units)"
+            return "\(curves[index].name) — \(detail)"
+        }
+        // About 6.2 px a character at 11 px: wide enough for the longest label, within the plot.
+        let longest = labels.map(\.count).max() ?? 0
+        let legendWidth = min(box.right - box.left - 14, max(120, 42 + 6.2 * Double(longest)))
+        let legendLeft = box.right - 7 - legendWidth
+        document.open("g", [("class", "legend"), ("font-size", "11")])
+        document.element("rect", [("x", SVGDocument.number(legendLeft)), ("y", SVGDocument.number(legendTop - 8)),
+                                  ("width", SVGDocument.number(legendWidth)), ("height", SVGDocument.number(rowHeight * Double(curves.count) + 8)),
+                                  ("fill", "white"), ("fill-opacity", "0.85"), ("stroke", "#ccc")])
+        for (index, label) in labels.enumerated() {
+            let y = legendTop + rowHeight * Double(index) + 4
+            document.element("line", [("x1", SVGDocument.number(legendLeft + 7)), ("y1", SVGDocument.number(y)),
+                                      ("x2", SVGDocument.number(legendLeft + 29)), ("y2", SVGDocument.number(y)),
+                                      ("stroke", Self.colour(index)), ("stroke-width", "3")])
+            document.element("text", [("x", SVGDocument.number(legendLeft + 35)), ("y", SVGDocument.number(y + 4))], text: label)
+        }
+        document.close("g")
+    }
+
+    // MARK: Map
+
+    private func drawMap(into document: inout SVGDocument) {
+        let box = Self.mapBox
+        let polygons: [(id: String, vertices: [PlanarPoint])] = venue.places.compactMap { place in
+            if case .polygon(let vertices) = place.shape, !vertices.isEmpty { return (place.id, vertices) }
+            return nil
+        }
+        let beacons: [PlanarPoint] = venue.beacons.compactMap { beacon in
+            guard let x = beacon.x, let y = beacon.y, x.isFinite, y.isFinite else { return nil }
+            return PlanarPoint(x: x, y: y)
+        }
+        var all = beacons + polygons.flatMap(\.vertices)
+        for sample in samples {
+            all.append(sample.truth)
+            if let estimate = sample.estimate { all.append(estimate) }
+        }
+        all = all.filter { $0.x.isFinite && $0.y.isFinite }
+
+        document.element("text", [("x", SVGDocument.number(box.left)), ("y", SVGDocument.number(box.top - 12)), ("font-size", "13")],
+                         text: "Truth and estimates — \(mapAlgorithm)")
+        document.element("rect", [("x", SVGDocument.number(box.left)), ("y", SVGDocument.number(box.top)),
+                                  ("width", SVGDocument.number(box.right - box.left)), ("height", SVGDocument.number(box.bottom - box.top)),
+                                  ("fill", "#fafafa"), ("stroke", "#333")])
+        guard let first = all.first else {
+            document.element("text", [("x", SVGDocument.number((box.left + box.right) / 2)), ("y", SVGDocument.number((box.top + box.bottom) / 2)),
+                                      ("text-anchor", "middle"), ("font-size", "12"), ("fill", "#666")],
+                             text: "nothing with a position to draw")
+            return
+        }
+        var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
+        for point in all {
+            minX = min(minX, point.x); maxX = max(maxX, point.x)
+            minY = min(minY, point.y); maxY = max(maxY, point.y)
+        }
+        let spanX = max(maxX - minX, 1e-6), spanY = max(maxY - minY, 1e-6)
+        let inner = 16.0
+        // 24 px above for the legend, 20 px below for the scale bar.
+        let boxWidth = box.right - box.left - 2 * inner, boxHeight = box.bottom - box.top - 2 * inner - 44
+        // Equal scale on both axes: the tighter of the two fits.
+        let scale = min(boxWidth / spanX, boxHeight / spanY)
+        let offsetX = box.left + inner + (boxWidth - spanX * scale) / 2
+        let offsetY = box.top + inner + 24 + (boxHeight - spanY * scale) / 2
+        func px(_ x: Double) -> String { SVGDocument.number(offsetX + (x - minX) * scale) }
+        func py(_ y: Double) -> String { SVGDocument.number(offsetY + (maxY - y) * scale) }
+
+        // Legend above the drawing.
+        let legendY = box.top + 18
+        document.open("g", [("class", "map-legend"), ("font-size", "11")])
+        document.element("rect", [("x", SVGDocument.number(box.left + 12)), ("y", SVGDocument.number(legendY - 8)),
+                                  ("width", "7"), ("height", "7"), ("fill", "#333")])
+        document.element("text", [("x", SVGDocument.number(box.left + 24)), ("y", SVGDocument.number(legendY))], text: "beacon")
+        document.element("circle", [("cx", SVGDocument.number(box.left + 82)), ("cy", SVGDocument.number(legendY - 4)),
+                                    ("r", "3"), ("fill", "black")])
+        document.element("text", [("x", SVGDocument.number(box.left + 90)), ("y", SVGDocument.number(legendY))], text: "truth")
+        document.element("circle", [("cx", SVGDocument.number(box.left + 138)), ("cy", SVGDocument.number(legendY - 4)),
+                                    ("r", "3"), ("fill", Self.colour(0))])
+        document.element("text", [("x", SVGDocument.number(box.left + 146)), ("y", SVGDocument.number(legendY))],
+                         text: "estimate (\(mapAlgorithm))")
+        document.close("g")
+
+        document.open("g", [("class", "places"), ("font-size", "10"), ("fill", "#888")])
+        for polygon in polygons {
+            let points = polygon.vertices.map { px($0.x) + "," + py($0.y) }.joined(separator: " ")
+            document.element("polygon", [("class", "place"), ("points", points), ("fill", "#eef2f7"), ("stroke", "#8a9bb0"),
+                                         ("stroke-width", "1")])
+            let cx = polygon.vertices.map(\.x).reduce(0, +) / Double(polygon.vertices.count)
+            let top = polygon.vertices.map(\.y).max() ?? cx
+            document.element("text", [("x", px(cx)), ("y", SVGDocument.number(offsetY + (maxY - top) * scale + 12)),
+                                      ("text-anchor", "middle")], text: polygon.id)
+        }
+        document.close("g")
+
+        document.open("g", [("class", "errors"), ("stroke", "#999"), ("stroke-width", "0.6")])
+        for sample in samples {
+            guard let estimate = sample.estimate else { continue }
+            document.element("line", [("class", "error-line"), ("x1", px(sample.truth.x)), ("y1", py(sample.truth.y)),
+                                      ("x2", px(estimate.x)), ("y2", py(estimate.y))])
+        }
+        document.close("g")
+
+        document.open("g", [("class", "estimates"), ("fill", Self.colour(0)), ("fill-opacity", "0.8")])
+        for sample in samples {
+            guard let estimate = sample.estimate else { continue }
+            document.element("circle", [("class", "estimate"), ("cx", px(estimate.x)), ("cy", py(estimate.y)), ("r", "2.2")])
+        }
+        document.close("g")
+
+        document.open("g", [("class", "truths")])
+        for sample in samples {
+            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "1.8")]
+            attributes += sample.estimate == nil ? [("fill", "white"), ("stroke", "black")] : [("fill", "black"), ("stroke", "white"), ("stroke-width", "0.5")]
+            document.element("circle", attributes)
+        }
+        document.close("g")
+
+        document.open("g", [("class", "beacons"), ("fill", "#333"), ("stroke", "white"), ("stroke-width", "1")])
+        for beacon in beacons {
+            document.element("rect", [("class", "beacon"), ("x", SVGDocument.number(offsetX + (beacon.x - minX) * scale - 3.5)),
+                                      ("y", SVGDocument.number(offsetY + (maxY - beacon.y) * scale - 3.5)), ("width", "7"), ("height", "7")])
+        }
+        document.close("g")
+
+        // Scale bar: a round length about a fifth of the drawing's width.
+        let barLength = NiceTicks.step(span: boxWidth / scale, count: 5)
+        let barX = box.left + 14, barY = box.bottom - 10
+        document.open("g", [("class", "scale-bar"), ("font-size", "11")])
+        document.element("line", [("x1", SVGDocument.number(barX)), ("y1", SVGDocument.number(barY)),
+                                  ("x2", SVGDocument.number(barX + barLength * scale)), ("y2", SVGDocument.number(barY)),
+                                  ("stroke", "#333"), ("stroke-width", "2")])
+        document.element("text", [("x", SVGDocument.number(barX + barLength * scale + 6)), ("y", SVGDocument.number(barY + 4))],
+                         text: "\(NiceTicks.label(barLength, step: barLength)) \(units)")
+        document.close("g")
+    }
+}

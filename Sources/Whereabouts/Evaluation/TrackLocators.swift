@@ -1,0 +1,76 @@
+/// The ``Locator``s of a recording with several devices and tracks: one per device, started
+/// afresh whenever that device's `track` changes, so that motion and filter state never leak
+/// from one trajectory into the next. Memory grows with the number of devices, not of scans or
+/// tracks.
+///
+/// It also measures the solver's own throughput: the time spent inside ``Locator/locate(_:)``
+/// (filters, observation and solver), nothing spent reading or writing.
+///
+/// ```swift
+/// var locators = TrackLocators(venue: positioning, solver: WeightedCentroid(venue: positioning))
+/// while let scan = try reader.next() {
+///     if let fix = locators.locate(scan) { try writer.write(fix) }
+/// }
+/// print(locators.callsPerSecond ?? 0)
+/// ```
+public struct TrackLocators: Sendable {
+    /// The venue.
+    public let venue: PositioningVenue
+    /// The solver each locator uses.
+    public let solver: any PositionSolver
+    /// The configuration of each locator.
+    public let configuration: LocatorConfiguration
+
+    private var index: [String?: Int] = [:]
+    private var entries: [(track: String?, locator: Locator)] = []
+
+    /// Scans located so far (whether they got a fix or not).
+    public private(set) var calls = 0
+    /// Scans that got a fix.
+    public private(set) var fixes = 0
+    /// Total time spent inside the locators.
+    public private(set) var elapsed: Duration = .zero
+    /// How many times a locator was started afresh because its device began a new track.
+    public private(set) var trackStarts = 0
+
+    /// Creates the locators of a venue and solver; none exists until a device is first seen.
+    public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration()) {
+        self.venue = venue
+        self.solver = solver
+        self.configuration = configuration
+    }
+
+    /// Devices seen so far.
+    public var deviceCount: Int { entries.count }
+
+    /// The fix of a scan from its device's locator, or `nil` when the solver gives none.
+    public mutating func locate(_ scan: Scan) -> Fix? {
+        let slot: Int
+        if let existing = index[scan.device] {
+            slot = existing
+            if entries[slot].track != scan.track {
+                entries[slot] = (scan.track, Locator(venue: venue, solver: solver, configuration: configuration))
+                trackStarts += 1
+            }
+        } else {
+            slot = entries.count
+            index[scan.device] = slot
+            entries.append((scan.track, Locator(venue: venue, solver: solver, configuration: configuration)))
+            trackStarts += 1
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let fix = entries[slot].locator.locate(scan)
+        elapsed += clock.now - start
+        calls += 1
+        if fix != nil { fixes += 1 }
+        return fix
+    }
+
+    /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
+    public var callsPerSecond: Double? {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        guard calls > 0, seconds > 0 else { return nil }
+        return Double(calls) / seconds
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+
+/// Converts between ``Fix`` and its JSON Lines form: the fixes file that `whereabouts locate`
+/// writes, one fix a line.
+///
+/// ```json
+/// {"t": 1700000012, "device": "phone", "x": 2.913, "y": 1.842, "z": 1.2, "floor": 0, "accuracy": 1.35, "latitude": 41.3550165, "longitude": 2.1320348, "method": "centroid", "beacons": ["node1", "node4", "node2"]}
+/// ```
+///
+/// - `t` (required): the time of the scan the fix answers, seconds, on the recording's clock.
+/// - `device` (optional): the recording's `device`, when the scan named one.
+/// - `x`, `y` (required), `z`: the position in the venue's local frame and units; `z` is the
+///   receiver height the solver assumed or found (read as 0 when absent).
+/// - `floor` (optional): the floor level, when known.
+/// - `accuracy` (required): radius in venue units expected to hold the truth 68 % of the time.
+/// - `latitude`, `longitude` (optional, together): WGS84 degrees, when the venue has an origin.
+/// - `method` (optional, read as `""` when absent): the algorithm that produced the fix.
+/// - `beacons` (optional, read as empty): venue ids of the beacons the fix used.
+///
+/// Scans that get no fix get no line. Unknown keys are ignored; a missing required key or a wrong
+/// type is a ``FormatError`` naming the key.
+///
+/// ```swift
+/// let line = FixCoding.line(for: fix, decimalPlaces: 3)
+/// let back = try FixCoding.decode(JSONParser.parse(line))
+/// ```
+public enum FixCoding {
+    /// The JSON value of a fix, keys in the documented order. With `decimalPlaces`, lengths (`x`,
+    /// `y`, `z`, `accuracy`) are rounded to that many decimals and `latitude`/`longitude` to five
+    /// more (10⁻⁵ degree is about a metre); the time is never rounded.
+    public static func encode(_ fix: Fix, decimalPlaces: Int? = nil) -> JSONValue {
+        func length(_ value: Double) -> JSONValue { .number(rounded(value, decimalPlaces)) }
+        func angle(_ value: Double) -> JSONValue { .number(rounded(value, decimalPlaces.map { $0 + 5 })) }
+        var members: [(key: String, value: JSONValue)] = [("t", .number(fix.time))]
+        if let device = fix.device { members.append(("device", .string(device))) }
+        members.append(("x", length(fix.point.x)))
+        members.append(("y", length(fix.point.y)))
+        members.append(("z", length(fix.point.z)))
+        if let floor = fix.floor { members.append(("floor", .number(Double(floor)))) }
+        members.append(("accuracy", length(fix.accuracy)))
+        if let coordinate = fix.coordinate {
+            members.append(("latitude", angle(coordinate.latitude)))
+            members.append(("longitude", angle(coordinate.longitude)))
+        }
+        members.append(("method", .string(fix.method)))
+        members.append(("beacons", .array(fix.beacons.map { .string($0) })))
+        return .object(members)
+    }
+
+    /// One line of JSON (no newline) for a fix.
+    public static func line(for fix: Fix, decimalPlaces: Int? = nil) -> String {
+        JSONWriter().string(from: encode(fix, decimalPlaces: decimalPlaces))
+    }
+
+    /// Decodes one fix. Unknown keys are ignored; a missing required key or a wrong type is a
+    /// ``FormatError`` naming the key (the caller adds the file and line).
+    public static func decode(_ value: JSONValue) throws(FormatError) -> Fix {
+        let root = JSONReader(value)
+        _ = try root.object()
+        let time = try root.required("t").double()
+        let x = try root.required("x").double()
+        let y = try root.required("y").double()
+        let z = try root.optionalDouble("z") ?? 0
+        let accuracy = try root.required("accuracy").double()
+        let latitude = try root.optionalDouble("latitude"), longitude = try root.optionalDouble("longitude")
+        if (latitude == nil) != (longitude == nil) {
+            throw root.fail("\"latitude\" and \"longitude\" must be given together")
+        }
+        var beacons: [String] = []
+        if let list = root.member("beacons") {
+            for item in try list.elements() { beacons.append(try item.string()) }
+        }
+        return Fix(time: time, device: try root.optionalString("device"), point: SpatialPoint(x: x, y: y, z: z),
+                   floor: try root.optionalInt("floor"), accuracy: accuracy,
+                   coordinate: latitude.flatMap { lat in longitude.map { GeoCoordinate(latitude: lat, longitude: $0) } },
+                   beacons: beacons, method: try root.optionalString("method") ?? "")
+    }
+
+    /// Decodes one line of a fixes file.
+    public static func decode(line: String) throws(FormatError) -> Fix {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            throw FormatError(message: "not valid JSON: \(error)")
+        }
+        return try decode(value)
+    }
+
+    private static func rounded(_ value: Double, _ decimalPlaces: Int?) -> Double {
+        guard let decimalPlaces, value.isFinite else { return value }
+        let scale = pow(10, Double(max(0, min(decimalPlaces, 15))))
+        let result = (value * scale).rounded() / scale
+        return result.isFinite ? result : value
+    }
+}
+
+/// Writes fixes (see ``FixCoding``) one a line through a buffer: memory stays constant however
+/// many fixes are written.
+///
+/// Call ``finish()`` when done: it writes what is buffered and, for a file, moves the finished
+/// file into place, so that a reader never sees a half-written file under the final name.
+///
+/// ```swift
+/// let writer = try FixWriter(url: URL(fileURLWithPath: "fixes.jsonl"))
+/// if let fix = locator.locate(scan) { try writer.write(fix) }
+/// try writer.finish()
+/// ```
+public final class FixWriter {
+    private let handle: FileHandle
+    private let destination: URL?
+    private let temporary: URL?
+    private var buffer = ""
+    private var finished = false
+    private static let flushThreshold = 1 << 16
+
+    /// Decimal places of lengths (see ``FixCoding/encode(_:decimalPlaces:)``); `nil` keeps full precision.
+    public let decimalPlaces: Int?
+    /// Fixes written so far.
+    public private(set) var fixesWritten = 0
+
+    /// Creates (or replaces, on ``finish()``) the file at `url`; lengths are written to
+    /// `decimalPlaces` decimals (millimetres in a metre venue by default).
+    public init(url: URL, decimalPlaces: Int? = 3) throws {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        handle = try FileHandle(forWritingTo: temporary)
+        destination = url
+        self.temporary = temporary
+        self.decimalPlaces = decimalPlaces
+    }
+
+    /// Writes to an open handle (standard output, a pipe); ``finish()`` flushes but does not close it.
+    public init(handle: FileHandle, decimalPlaces: Int? = 3) {
+        self.handle = handle
+        destination = nil
+        temporary = nil
+        self.decimalPlaces = decimalPlaces
+    }
+
+    deinit {
+        // An unfinished file is abandoned rather than left half-written under its final name.
+        if !finished, let temporary {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: temporary)
+        }
+    }
+
+    /// Appends one fix.
+    public func write(_ fix: Fix) throws {
+        guard !finished else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the fixes file was already finished"]) }
+        JSONWriter().write(FixCoding.encode(fix, decimalPlaces: decimalPlaces), to: &buffer)
+        buffer += "\n"
+        fixesWritten += 1
+        if buffer.utf8.count >= Self.flushThreshold { try flush() }
+    }
+
+    /// Writes the buffered lines out.
+    public func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: Data(buffer.utf8))
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Flushes, and for a file closes it and moves it to its final name.
+    public func finish() throws {
+        guard !finished else { return }
+        try flush()
+        finished = true
+        guard let destination, let temporary else { return }
+        try handle.synchronize()
+        try handle.close()
+        if FileManager.default.fileExists(atPath: destination.path) {
+            _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
+        } else {
+            try FileManager.default.moveItem(at: temporary, to: destination)
+        }
+    }
+}

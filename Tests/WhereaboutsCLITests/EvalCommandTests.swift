@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+
+/// A temporary folder with the ESPresense room as a venue file and a simulated recording of it.
+struct RoomFixture {
+    let directory: URL
+    let venue: URL
+    let recording: URL
+
+    /// The preset's venue written by hand (a 6 × 4 m room, a receiver near each corner); with
+    /// `origin`, anchored to WGS84 so that fixes carry latitude and longitude.
+    static func venueJSON(origin: Bool = false) -> String {
+        """
+        {"name": "ESPresense room", \(origin ? #""origin": {"latitude": 41.355, "longitude": 2.132, "bearing": 0},"# : "")
+         "floors": [{"level": 0, "name": "ground", "elevation": 0}],
+         "beacons": [{"id": "node1", "x": 0.2, "y": 0.2, "z": 2, "floor": 0, "txPower": -59},
+                     {"id": "node2", "x": 5.8, "y": 0.2, "z": 2, "floor": 0, "txPower": -59},
+                     {"id": "node3", "x": 5.8, "y": 3.8, "z": 2, "floor": 0, "txPower": -59},
+                     {"id": "node4", "x": 0.2, "y": 3.8, "z": 2, "floor": 0, "txPower": -59}],
+         "places": [{"id": "room", "polygon": [[0, 0], [6, 0], [6, 4], [0, 4]], "floor": 0}]}
+        """
+    }
+
+    init(origin: Bool = false) throws {
+        directory = try CommandRunner.temporaryDirectory()
+        venue = directory.appendingPathComponent("venue.json")
+        try Data(Self.venueJSON(origin: origin).utf8).write(to: venue)
+        recording = directory.appendingPathComponent("test.jsonl")
+        let simulated = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "1", "-o", recording.path])
+        guard simulated.status == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// The recording's lines, parsed.
+    func scans() throws -> [[String: Any]] {
+        try String(contentsOf: recording, encoding: .utf8).split(separator: "\n").map {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:]
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+
+@Suite("whereabouts eval")
+struct EvalCommandTests {
+    /// The algorithm names the help lists ("Algorithms: a, b, c.").
+    private func algorithmNames() throws -> [String] {
+        let help = try CommandRunner.run(["eval", "--help"]).standardOutput
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let start = try #require(flat.range(of: "Algorithms: ")).upperBound
+        let end = try #require(flat[start...].firstIndex(of: "."))
+        return flat[start..<end].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    @Test func helpHasExamples() throws {
+        let output = try CommandRunner.run(["eval", "--help"])
+        #expect(output.status == 0)
+        #expect(output.standardOutput.contains("Examples"))
+        #expect(output.standardOutput.contains("whereabouts eval --venue v.json --test test.jsonl --algorithm all"))
+        #expect(try algorithmNames().contains("centroid"))
+    }
+
+    @Test func jsonReportHasTheFormatsKeys() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let text = output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!text.contains("\n"))
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(report["algorithm"] as? String == "centroid")
+        #expect(report["units"] as? String == "m")
+        #expect(report["scans"] as? Int == (try room.scans().count))
+        #expect((report["located"] as? Int ?? 0) > 0)
+        let error = try #require(report["error"] as? [String: Double])
+        #expect(Set(error.keys) == ["mean", "median", "p75", "p95", "max"])
+        #expect(error.values.allSatisfy { $0.isFinite && $0 >= 0 })
+        #expect((error["median"] ?? .nan) <= (error["p95"] ?? .nan))
+        // The simulation has floors and the room as truth place: both are scored.
+        #expect(report["floorAccuracy"] as? Double == 1)
+        #expect(report["placeAccuracy"] as? Double != nil)
+        #expect(report["placeLocated"] as? Int != nil)
+        #expect((report["fixesPerSecond"] as? Double ?? 0) > 0)
+        // Keys in the order of FORMATS.md §3.
+        let order = ["\"dataset\"", "\"algorithm\"", "\"units\"", "\"scans\"", "\"located\"", "\"error\"", "\"floorAccuracy\"",
+                     "\"placeAccuracy\"", "\"placeLocated\"", "\"fixesPerSecond\""]
+        let positions = order.compactMap { text.range(of: $0)?.lowerBound }
+        #expect(positions.count == order.count && positions == positions.sorted())
+    }
+
+    @Test func humanReportGivesNumbersWithUnits() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardOutput.contains("— centroid"))
+        #expect(output.standardOutput.contains("scans      102, located 102"))
+        #expect(output.standardOutput.contains(" m, median "))
+        #expect(output.standardOutput.contains("fixes/s"))
+    }
+
+    @Test func allComparesEveryAlgorithm() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let names = try algorithmNames()
+        let table = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all"])
+        #expect(table.status == 0, "\(table.standardError)")
+        let lines = table.standardOutput.split(separator: "\n").map(String.init)
+        let header = try #require(lines.firstIndex { $0.hasPrefix("algorithm") })
+        #expect(lines[header].contains("within-radius %") && lines[header].contains("fixes/s"))
+        let rows = lines[(header + 1)...].filter { line in names.contains { line.hasPrefix($0 + " ") } }
+        #expect(rows.count == names.count)
+
+        let json = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
+                                          "--json", "--train", room.recording.path])
+        #expect(json.status == 0, "\(json.standardError)")
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        #expect(reports.compactMap { $0["algorithm"] as? String } == names)
+    }
+
+    @Test func plotWritesAnSVG() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let plot = room.directory.appendingPathComponent("report.svg")
+        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
+                                            "--algorithm", "all", "--plot", plot.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        let svg = try String(contentsOf: plot, encoding: .utf8)
+        #expect(svg.hasPrefix("<?xml"))
+        #expect(svg.contains("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.components(separatedBy: "class=\"cdf\"").count - 1 == (try algorithmNames().count))
+        #expect(svg.components(separatedBy: "class=\"truth\"").count - 1 == 102)
+        #expect(svg.hasSuffix("</svg>\n"))
+    }
+
+    @Test func lenientSkipsBadLinesAndStrictStopsAtThem() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        var text = try String(contentsOf: room.recording, encoding: .utf8)
+        text += "{\"t\": \"late\", \"readings\": []}\n"
+        try Data(text.utf8).write(to: room.recording)
+        let strict = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        #expect(strict.status != 0)
+        #expect(strict.standardError.contains("\(room.recording.path):103: t: expected a number, found a string"))
+        let lenient = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--lenient"])
+        #expect(lenient.status == 0, "\(lenient.standardError)")
+        #expect(lenient.standardError.contains("skipped 1 malformed line"))
+        #expect(lenient.standardOutput.contains("scans      102,"))
+    }
+
+    @Test func aRecordingWithoutTruthIsExplained() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let bare = room.directory.appendingPathComponent("bare.jsonl")
+        try Data("""
+        {"t": 1, "readings": [{"beacon": "node1", "rssi": -60}]}
+        {"t": 2, "readings": [{"beacon": "node2", "rssi": -61}]}
+
+        """.utf8).write(to: bare)
+        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", bare.path])
+        #expect(output.status != 0)
+        #expect(output.standardError.contains("none of its 2 scans has a truth"))
+    }
+
+    @Test("eval rejects bad arguments with a message", arguments: [
+        (["eval", "--venue", "VENUE", "--test", "TEST", "--algorithm", "nope"], "Unknown algorithm \"nope\". Algorithms: centroid"),
+        (["eval", "--venue", "/nonexistent/venue.json", "--test", "TEST"], "/nonexistent/venue.json: no such file (the venue)"),
+        (["eval", "--venue", "VENUE", "--test", "/nonexistent/test.jsonl"], "/nonexistent/test.jsonl: no such file (the recording)"),
+        (["eval", "--venue", "VENUE", "--test", "TEST", "--train", "/nonexistent/train.jsonl"],
+         "/nonexistent/train.jsonl: no such file (the training recording)"),
+        (["eval", "--venue", "VENUE"], "Missing expected argument '--test <test.jsonl>'"),
+    ])
+    func rejects(arguments: [String], message: String) throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let resolved = arguments.map { $0 == "VENUE" ? room.venue.path : $0 == "TEST" ? room.recording.path : $0 }
+        let output = try CommandRunner.run(resolved)
+        #expect(output.status != 0)
+        #expect(output.standardError.contains(message), "\(output.standardError)")
+    }
+}

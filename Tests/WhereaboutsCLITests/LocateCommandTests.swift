@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+@Suite("whereabouts locate")
+struct LocateCommandTests {
+    /// The fixes of a fixes file or output, parsed.
+    private func fixes(_ text: String) throws -> [[String: Any]] {
+        var parsed: [[String: Any]] = []
+        for line in text.split(separator: "\n") {
+            parsed.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
+        }
+        return parsed
+    }
+
+    @Test func helpHasExamples() throws {
+        let output = try CommandRunner.run(["locate", "--help"])
+        #expect(output.status == 0)
+        #expect(output.standardOutput.contains("Examples"))
+        #expect(output.standardOutput.contains("whereabouts locate --venue"))
+    }
+
+    @Test func writesOneFixPerScanWithFiniteNumbers() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let out = room.directory.appendingPathComponent("fixes.jsonl")
+        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path, "-o", out.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        let scans = try room.scans()
+        let lines = try fixes(String(contentsOf: out, encoding: .utf8))
+        #expect(lines.count == scans.count)
+        #expect(output.standardError.contains("Wrote \(out.path): \(scans.count) fixes of \(scans.count) scans"))
+        for (fix, scan) in zip(lines, scans) {
+            #expect(fix["t"] as? Double == scan["t"] as? Double)
+            #expect(fix["device"] as? String == "phone")
+            for key in ["x", "y", "z", "accuracy"] {
+                let value = try #require(fix[key] as? Double, "\(key)")
+                #expect(value.isFinite)
+            }
+            #expect(fix["floor"] as? Int == 0)
+            #expect(fix["method"] as? String == "centroid")
+            let beacons = try #require(fix["beacons"] as? [String])
+            #expect(!beacons.isEmpty && beacons.allSatisfy { $0.hasPrefix("node") })
+            #expect(fix["latitude"] == nil && fix["longitude"] == nil)   // the venue has no origin
+            // Inside the room (the centroid never leaves the receivers' hull).
+            #expect((0...6).contains(fix["x"] as? Double ?? -1) && (0...4).contains(fix["y"] as? Double ?? -1))
+        }
+    }
+
+    @Test func writesToStandardOutputWithCoordinatesWhenTheVenueHasAnOrigin() throws {
+        let room = try RoomFixture(origin: true)
+        defer { room.remove() }
+        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try fixes(output.standardOutput)
+        #expect(lines.count == (try room.scans().count))
+        for fix in lines {
+            let latitude = try #require(fix["latitude"] as? Double), longitude = try #require(fix["longitude"] as? Double)
+            // Within a few metres of the origin (41.355, 2.132): 10 m is about 1e-4 degree.
+            #expect(abs(latitude - 41.355) < 1e-4 && abs(longitude - 2.132) < 1.5e-4)
+        }
+    }
+
+    @Test func readsStandardInput() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let input = try Data(contentsOf: room.recording)
+        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", "-"], input: input)
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(try fixes(output.standardOutput).count == (try room.scans().count))
+    }
+
+    @Test func scansThatHearNothingGetNoLine() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let recording = room.directory.appendingPathComponent("gaps.jsonl")
+        try Data("""
+        {"t": 1, "device": "a", "readings": [{"beacon": "node1", "rssi": -60}]}
+        {"t": 100, "device": "a", "readings": []}
+        {"t": 101, "device": "b", "track": "x", "readings": [{"beacon": "node3", "rssi": -60}]}
+
+        """.utf8).write(to: recording)
+        let out = room.directory.appendingPathComponent("fixes.jsonl")
+        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", recording.path, "-o", out.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try fixes(String(contentsOf: out, encoding: .utf8))
+        #expect(lines.map { $0["device"] as? String } == ["a", "b"])
+        // One beacon heard: the fix is on it.
+        #expect(lines[1]["x"] as? Double == 5.8 && lines[1]["y"] as? Double == 3.8)
+        #expect(output.standardError.contains("2 fixes of 3 scans (1 not located), 2 devices"))
+    }
+
+    @Test("locate rejects bad arguments with a message", arguments: [
+        (["locate", "--venue", "VENUE", "--recording", "REC", "--algorithm", "all"], "Unknown algorithm \"all\". Algorithms: centroid"),
+        (["locate", "--venue", "VENUE", "--recording", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl: no such file (the recording)"),
+        (["locate", "--venue", "/nonexistent/v.json", "--recording", "REC"], "/nonexistent/v.json: no such file (the venue)"),
+        (["locate", "--recording", "REC"], "Missing expected argument '--venue <venue.json>'"),
+    ])
+    func rejects(arguments: [String], message: String) throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let resolved = arguments.map { $0 == "VENUE" ? room.venue.path : $0 == "REC" ? room.recording.path : $0 }
+        let output = try CommandRunner.run(resolved)
+        #expect(output.status != 0)
+        #expect(output.standardError.contains(message), "\(output.standardError)")
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+@testable import Whereabouts
+
+/// A fix at (x, y) with an accuracy radius, for scoring by hand.
+private func fix(_ x: Double, _ y: Double, accuracy: Double, floor: Int? = 0) -> Fix {
+    Fix(time: 0, point: SpatialPoint(x: x, y: y, z: 0), floor: floor, accuracy: accuracy, method: "test")
+}
+
+/// The keys of a JSON object, in order.
+private func keys(_ value: JSONValue) -> [String] {
+    guard case .object(let members) = value else { return [] }
+    return members.map(\.key)
+}
+
+@Suite("Evaluation statistics and reports")
+struct EvaluationTests {
+    @Test func percentilesInterpolateBetweenOrderStatistics() throws {
+        // [1, 2, 3, 4, 10]: positions q·(n−1) = q·4.
+        let odd = try #require(ErrorStatistics([10, 3, 1, 4, 2]))
+        #expect(odd.mean == 4)            // 20 / 5
+        #expect(odd.median == 3)          // position 2
+        #expect(odd.p75 == 4)             // position 3
+        #expect(abs(odd.p95 - 8.8) < 1e-12)  // position 3.8: 4 + 0.8·(10 − 4)
+        #expect(odd.max == 10)
+        #expect(odd.count == 5)
+        // [1, 2, 3, 4]: positions q·3.
+        let even = try #require(ErrorStatistics([4, 1, 3, 2]))
+        #expect(even.median == 2.5)       // position 1.5: 2 + 0.5·1
+        #expect(abs(even.p75 - 3.25) < 1e-12)  // position 2.25
+        #expect(abs(even.p95 - 3.85) < 1e-12)  // position 2.85
+        #expect(ErrorStatistics([]) == nil)
+        let single = try #require(ErrorStatistics([2.5]))
+        #expect(single.median == 2.5 && single.p95 == 2.5 && single.max == 2.5)
+    }
+
+    @Test func percentilesAreOrderedOnRandomLists() throws {
+        var random = SeededRandom(seed: 11)
+        for _ in 0..<200 {
+            let errors = (0..<(1 + random.below(40))).map { _ in random.nextUniform() * 20 }
+            let stats = try #require(ErrorStatistics(errors))
+            let low = errors.min() ?? 0
+            #expect(low <= stats.median && stats.median <= stats.p75 && stats.p75 <= stats.p95 && stats.p95 <= stats.max)
+            #expect(stats.mean >= low && stats.mean <= stats.max)
+            #expect(stats.max == errors.max())
+        }
+    }
+
+    /// Five scans scored by hand:
+    /// 1. truth (0,0) floor 0 place a; fix (3,4) r 5 floor 0, place a → error 5, inside (5 ≤ 5), floor ✓, place ✓
+    /// 2. truth (0,0) floor 0 place a; fix (1,0) r 0.5 floor 1, place b → error 1, outside, floor ✗, place ✗
+    /// 3. truth (0,0) floor 1 place b; no fix → not located, floor ✗, place ✗ (not predicted)
+    /// 4. truth (6,8), no floor or place; fix (0,0) r 20 → error 10, inside
+    /// 5. no truth; fix (0,0) → located, not scored
+    private func handScored() -> Evaluation {
+        var evaluation = Evaluation()
+        evaluation.add(truth: GroundTruth(x: 0, y: 0, floor: 0, place: "a"), fix: fix(3, 4, accuracy: 5), place: "a")
+        evaluation.add(truth: GroundTruth(x: 0, y: 0, floor: 0, place: "a"), fix: fix(1, 0, accuracy: 0.5, floor: 1), place: "b")
+        evaluation.add(truth: GroundTruth(x: 0, y: 0, floor: 1, place: "b"), fix: nil, place: nil)
+        evaluation.add(truth: GroundTruth(x: 6, y: 8), fix: fix(0, 0, accuracy: 20))
+        evaluation.add(truth: nil, fix: fix(0, 0, accuracy: 1))
+        return evaluation
+    }
+
+    @Test func countsNotLocatedWithinRadiusFloorsAndPlaces() throws {
+        let evaluation = handScored()
+        #expect(evaluation.scans == 5)
+        #expect(evaluation.located == 4)                    // all but scan 3
+        #expect(evaluation.errors == [5, 1, 10])            // the unlocated scan is not a zero error
+        #expect(evaluation.insideAccuracy == 2)             // scans 1 and 4
+        let report = evaluation.report(dataset: "hand", algorithm: "test", units: .metre, fixesPerSecond: 1234.4)
+        let error = try #require(report.error)
+        #expect(abs(error.mean - 16.0 / 3) < 1e-12)         // (5 + 1 + 10) / 3
+        #expect(error.median == 5)                          // [1, 5, 10]
+        #expect(error.p75 == 7.5)                           // position 1.5: 5 + 0.5·5
+        #expect(abs(error.p95 - 9.5) < 1e-12)               // position 1.9: 5 + 0.9·5
+        #expect(report.floorAccuracy == 1.0 / 3)            // scans 1–3 have a floor, only 1 right
+        #expect(report.placeAccuracy == 1.0 / 3)            // scans 1–3 have a place, only 1 right
+        #expect(report.placeLocated == 2)                   // scans 1 and 2 got a prediction
+        #expect(report.accuracyCoverage == 2.0 / 3)
+    }
+
+    @Test func reportJSONKeepsTheFormatsKeyOrder() {
+        let report = handScored().report(dataset: "hand", algorithm: "test", units: .metre, fixesPerSecond: 1234.4)
+        let json = report.json
+        #expect(keys(json) == ["dataset", "algorithm", "units", "scans", "located", "error", "floorAccuracy",
+                               "placeAccuracy", "placeLocated", "fixesPerSecond", "accuracyCoverage"])
+        #expect(keys(json["error"] ?? .null) == ["mean", "median", "p75", "p95", "max"])
+        #expect(json["error"]?["mean"] == .number(5.333))   // 16/3 to three decimals
+        #expect(json["floorAccuracy"] == .number(0.3333))
+        #expect(json["fixesPerSecond"] == .number(1234))
+        #expect(json["units"] == .string("m"))
+    }
+
+    @Test func reportJSONLeavesOutWhatDoesNotApply() {
+        var positionsOnly = Evaluation()
+        positionsOnly.add(truth: GroundTruth(x: 1, y: 1), fix: fix(1, 2, accuracy: 2))
+        let json = positionsOnly.report(dataset: "d", algorithm: "a", units: .cell).json
+        #expect(keys(json) == ["dataset", "algorithm", "units", "scans", "located", "error", "accuracyCoverage"])
+        #expect(json["units"] == .string("cell"))
+
+        var nothingLocated = Evaluation()
+        nothingLocated.add(truth: GroundTruth(x: 1, y: 1, floor: 0), fix: nil)
+        let empty = nothingLocated.report(dataset: "d", algorithm: "a", units: .metre).json
+        #expect(keys(empty) == ["dataset", "algorithm", "units", "scans", "located", "floorAccuracy"])
+        #expect(empty["located"] == .number(0))
+        #expect(empty["floorAccuracy"] == .number(0))
+    }
+
+    @Test func summaryGivesNumbersWithUnits() {
+        let report = handScored().report(dataset: "hand", algorithm: "test", units: .foot, fixesPerSecond: 1234567)
+        let summary = report.summary
+        #expect(summary.hasPrefix("hand — test\n"))
+        #expect(summary.contains("scans      5, located 4 (80 %)"))
+        #expect(summary.contains("mean 5.333 ft, median 5 ft, p75 7.5 ft, p95 9.5 ft, max 10 ft"))
+        #expect(summary.contains("66.7 % of located scans inside their accuracy radius"))
+        #expect(summary.contains("floor      33.3 % right"))
+        #expect(summary.contains("place      33.3 % right, 2 predicted"))
+        #expect(summary.contains("1,234,567 fixes/s"))
+    }
+
+    @Test func tableAlignsColumnsAndMarksMissingValues() throws {
+        let scored = handScored().report(dataset: "hand", algorithm: "test", units: .metre, fixesPerSecond: 99)
+        var missed = Evaluation()
+        missed.add(truth: GroundTruth(x: 0, y: 0), fix: nil)
+        let unscored = missed.report(dataset: "hand", algorithm: "a-much-longer-name", units: .metre)
+        let lines = EvaluationReport.table([scored, unscored]).split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)   // header, two rows, the unit line
+        #expect(lines[0].hasPrefix("algorithm  "))
+        for column in ["scans", "located", "mean", "median", "p75", "p95", "max", "within-radius %", "floor acc.", "fixes/s"] {
+            #expect(lines[0].contains(column))
+        }
+        // Every row as wide as the header, and each number right-aligned under its heading.
+        #expect(lines[1].count == lines[0].count && lines[2].count == lines[0].count)
+        let meanEnd = try #require(lines[0].range(of: "  mean")).upperBound
+        let offset = lines[0].distance(from: lines[0].startIndex, to: meanEnd)
+        #expect(String(lines[1].prefix(offset)).hasSuffix("5.333"))
+        #expect(String(lines[2].prefix(offset)).hasSuffix("–"))
+        #expect(lines[1].hasPrefix("test  "))
+        #expect(lines[2].hasPrefix("a-much-longer-name"))
+        #expect(lines[1].hasSuffix("99"))
+        #expect(lines[3] == "errors in m; floor acc. in %")
+    }
+}
+
+@Suite("Evaluation runs and track locators")
+struct EvaluationRunTests {
+    /// A 10 × 10 venue, a beacon 1 unit in from each corner, the west and east halves as places.
+    private let venue = Venue(
+        beacons: [Venue.Beacon(id: "sw", x: 1, y: 1), Venue.Beacon(id: "se", x: 9, y: 1),
+                  Venue.Beacon(id: "ne", x: 9, y: 9), Venue.Beacon(id: "nw", x: 1, y: 9)],
+        places: [Venue.Place(id: "west", shape: .polygon([PlanarPoint(x: 0, y: 0), PlanarPoint(x: 5, y: 0),
+                                                          PlanarPoint(x: 5, y: 10), PlanarPoint(x: 0, y: 10)])),
+                 Venue.Place(id: "east", shape: .polygon([PlanarPoint(x: 5, y: 0), PlanarPoint(x: 10, y: 0),
+                                                          PlanarPoint(x: 10, y: 10), PlanarPoint(x: 5, y: 10)]))])
+
+    private func scan(_ time: Double, device: String? = "a", track: String? = nil, hearing beacons: [String],
+                      truth: GroundTruth? = nil) -> Scan {
+        Scan(time: time, device: device, track: track, readings: beacons.map { Reading(beacon: .id($0), rssi: -60) }, truth: truth)
+    }
+
+    @Test func aNewTrackStartsAFreshLocator() throws {
+        let positioning = PositioningVenue(venue)
+        var locators = TrackLocators(venue: positioning, solver: WeightedCentroid(venue: positioning))
+        _ = locators.locate(scan(0, track: "t1", hearing: ["sw"]))
+        // Same track one second later: "sw" is still remembered, so the centroid of sw and se
+        // (equal RSSI) lies between them.
+        let second = locators.locate(scan(1, track: "t1", hearing: ["se"]))
+        let continued = try #require(second)
+        #expect(abs(continued.point.x - 5) < 1e-9 && abs(continued.point.y - 1) < 1e-9)
+        // A new track forgets "sw" and "se": only "ne" is heard, the fix is on it.
+        let third = locators.locate(scan(2, track: "t2", hearing: ["ne"]))
+        let fresh = try #require(third)
+        #expect(fresh.point.planar == PlanarPoint(x: 9, y: 9))
+        #expect(locators.trackStarts == 2)
+        // Another device never mixes with the first.
+        let fourth = locators.locate(scan(2.5, device: "b", hearing: ["nw"]))
+        let other = try #require(fourth)
+        #expect(other.point.planar == PlanarPoint(x: 1, y: 9))
+        #expect(locators.deviceCount == 2)
+        #expect(locators.calls == 4 && locators.fixes == 4)
+        let rate = try #require(locators.callsPerSecond)
+        #expect(rate.isFinite && rate > 0)
+    }
+
+    @Test func runScoresEveryAlgorithmAndPredictsPlaces() throws {
+        let positioning = PositioningVenue(venue)
+        var run = EvaluationRun(venue: positioning, solvers: [("strongest", WeightedCentroid(venue: positioning, count: 1)),
+                                                              ("centroid", WeightedCentroid(venue: positioning))])
+        // Scans 100 s apart: each locator forgets the previous one's beacons (5 s timeout).
+        run.add(scan(0, hearing: ["sw"], truth: GroundTruth(x: 1, y: 2, floor: 0, place: "west")))   // fix (1,1): error 1, west ✓
+        run.add(scan(100, hearing: ["se"], truth: GroundTruth(x: 9, y: 4, floor: 0, place: "west"))) // fix (9,1): error 3, east ✗
+        run.add(scan(200, hearing: [], truth: GroundTruth(x: 5, y: 5)))                              // not located
+        run.add(scan(300, hearing: ["nw"]))                                                          // no truth
+        #expect(run.scans == 4 && run.scansWithTruth == 3 && run.scansWithPosition == 3)
+        let reports = run.reports(dataset: "square")
+        #expect(reports.map(\.algorithm) == ["strongest", "centroid"])
+        for report in reports {
+            #expect(report.scans == 4 && report.located == 3)
+            #expect(report.error?.count == 2)
+            #expect(report.error?.mean == 2)            // (1 + 3) / 2
+            #expect(report.placeAccuracy == 0.5)        // 1 of 2 scans with a true place
+            #expect(report.placeLocated == 2)
+            #expect(report.floorAccuracy == 1)
+            #expect(report.fixesPerSecond.map { $0 > 0 } == true)
+        }
+        // The samples follow the first algorithm, and keep the unlocated truth without an estimate.
+        #expect(run.samples == [EvaluationSample(truth: PlanarPoint(x: 1, y: 2), floor: 0, estimate: PlanarPoint(x: 1, y: 1)),
+                                EvaluationSample(truth: PlanarPoint(x: 9, y: 4), floor: 0, estimate: PlanarPoint(x: 9, y: 1)),
+                                EvaluationSample(truth: PlanarPoint(x: 5, y: 5), estimate: nil)])
+    }
+
+    @Test func samplesAreThinnedEvenlyBeyondTheLimit() {
+        let positioning = PositioningVenue(venue)
+        var run = EvaluationRun(venue: positioning, algorithms: [.centroid], sampleLimit: 2)
+        // Nine scans with truth x = 0…8. At 4 samples [0,1,2,3] → [0,2] (every 2nd); then 4, 6 →
+        // [0,2,4,6] → [0,4] (every 4th); then 8 → [0,4,8].
+        for i in 0..<9 {
+            run.add(scan(Double(i) * 100, hearing: ["sw"], truth: GroundTruth(x: Double(i), y: 0)))
+        }
+        #expect(run.samples.map(\.truth.x) == [0, 4, 8])
+        #expect(run.reports(dataset: "d").first?.error?.count == 9)   // scoring is not thinned
+    }
+}
