@@ -1,6 +1,7 @@
 /// Whereabouts' positioning engine: scans in, fixes out, for any number of devices.
 ///
-/// The engine wires a configuration into a running pipeline — per device and track, readings →
+/// The engine wires a configuration into a running pipeline — per device (afresh for each new
+/// track), readings →
 /// RSSI filters → ranges → solver → fix — and keeps that state for as long as it lives, so that
 /// several sources (a live scanner, a replayed recording) can feed it concurrently.
 ///
@@ -34,34 +35,32 @@ public actor LocationEngine {
 
     /// The configuration the engine runs.
     public nonisolated let configuration: Configuration
-    private let makeLocator: @Sendable () -> Locator
-    private var pool: LocatorPool
+    private let empty: TrackLocators
+    private var locators: TrackLocators
 
     /// Builds the pipeline of a configuration (training the solver once, if it learns).
     public init(configuration: Configuration) {
         self.configuration = configuration
         let venue = PositioningVenue(configuration.venue)
         let solver = configuration.algorithm.solver(for: venue, training: configuration.training)
-        let locatorConfiguration = configuration.locator
-        let make: @Sendable () -> Locator = { Locator(venue: venue, solver: solver, configuration: locatorConfiguration) }
-        makeLocator = make
-        pool = LocatorPool(make)
+        empty = TrackLocators(venue: venue, solver: solver, configuration: configuration.locator)
+        locators = empty
     }
 
     /// Takes in one scan (of any device) and returns the fix it gives, if any.
     public func process(_ scan: Scan) -> Fix? {
-        pool.locate(scan)
+        locators.locate(scan)
     }
 
     /// Forgets every device's state.
     public func reset() {
-        pool.removeAll()
+        locators = empty
     }
 
     /// The fixes of a stream of scans, in order, located with a pipeline of their own (the
     /// engine's shared state is not touched), ending when the scans end and failing when they fail.
     public nonisolated func fixes<Scans: AsyncSequence>(from scans: Scans) -> FixSequence<Scans> where Scans.Element == Scan {
-        FixSequence(scans: scans, pool: LocatorPool(makeLocator))
+        FixSequence(scans: scans, locators: empty)
     }
 }
 
@@ -74,22 +73,22 @@ public struct FixSequence<Scans: AsyncSequence>: AsyncSequence where Scans.Eleme
     public typealias Failure = Scans.Failure
 
     let scans: Scans
-    let pool: LocatorPool
+    let locators: TrackLocators
 
     /// Makes an iterator that locates scans as they come.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: scans.makeAsyncIterator(), pool: pool)
+        AsyncIterator(base: scans.makeAsyncIterator(), locators: locators)
     }
 
     /// Locates the scans of the base iterator one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: Scans.AsyncIterator
-        var pool: LocatorPool
+        var locators: TrackLocators
 
         /// The next fix, or `nil` when the scans end.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(Scans.Failure) -> Fix? {
             while let scan = try await base.next(isolation: actor) {
-                if let fix = pool.locate(scan) { return fix }
+                if let fix = locators.locate(scan) { return fix }
             }
             return nil
         }

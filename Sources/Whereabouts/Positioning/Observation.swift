@@ -75,12 +75,13 @@ public struct Observation: Sendable {
     /// The ranges of the heard beacons that have a position, shortest first.
     public var ranges: [BeaconRange]
 
-    /// Creates an observation; `signals` and `ranges` are sorted (strongest, shortest first).
+    /// Creates an observation; `signals` and `ranges` are sorted (strongest, shortest first; ties
+    /// by beacon index, so that the order never depends on how the caller collected them).
     public init(time: Double, device: String? = nil, floor: Int? = nil, signals: [BeaconSignal], ranges: [BeaconRange]) {
         self.time = time
         self.device = device
         self.floor = floor
-        self.signals = signals.sorted { $0.rssi > $1.rssi }
-        self.ranges = ranges.sorted { $0.distance < $1.distance }
+        self.signals = signals.sorted { ($0.rssi, $1.beaconIndex) > ($1.rssi, $0.beaconIndex) }
+        self.ranges = ranges.sorted { ($0.distance, $0.beaconIndex) < ($1.distance, $1.beaconIndex) }
     }
 }
