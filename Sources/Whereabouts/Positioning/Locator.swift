@@ -157,8 +157,8 @@ public struct Locator: Sendable {
 
     /// Locates every scan of one device and track and smooths the fixes with a
     /// Rauch–Tung–Striebel smoother (``TrackSmoother``) instead of the online tracker: each fix
-    /// also learns from the scans after it. One fix (or `nil`) per scan, in order. Starts by
-    /// resetting the locator.
+    /// also learns from the scans after it. One fix (or `nil`) per scan, in order. Resets the
+    /// locator before and after.
     public mutating func smoothedFixes(for scans: [Scan]) -> [Fix?] {
         reset()
         let online = tracker
