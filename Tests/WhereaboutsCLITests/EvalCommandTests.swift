@@ -102,7 +102,8 @@ struct EvalCommandTests {
         let room = try RoomFixture()
         defer { room.remove() }
         let names = try algorithmNames()
-        let table = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all"])
+        let table = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
+                                           "--train", room.recording.path])
         #expect(table.status == 0, "\(table.standardError)")
         let lines = table.standardOutput.split(separator: "\n").map(String.init)
         let header = try #require(lines.firstIndex { $0.hasPrefix("algorithm") })
@@ -117,12 +118,24 @@ struct EvalCommandTests {
         #expect(reports.compactMap { $0["algorithm"] as? String } == names)
     }
 
+    @Test func allWithoutTrainingLeavesOutTheLearnersAndSaysSo() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
+                                            "--algorithm", "all", "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardError.contains("without --train, leaving out knn"))
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]])
+        #expect(!reports.isEmpty)
+        #expect(!reports.contains { $0["algorithm"] as? String == "knn" })
+    }
+
     @Test func plotWritesAnSVG() throws {
         let room = try RoomFixture()
         defer { room.remove() }
         let plot = room.directory.appendingPathComponent("report.svg")
         let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
-                                            "--algorithm", "all", "--plot", plot.path])
+                                            "--algorithm", "all", "--train", room.recording.path, "--plot", plot.path])
         #expect(output.status == 0, "\(output.standardError)")
         let svg = try String(contentsOf: plot, encoding: .utf8)
         #expect(svg.hasPrefix("<?xml"))

@@ -48,7 +48,14 @@ struct EvalCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
-        let algorithms = try PositioningInputs.algorithms(algorithm, allowingAll: true)
+        var algorithms = try PositioningInputs.algorithms(algorithm, allowingAll: true)
+        if algorithm == "all", train == nil {
+            let learners = algorithms.filter(\.requiresTraining)
+            algorithms.removeAll(where: \.requiresTraining)
+            if !learners.isEmpty {
+                Terminal.error("note: without --train, leaving out \(learners.map(\.rawValue).joined(separator: ", ")) (they learn from a recording with truth)")
+            }
+        }
         let venueURL = URL(fileURLWithPath: venue)
         let venueValue = try PositioningInputs.venue(venue)
         let reader = try PositioningInputs.reader(test, lenient: lenient)

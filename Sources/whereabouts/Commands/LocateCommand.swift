@@ -86,11 +86,6 @@ enum PositioningInputs {
     /// Every algorithm's name, comma-separated.
     static var algorithmNames: String { PositioningAlgorithm.allCases.map(\.rawValue).joined(separator: ", ") }
 
-    /// Whether an algorithm learns from a training recording and cannot run without one. None of
-    /// the built-in algorithms does yet; this becomes `PositioningAlgorithm.requiresTraining`
-    /// when one does.
-    static func requiresTraining(_ algorithm: PositioningAlgorithm) -> Bool { false }
-
     /// The algorithms a name selects: one, or (with `allowingAll`) every one for `all`.
     static func algorithms(_ name: String, allowingAll: Bool) throws -> [PositioningAlgorithm] {
         if allowingAll, name == "all" { return PositioningAlgorithm.allCases }
@@ -118,7 +113,7 @@ enum PositioningInputs {
     /// has none.
     static func training(_ path: String?, for algorithms: [PositioningAlgorithm], lenient: Bool) throws -> [Scan] {
         guard let path else {
-            if let learner = algorithms.first(where: requiresTraining) {
+            if let learner = algorithms.first(where: \.requiresTraining) {
                 throw CommandFailure("The algorithm \"\(learner.rawValue)\" learns from a recording with truth: give --train train.jsonl.")
             }
             return []
@@ -133,7 +128,7 @@ enum PositioningInputs {
         }
         progress.finish()
         warnAboutSkippedLines(reader)
-        if !scans.contains(where: { $0.truth != nil }), algorithms.contains(where: requiresTraining) {
+        if !scans.contains(where: { $0.truth != nil }), algorithms.contains(where: \.requiresTraining) {
             throw CommandFailure("\(path): no scan has truth, so there is nothing to learn from.")
         }
         return scans
