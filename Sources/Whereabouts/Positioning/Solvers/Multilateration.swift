@@ -2,7 +2,7 @@ import Foundation
 
 /// Robust weighted multilateration over every range heard: the point whose distances to the
 /// beacons best fit the ranges, found by Levenberg–Marquardt with a robust loss (iteratively
-/// reweighted least squares), started from the ``WeightedCentroid`` and kept inside the venue.
+/// reweighted least squares), kept inside the venue.
 ///
 /// Each range gives a residual r = |p − b| − d (or, with ``Residual/logDistance``, ln|p − b| − ln d,
 /// the RSSI residual of a log-distance model up to a constant), scaled by its standard deviation
@@ -15,11 +15,16 @@ import Foundation
 /// the plan. Every step is clamped to the venue's bounds (in height: the beacons' heights and the
 /// receiver height, plus the margin), so the answer is always inside them.
 ///
-/// The accuracy radius is the 68 % circle of the position covariance at the solution, the inverse
-/// of JᵀWJ (J the unit vectors from the beacons, W the robust weights over σ²):
-/// 1.5096·sqrt((σx² + σy²)/2), the radius holding 68 % of a circular 2-D Gaussian. It is scaled
-/// by the residual variance factor Σωu²/(n − unknowns) when that exceeds 1 (the ranges disagree more
-/// than their σ says), always with ``Weighting/uniform``, and it is at most the bounds' diagonal.
+/// The iterations start from the ``WeightedCentroid`` and, when it differs, from the weighted
+/// linear least-squares solution of the circle equations (the radical centre of all circles);
+/// the fit with the lower robust cost wins, which avoids the mirror minimum that beacons along a
+/// corridor leave on the far side of their line.
+///
+/// The accuracy radius is the 68 % circle of the least-squares position covariance at the
+/// solution, (JᵀΣ⁻¹J)⁻¹ with J the unit vectors from the beacons and Σ the ranges' variances:
+/// 1.5096·sqrt((σx² + σy²)/2), the radius holding 68 % of a circular 2-D Gaussian. It is scaled by
+/// the residual variance factor Σu²/(n − unknowns) when that exceeds 1 (the ranges disagree more
+/// than their σ says; always with ``Weighting/uniform``), and it is at most the bounds' diagonal.
 ///
 /// Fewer ranges degrade gracefully: with two, the point on the segment between the beacons that
 /// divides it in the ratio of the ranges, with a radius of half the beacons' separation or the
@@ -131,6 +136,7 @@ public struct Multilateration: PositionSolver {
         var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
         var sumW = 0.0, sumX = 0.0, sumY = 0.0
+        var linear = LinearSystem()
         for range in observation.ranges where RangeGeometry.isUsable(range, floor: floor) {
             let p = range.position
             if count == 0 { first = RangeGeometry.circle(range, receiverHeight: height) }
@@ -142,6 +148,9 @@ public struct Multilateration: PositionSolver {
             let d = min(range.distance, RangeGeometry.largest), s = RangeGeometry.sigma(range)
             let w = 1 / (d * d + s * s + 1e-6)
             sumW += w; sumX += w * p.x; sumY += w * p.y
+            // Var(r²) ≈ 4r²σ²: weight the circle equations by 1/(σ²(r² + σ²)).
+            let circle = RangeGeometry.circle(range, receiverHeight: height)
+            linear.add(circle, weight: 1 / (circle.sigma * circle.sigma * (circle.radius * circle.radius + circle.sigma * circle.sigma)))
         }
         guard count > 0 else { return nil }
         let bounds = venue.bounds
@@ -174,39 +183,101 @@ public struct Multilateration: PositionSolver {
         } else {
             (x, y) = (sumX / sumW, sumY / sumW)
         }
-        let clampedStart = bounds.clamped(PlanarPoint(x: x.isFinite ? x : minX, y: y.isFinite ? y : minY))
-        var point = (x: clampedStart.x, y: clampedStart.y, z: height)
+        let limits = Limits(bounds: bounds, zLow: zLow, zHigh: zHigh, height: height, spatial: spatial,
+                            tolerance: 1e-10 * max(cap, 1))
+        let fromCentroid = bounds.clamped(PlanarPoint(x: x.isFinite ? x : minX, y: y.isFinite ? y : minY))
+        var (point, state) = refine(observation, from: (fromCentroid.x, fromCentroid.y, height), limits: limits)
+        // A second start from the linear solution, which the centroid's basin may not contain
+        // (beacons along a corridor leave a mirror minimum on the other side); the lower cost wins.
+        if let linear = linear.solution() {
+            let fromLinear = bounds.clamped(linear)
+            let dx = fromLinear.x - point.x, dy = fromLinear.y - point.y
+            if (dx * dx + dy * dy).squareRoot() > 1e-6 * max(cap, 1) {
+                let other = refine(observation, from: (fromLinear.x, fromLinear.y, height), limits: limits)
+                if other.state.cost < state.cost { (point, state) = other }
+            }
+        }
+
+        // Accuracy: the x/y block of (JᵀΣ⁻¹J)⁻¹ (plain 1/σ² weights), scaled by the residual
+        // variance factor Σu²/(n − unknowns).
+        let plain = evaluate(observation, at: point, spatial: spatial, plain: true)
+        let unknowns = spatial ? 3 : 2
+        var factor = count > unknowns ? plain.chiSquare / Double(count - unknowns) : 1
+        if options.weighting == .inverseVariance { factor = max(factor, 1) }
+        var radius = cap
+        if let (varianceX, varianceY) = plain.planarVariances(spatial: spatial) {
+            let candidate = RangeGeometry.circular68 * (factor * (varianceX + varianceY) / 2).squareRoot()
+            if candidate.isFinite { radius = candidate }
+        }
+        return finished(PlanarPoint(x: point.x, y: point.y), z: point.z, accuracy: radius, cap: cap, count: count)
+    }
+
+    /// Where the iterations may go.
+    private struct Limits {
+        var bounds: PositioningVenue.Extent
+        var zLow: Double, zHigh: Double, height: Double
+        var spatial: Bool
+        var tolerance: Double
+    }
+
+    /// Levenberg–Marquardt iterations from `start`, every step clamped to the limits.
+    private func refine(_ observation: Observation, from start: (x: Double, y: Double, z: Double),
+                        limits: Limits) -> (point: (x: Double, y: Double, z: Double), state: NormalEquations) {
+        let spatial = limits.spatial
+        var point = start
         var state = evaluate(observation, at: point, spatial: spatial)
         var lambda = 1e-3
-        let tolerance = 1e-10 * max(cap, 1)
         for _ in 0..<max(options.maximumIterations, 0) {
             guard let step = state.step(lambda: lambda, spatial: spatial) else { break }
-            let candidatePlanar = bounds.clamped(PlanarPoint(x: point.x + step.x, y: point.y + step.y))
-            let candidate = (x: candidatePlanar.x, y: candidatePlanar.y,
-                             z: spatial ? min(max(point.z + step.z, zLow), zHigh) : height)
+            let planar = limits.bounds.clamped(PlanarPoint(x: point.x + step.x, y: point.y + step.y))
+            let candidate = (x: planar.x, y: planar.y,
+                             z: spatial ? min(max(point.z + step.z, limits.zLow), limits.zHigh) : limits.height)
             let moved = abs(candidate.x - point.x) + abs(candidate.y - point.y) + abs(candidate.z - point.z)
             let next = evaluate(observation, at: candidate, spatial: spatial)
             if next.cost <= state.cost, next.cost.isFinite {
                 point = candidate
                 state = next
                 lambda = max(lambda * 0.1, 1e-12)
-                if moved <= tolerance { break }
+                if moved <= limits.tolerance { break }
             } else {
                 lambda *= 10
-                if lambda > 1e12 || moved <= tolerance { break }
+                if lambda > 1e12 || moved <= limits.tolerance { break }
             }
         }
+        return (point, state)
+    }
 
-        // Accuracy: the x/y block of (JᵀWJ)⁻¹, scaled by the residual variance factor.
-        let unknowns = spatial ? 3 : 2
-        var factor = count > unknowns ? state.chiSquare / Double(count - unknowns) : 1
-        if options.weighting == .inverseVariance { factor = max(factor, 1) }
-        var radius = cap
-        if let (varianceX, varianceY) = state.planarVariances(spatial: spatial) {
-            let candidate = RangeGeometry.circular68 * (factor * (varianceX + varianceY) / 2).squareRoot()
-            if candidate.isFinite { radius = candidate }
+    /// The weighted linear least-squares solution of the circle equations |p − cᵢ|² = rᵢ² with
+    /// the weighted mean equation subtracted (the radical centre of all circles), accumulated in one pass.
+    struct LinearSystem {
+        var w = 0.0, wx = 0.0, wy = 0.0, wq = 0.0
+        var wxx = 0.0, wxy = 0.0, wyy = 0.0, wxq = 0.0, wyq = 0.0
+
+        /// Adds a circle with weight `weight`.
+        mutating func add(_ circle: RangeCircle, weight: Double) {
+            let q = (circle.x * circle.x + circle.y * circle.y - circle.radius * circle.radius) / 2
+            w += weight
+            wx += weight * circle.x
+            wy += weight * circle.y
+            wq += weight * q
+            wxx += weight * circle.x * circle.x
+            wxy += weight * circle.x * circle.y
+            wyy += weight * circle.y * circle.y
+            wxq += weight * circle.x * q
+            wyq += weight * circle.y * q
         }
-        return finished(PlanarPoint(x: point.x, y: point.y), z: point.z, accuracy: radius, cap: cap, count: count)
+
+        /// The solution, or `nil` when the centres are (nearly) collinear.
+        func solution() -> PlanarPoint? {
+            guard w > 0 else { return nil }
+            let mx = wx / w, my = wy / w, mq = wq / w
+            let sxx = wxx - w * mx * mx, sxy = wxy - w * mx * my, syy = wyy - w * my * my
+            let bx = wxq - w * mx * mq, by = wyq - w * my * mq
+            let det = sxx * syy - sxy * sxy
+            guard det > 1e-9 * max(sxx * syy, 1e-300) else { return nil }
+            let point = PlanarPoint(x: (syy * bx - sxy * by) / det, y: (sxx * by - sxy * bx) / det)
+            return point.x.isFinite && point.y.isFinite ? point : nil
+        }
     }
 
     /// An estimate with the accuracy capped, or `nil` if anything is not finite.
@@ -259,7 +330,9 @@ public struct Multilateration: PositionSolver {
     }
 
     /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
-    private func evaluate(_ observation: Observation, at point: (x: Double, y: Double, z: Double), spatial: Bool) -> NormalEquations {
+    /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
+    private func evaluate(_ observation: Observation, at point: (x: Double, y: Double, z: Double), spatial: Bool,
+                          plain: Bool = false) -> NormalEquations {
         var sums = NormalEquations()
         let floor = observation.floor
         let logarithmic = options.residual == .logDistance
@@ -282,7 +355,7 @@ public struct Multilateration: PositionSolver {
                 derivative = 1
             }
             let u = residual / scale
-            let weightRobust: Double, rho: Double
+            var weightRobust: Double, rho: Double
             switch options.loss {
             case .squared:
                 weightRobust = 1
@@ -296,6 +369,7 @@ public struct Multilateration: PositionSolver {
                 weightRobust = 1 / (1 + q * q)
                 rho = 0.5 * k * k * log1p(q * q)
             }
+            if plain { (weightRobust, rho) = (1, 0.5 * u * u) }
             sums.cost += rho
             sums.chiSquare += weightRobust * u * u
             guard distance > 1e-12 else { continue }
