@@ -128,39 +128,67 @@ public struct Multilateration: PositionSolver {
     /// The multilateration of every usable range (on the observation's floor when it has one), or
     /// `nil` when there is none.
     public func locate(_ observation: Observation) -> PositionEstimate? {
-        let floor = observation.floor
-        let height = venue.receiverHeight
-        // Pass 1: count, extent of the beacons, the first two ranges, a fallback start.
+        withUnsafeTemporaryAllocation(of: PackedRange.self, capacity: observation.ranges.count) { buffer in
+            let count = pack(observation, into: buffer)
+            defer { _ = buffer.prefix(count).deinitialize() }
+            return locate(observation, UnsafeBufferPointer(rebasing: buffer.prefix(count)))
+        }
+    }
+
+    /// A usable range, clamped and ready for the iterations.
+    struct PackedRange {
+        var x: Double, y: Double, z: Double
+        /// The range, at most ``RangeGeometry/largest``.
+        var distance: Double
+        /// The standard deviation, within ``RangeGeometry/sigmaLimits``.
+        var sigma: Double
+        /// 1/``sigma``.
+        var inverseSigma: Double
+    }
+
+    /// Copies the usable ranges (on the observation's floor) into `buffer`; returns how many.
+    private func pack(_ observation: Observation, into buffer: UnsafeMutableBufferPointer<PackedRange>) -> Int {
         var count = 0
-        var first = RangeCircle(x: 0, y: 0, radius: 0, sigma: 0), second = first
+        for range in observation.ranges where RangeGeometry.isUsable(range, floor: observation.floor) {
+            buffer.initializeElement(at: count, to: PackedRange(
+                x: range.position.x, y: range.position.y, z: range.position.z,
+                distance: min(range.distance, RangeGeometry.largest), sigma: RangeGeometry.sigma(range),
+                inverseSigma: 1 / RangeGeometry.sigma(range)))
+            count += 1
+        }
+        return count
+    }
+
+    private func locate(_ observation: Observation, _ ranges: UnsafeBufferPointer<PackedRange>) -> PositionEstimate? {
+        let height = venue.receiverHeight
+        let count = ranges.count
+        guard count > 0 else { return nil }
+        // The extent of the beacons, a fallback start and the linear system.
         var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
         var sumW = 0.0, sumX = 0.0, sumY = 0.0
         var linear = LinearSystem()
-        for range in observation.ranges where RangeGeometry.isUsable(range, floor: floor) {
-            let p = range.position
-            if count == 0 { first = RangeGeometry.circle(range, receiverHeight: height) }
-            if count == 1 { second = RangeGeometry.circle(range, receiverHeight: height) }
-            count += 1
-            minX = min(minX, p.x); maxX = max(maxX, p.x)
-            minY = min(minY, p.y); maxY = max(maxY, p.y)
-            minZ = min(minZ, p.z); maxZ = max(maxZ, p.z)
-            let d = min(range.distance, RangeGeometry.largest), s = RangeGeometry.sigma(range)
+        for range in ranges {
+            minX = min(minX, range.x); maxX = max(maxX, range.x)
+            minY = min(minY, range.y); maxY = max(maxY, range.y)
+            minZ = min(minZ, range.z); maxZ = max(maxZ, range.z)
+            let d = range.distance, s = range.sigma
             let w = 1 / (d * d + s * s + 1e-6)
-            sumW += w; sumX += w * p.x; sumY += w * p.y
+            sumW += w; sumX += w * range.x; sumY += w * range.y
             // Var(r²) ≈ 4r²σ²: weight the circle equations by 1/(σ²(r² + σ²)).
-            let circle = RangeGeometry.circle(range, receiverHeight: height)
-            linear.add(circle, weight: 1 / (circle.sigma * circle.sigma * (circle.radius * circle.radius + circle.sigma * circle.sigma)))
+            let circle = planarCircle(range, height: height)
+            linear.add(circle, weight: 1 / (s * s * (circle.radius * circle.radius + s * s)))
         }
-        guard count > 0 else { return nil }
         let bounds = venue.bounds
             ?? PositioningVenue.Extent(minX: minX, minY: minY, maxX: maxX, maxY: maxY).inset(by: venue.margin)
         let cap = RangeGeometry.diagonal(bounds)
         if count == 1 {
+            let first = planarCircle(ranges[0], height: height)
             let point = bounds.clamped(PlanarPoint(x: first.x, y: first.y))
             return finished(point, z: height, accuracy: first.radius + first.sigma, cap: cap, count: 1)
         }
         if count == 2 {
+            let first = planarCircle(ranges[0], height: height), second = planarCircle(ranges[1], height: height)
             let sum = first.radius + second.radius
             let t = sum > 0 ? first.radius / sum : 0.5
             let dx = second.x - first.x, dy = second.y - first.y
@@ -184,23 +212,23 @@ public struct Multilateration: PositionSolver {
             (x, y) = (sumX / sumW, sumY / sumW)
         }
         let limits = Limits(bounds: bounds, zLow: zLow, zHigh: zHigh, height: height, spatial: spatial,
-                            tolerance: 1e-10 * max(cap, 1))
+                            tolerance: 1e-8 * max(cap, 1))
         let fromCentroid = bounds.clamped(PlanarPoint(x: x.isFinite ? x : minX, y: y.isFinite ? y : minY))
-        var (point, state) = refine(observation, from: (fromCentroid.x, fromCentroid.y, height), limits: limits)
-        // A second start from the linear solution, which the centroid's basin may not contain
-        // (beacons along a corridor leave a mirror minimum on the other side); the lower cost wins.
+        var startPoint = (x: fromCentroid.x, y: fromCentroid.y, z: height)
+        var startState = evaluate(ranges, at: startPoint, spatial: spatial)
+        // The linear solution may lie in a basin the centroid's does not (beacons along a corridor
+        // leave a mirror minimum on the far side of their line): start from whichever fits better.
         if let linear = linear.solution() {
             let fromLinear = bounds.clamped(linear)
-            let dx = fromLinear.x - point.x, dy = fromLinear.y - point.y
-            if (dx * dx + dy * dy).squareRoot() > 1e-6 * max(cap, 1) {
-                let other = refine(observation, from: (fromLinear.x, fromLinear.y, height), limits: limits)
-                if other.state.cost < state.cost { (point, state) = other }
-            }
+            let point = (x: fromLinear.x, y: fromLinear.y, z: height)
+            let state = evaluate(ranges, at: point, spatial: spatial)
+            if state.cost < startState.cost { (startPoint, startState) = (point, state) }
         }
+        let (point, _) = refine(ranges, from: startPoint, state: startState, limits: limits)
 
         // Accuracy: the x/y block of (JᵀΣ⁻¹J)⁻¹ (plain 1/σ² weights), scaled by the residual
         // variance factor Σu²/(n − unknowns).
-        let plain = evaluate(observation, at: point, spatial: spatial, plain: true)
+        let plain = evaluate(ranges, at: point, spatial: spatial, plain: true)
         let unknowns = spatial ? 3 : 2
         var factor = count > unknowns ? plain.chiSquare / Double(count - unknowns) : 1
         if options.weighting == .inverseVariance { factor = max(factor, 1) }
@@ -212,6 +240,14 @@ public struct Multilateration: PositionSolver {
         return finished(PlanarPoint(x: point.x, y: point.y), z: point.z, accuracy: radius, cap: cap, count: count)
     }
 
+    /// A packed range as a circle on the receiver's plan.
+    @inline(__always)
+    private func planarCircle(_ range: PackedRange, height: Double) -> RangeCircle {
+        let dz = range.z - height
+        let squared = range.distance * range.distance - dz * dz
+        return RangeCircle(x: range.x, y: range.y, radius: squared > 0 ? squared.squareRoot() : 0, sigma: range.sigma)
+    }
+
     /// Where the iterations may go.
     private struct Limits {
         var bounds: PositioningVenue.Extent
@@ -221,11 +257,11 @@ public struct Multilateration: PositionSolver {
     }
 
     /// Levenberg–Marquardt iterations from `start`, every step clamped to the limits.
-    private func refine(_ observation: Observation, from start: (x: Double, y: Double, z: Double),
-                        limits: Limits) -> (point: (x: Double, y: Double, z: Double), state: NormalEquations) {
+    private func refine(_ ranges: UnsafeBufferPointer<PackedRange>, from start: (x: Double, y: Double, z: Double),
+                        state: NormalEquations, limits: Limits) -> (point: (x: Double, y: Double, z: Double), state: NormalEquations) {
         let spatial = limits.spatial
         var point = start
-        var state = evaluate(observation, at: point, spatial: spatial)
+        var state = state
         var lambda = 1e-3
         for _ in 0..<max(options.maximumIterations, 0) {
             guard let step = state.step(lambda: lambda, spatial: spatial) else { break }
@@ -233,12 +269,13 @@ public struct Multilateration: PositionSolver {
             let candidate = (x: planar.x, y: planar.y,
                              z: spatial ? min(max(point.z + step.z, limits.zLow), limits.zHigh) : limits.height)
             let moved = abs(candidate.x - point.x) + abs(candidate.y - point.y) + abs(candidate.z - point.z)
-            let next = evaluate(observation, at: candidate, spatial: spatial)
+            let next = evaluate(ranges, at: candidate, spatial: spatial)
             if next.cost <= state.cost, next.cost.isFinite {
+                let gain = state.cost - next.cost
                 point = candidate
                 state = next
                 lambda = max(lambda * 0.1, 1e-12)
-                if moved <= limits.tolerance { break }
+                if moved <= limits.tolerance || gain <= 1e-12 * next.cost { break }
             } else {
                 lambda *= 10
                 if lambda > 1e12 || moved <= limits.tolerance { break }
@@ -331,60 +368,62 @@ public struct Multilateration: PositionSolver {
 
     /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
     /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
-    private func evaluate(_ observation: Observation, at point: (x: Double, y: Double, z: Double), spatial: Bool,
+    private func evaluate(_ ranges: UnsafeBufferPointer<PackedRange>, at point: (x: Double, y: Double, z: Double), spatial: Bool,
                           plain: Bool = false) -> NormalEquations {
         var sums = NormalEquations()
-        let floor = observation.floor
         let logarithmic = options.residual == .logDistance
         let uniform = options.weighting == .uniform
         let k = tuning
-        for range in observation.ranges where RangeGeometry.isUsable(range, floor: floor) {
-            let dx = point.x - range.position.x, dy = point.y - range.position.y, dz = point.z - range.position.z
+        for range in ranges {
+            let dx = point.x - range.x, dy = point.y - range.y, dz = point.z - range.z
             let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
-            let measured = min(range.distance, RangeGeometry.largest)
-            var residual: Double, scale: Double, derivative: Double
+            let inverseDistance = distance > 1e-12 ? 1 / distance : 0
+            // residual r, 1/scale (u = r/scale) and the factor turning (dx, dy, dz) into ∂r/∂p.
+            let residual: Double, inverseScale: Double, jacobian: Double
             if logarithmic {
                 let floorValue = 1e-3
-                let d = max(measured, floorValue), r = max(distance, floorValue)
-                residual = log(r) - log(d)
-                scale = uniform ? 1 : RangeGeometry.sigma(range) / d
-                derivative = 1 / r
+                let d = max(range.distance, floorValue)
+                residual = log(max(distance, floorValue)) - log(d)
+                inverseScale = uniform ? 1 : d * range.inverseSigma
+                jacobian = distance > floorValue ? inverseDistance * inverseDistance : 0
             } else {
-                residual = distance - measured
-                scale = uniform ? 1 : RangeGeometry.sigma(range)
-                derivative = 1
+                residual = distance - range.distance
+                inverseScale = uniform ? 1 : range.inverseSigma
+                jacobian = inverseDistance
             }
-            let u = residual / scale
-            var weightRobust: Double, rho: Double
-            switch options.loss {
-            case .squared:
-                weightRobust = 1
-                rho = 0.5 * u * u
-            case .huber:
-                let a = abs(u)
-                weightRobust = a <= k ? 1 : k / a
-                rho = a <= k ? 0.5 * u * u : k * a - 0.5 * k * k
-            case .cauchy:
-                let q = u / k
-                weightRobust = 1 / (1 + q * q)
-                rho = 0.5 * k * k * log1p(q * q)
+            let u = residual * inverseScale
+            var weightRobust = 1.0, rho = 0.5 * u * u
+            if !plain {
+                switch options.loss {
+                case .squared:
+                    break
+                case .huber:
+                    let a = abs(u)
+                    if a > k {
+                        weightRobust = k / a
+                        rho = k * a - 0.5 * k * k
+                    }
+                case .cauchy:
+                    let q = u / k
+                    weightRobust = 1 / (1 + q * q)
+                    rho = 0.5 * k * k * log1p(q * q)
+                }
             }
-            if plain { (weightRobust, rho) = (1, 0.5 * u * u) }
             sums.cost += rho
             sums.chiSquare += weightRobust * u * u
-            guard distance > 1e-12 else { continue }
-            let jx = derivative * dx / distance, jy = derivative * dy / distance, jz = derivative * dz / distance
-            let w = weightRobust / (scale * scale)
+            let jx = jacobian * dx, jy = jacobian * dy, jz = jacobian * dz
+            let w = weightRobust * inverseScale * inverseScale
+            let wr = w * residual
             sums.hxx += w * jx * jx
             sums.hxy += w * jx * jy
             sums.hyy += w * jy * jy
-            sums.gx += w * residual * jx
-            sums.gy += w * residual * jy
+            sums.gx += wr * jx
+            sums.gy += wr * jy
             if spatial {
                 sums.hxz += w * jx * jz
                 sums.hyz += w * jy * jz
                 sums.hzz += w * jz * jz
-                sums.gz += w * residual * jz
+                sums.gz += wr * jz
             }
         }
         return sums
