@@ -15,10 +15,12 @@ import Foundation
 /// the plan. Every step is clamped to the venue's bounds (in height: the beacons' heights and the
 /// receiver height, plus the margin), so the answer is always inside them.
 ///
-/// The iterations start from the ``WeightedCentroid`` and, when it differs, from the weighted
-/// linear least-squares solution of the circle equations (the radical centre of all circles);
-/// the fit with the lower robust cost wins, which avoids the mirror minimum that beacons along a
-/// corridor leave on the far side of their line.
+/// The iterations start from whichever fits the ranges better (lower robust cost): the
+/// ``WeightedCentroid`` or the weighted linear least-squares solution of the circle equations (the
+/// radical centre of all circles), which avoids most of the mirror minima that beacons along a
+/// corridor leave on the far side of their line. At most ``Options/maximumIterations`` steps;
+/// they stop when a step moves less than 1e-8 of the bounds' diagonal or gains less than 1e-12
+/// of the cost.
 ///
 /// The accuracy radius is the 68 % circle of the least-squares position covariance at the
 /// solution, (JᵀΣ⁻¹J)⁻¹ with J the unit vectors from the beacons and Σ the ranges' variances:
