@@ -32,7 +32,7 @@ import Foundation
 /// divides it in the ratio of the ranges, with a radius of half the beacons' separation or the
 /// circles' half chord (the larger) plus the larger σ; with one, the beacon itself, with the range
 /// plus its σ as radius; with none, `nil`. The solver keeps a fixed-size state and allocates nothing
-/// per call.
+/// per call: the usable ranges are packed into a temporary buffer on the stack.
 ///
 /// ```swift
 /// let solver = Multilateration(venue: PositioningVenue(venue))
