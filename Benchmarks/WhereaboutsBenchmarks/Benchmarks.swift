@@ -4,4 +4,5 @@ import Benchmark
 let benchmarks: @Sendable () -> Void = {
     registerFrameBenchmarks()
     registerRecordingBenchmarks()
+    registerSolverBenchmarks()
 }

@@ -1,0 +1,433 @@
+import Foundation
+
+/// Robust weighted multilateration over every range heard: the point whose distances to the
+/// beacons best fit the ranges, found by Levenberg–Marquardt with a robust loss (iteratively
+/// reweighted least squares), kept inside the venue.
+///
+/// Each range gives a residual r = |p − b| − d (or, with ``Residual/logDistance``, ln|p − b| − ln d,
+/// the RSSI residual of a log-distance model up to a constant), scaled by its standard deviation
+/// σ (``Weighting/inverseVariance``: weight 1/σ², so far beacons, whose log-distance ranges are
+/// less certain, count less). The loss of the scaled residual u = r/σ is ``Loss/huber``
+/// (quadratic within 1.345, linear beyond), ``Loss/cauchy`` (c²/2·ln(1 + (u/c)²), c = 2.385) or
+/// ``Loss/squared``. Distances are 3-D: the receiver sits at the venue's receiver height, or, with
+/// ``Dimensions/automatic``, its height is solved for too when the venue knows its beacons' heights
+/// and four or more of the ranges' beacons differ in height by at least a tenth of their spread on
+/// the plan. Every step is clamped to the venue's bounds (in height: the beacons' heights and the
+/// receiver height, plus the margin), so the answer is always inside them.
+///
+/// The iterations start from whichever fits the ranges better (lower robust cost): the
+/// ``WeightedCentroid`` or the weighted linear least-squares solution of the circle equations (the
+/// radical centre of all circles), which avoids most of the mirror minima that beacons along a
+/// corridor leave on the far side of their line. At most ``Options/maximumIterations`` steps;
+/// they stop when a step moves less than 1e-8 of the bounds' diagonal or gains less than 1e-12
+/// of the cost.
+///
+/// The accuracy radius is the 68 % circle of the least-squares position covariance at the
+/// solution, (JᵀΣ⁻¹J)⁻¹ with J the unit vectors from the beacons and Σ the ranges' variances:
+/// 1.5096·sqrt((σx² + σy²)/2), the radius holding 68 % of a circular 2-D Gaussian. It is scaled by
+/// the residual variance factor Σu²/(n − unknowns) when that exceeds 1 (the ranges disagree more
+/// than their σ says; always with ``Weighting/uniform``), and it is at most the bounds' diagonal.
+///
+/// Fewer ranges degrade gracefully: with two, the point on the segment between the beacons that
+/// divides it in the ratio of the ranges, with a radius of half the beacons' separation or the
+/// circles' half chord (the larger) plus the larger σ; with one, the beacon itself, with the range
+/// plus its σ as radius; with none, `nil`. The solver keeps a fixed-size state and allocates nothing
+/// per call: the usable ranges are packed into a temporary buffer on the stack.
+///
+/// ```swift
+/// let solver = Multilateration(venue: PositioningVenue(venue))
+/// var locator = Locator(venue: solver.venue, solver: solver)
+/// let fix = locator.locate(scan)
+/// ```
+public struct Multilateration: PositionSolver {
+    /// How residuals beyond their standard deviation are penalised.
+    public enum Loss: String, Hashable, Sendable, CaseIterable {
+        /// Ordinary least squares.
+        case squared
+        /// Huber: quadratic up to the tuning constant (default 1.345), linear beyond.
+        case huber
+        /// Cauchy (Lorentzian): c²/2·ln(1 + (u/c)²), tuning constant c default 2.385.
+        case cauchy
+    }
+
+    /// How ranges are weighted against one another.
+    public enum Weighting: String, Hashable, Sendable, CaseIterable {
+        /// Weight 1/σ² from each range's standard deviation.
+        case inverseVariance
+        /// Every range alike (σ taken as one venue unit, or 1 in log space).
+        case uniform
+    }
+
+    /// What a residual measures.
+    public enum Residual: String, Hashable, Sendable, CaseIterable {
+        /// Distance minus range, venue units.
+        case distance
+        /// Logarithm of distance minus logarithm of range (σ becomes σ/d): errors relative to the range.
+        case logDistance
+    }
+
+    /// Which coordinates are solved for.
+    public enum Dimensions: String, Hashable, Sendable, CaseIterable {
+        /// x and y; the height is the venue's receiver height.
+        case planar
+        /// x, y and height when the beacons' heights allow it (see ``Multilateration``), else planar.
+        case automatic
+    }
+
+    /// The solver's settings.
+    public struct Options: Hashable, Sendable {
+        /// The robust loss.
+        public var loss: Loss
+        /// The loss's tuning constant in standard deviations; `nil` for the loss's usual one.
+        public var tuning: Double?
+        /// The weighting of ranges.
+        public var weighting: Weighting
+        /// What a residual measures.
+        public var residual: Residual
+        /// Which coordinates are solved for.
+        public var dimensions: Dimensions
+        /// The most Levenberg–Marquardt iterations per fix.
+        public var maximumIterations: Int
+
+        /// Creates options; the defaults: Huber loss, inverse-variance weights, distance residuals,
+        /// automatic dimensions, at most 30 iterations.
+        public init(loss: Loss = .huber, tuning: Double? = nil, weighting: Weighting = .inverseVariance,
+                    residual: Residual = .distance, dimensions: Dimensions = .automatic, maximumIterations: Int = 30) {
+            self.loss = loss
+            self.tuning = tuning
+            self.weighting = weighting
+            self.residual = residual
+            self.dimensions = dimensions
+            self.maximumIterations = maximumIterations
+        }
+    }
+
+    /// The venue.
+    public let venue: PositioningVenue
+    /// The settings.
+    public let options: Options
+    private let start: WeightedCentroid
+    private let heightsKnown: Bool
+    private let tuning: Double
+
+    /// Creates the solver for a venue.
+    public init(venue: PositioningVenue, options: Options = Options()) {
+        self.venue = venue
+        self.options = options
+        start = WeightedCentroid(venue: venue)
+        heightsKnown = venue.venue.beacons.contains { $0.z != nil }
+        let usual = options.loss == .cauchy ? 2.385 : 1.345
+        if let tuning = options.tuning, tuning.isFinite, tuning > 0 {
+            self.tuning = tuning
+        } else {
+            self.tuning = usual
+        }
+    }
+
+    /// `"multilateration"`.
+    public var name: String { "multilateration" }
+
+    /// The multilateration of every usable range (on the observation's floor when it has one), or
+    /// `nil` when there is none.
+    public func locate(_ observation: Observation) -> PositionEstimate? {
+        withUnsafeTemporaryAllocation(of: PackedRange.self, capacity: observation.ranges.count) { buffer in
+            let count = pack(observation, into: buffer)
+            defer { _ = buffer.prefix(count).deinitialize() }
+            return locate(observation, UnsafeBufferPointer(rebasing: buffer.prefix(count)))
+        }
+    }
+
+    /// A usable range, clamped and ready for the iterations.
+    struct PackedRange {
+        var x: Double, y: Double, z: Double
+        /// The range, at most ``RangeGeometry/largest``.
+        var distance: Double
+        /// The standard deviation, within ``RangeGeometry/sigmaLimits``.
+        var sigma: Double
+        /// 1/``sigma``.
+        var inverseSigma: Double
+    }
+
+    /// Copies the usable ranges (on the observation's floor) into `buffer`; returns how many.
+    private func pack(_ observation: Observation, into buffer: UnsafeMutableBufferPointer<PackedRange>) -> Int {
+        var count = 0
+        for range in observation.ranges where RangeGeometry.isUsable(range, floor: observation.floor) {
+            buffer.initializeElement(at: count, to: PackedRange(
+                x: range.position.x, y: range.position.y, z: range.position.z,
+                distance: min(range.distance, RangeGeometry.largest), sigma: RangeGeometry.sigma(range),
+                inverseSigma: 1 / RangeGeometry.sigma(range)))
+            count += 1
+        }
+        return count
+    }
+
+    private func locate(_ observation: Observation, _ ranges: UnsafeBufferPointer<PackedRange>) -> PositionEstimate? {
+        let height = venue.receiverHeight
+        let count = ranges.count
+        guard count > 0 else { return nil }
+        // The extent of the beacons, a fallback start and the linear system.
+        var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
+        var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
+        var sumW = 0.0, sumX = 0.0, sumY = 0.0
+        var linear = LinearSystem()
+        for range in ranges {
+            minX = min(minX, range.x); maxX = max(maxX, range.x)
+            minY = min(minY, range.y); maxY = max(maxY, range.y)
+            minZ = min(minZ, range.z); maxZ = max(maxZ, range.z)
+            let d = range.distance, s = range.sigma
+            let w = 1 / (d * d + s * s + 1e-6)
+            sumW += w; sumX += w * range.x; sumY += w * range.y
+            // Var(r²) ≈ 4r²σ²: weight the circle equations by 1/(σ²(r² + σ²)).
+            let circle = planarCircle(range, height: height)
+            linear.add(circle, weight: 1 / (s * s * (circle.radius * circle.radius + s * s)))
+        }
+        let bounds = venue.bounds
+            ?? PositioningVenue.Extent(minX: minX, minY: minY, maxX: maxX, maxY: maxY).inset(by: venue.margin)
+        let cap = RangeGeometry.diagonal(bounds)
+        if count == 1 {
+            let first = planarCircle(ranges[0], height: height)
+            let point = bounds.clamped(PlanarPoint(x: first.x, y: first.y))
+            return finished(point, z: height, accuracy: first.radius + first.sigma, cap: cap, count: 1)
+        }
+        if count == 2 {
+            let first = planarCircle(ranges[0], height: height), second = planarCircle(ranges[1], height: height)
+            let sum = first.radius + second.radius
+            let t = sum > 0 ? first.radius / sum : 0.5
+            let dx = second.x - first.x, dy = second.y - first.y
+            let separation = (dx * dx + dy * dy).squareRoot()
+            let along = t * separation
+            let halfChord = max(first.radius * first.radius - along * along, 0).squareRoot()
+            let point = bounds.clamped(PlanarPoint(x: first.x + t * dx, y: first.y + t * dy))
+            let accuracy = max(separation / 2, halfChord) + max(first.sigma, second.sigma)
+            return finished(point, z: height, accuracy: accuracy, cap: cap, count: 2)
+        }
+
+        let planarSpread = max(maxX - minX, maxY - minY)
+        let spatial = options.dimensions == .automatic && heightsKnown && count >= 4
+            && maxZ - minZ > 0 && maxZ - minZ >= 0.1 * planarSpread
+        let zLow = min(minZ, height) - venue.margin, zHigh = max(maxZ, height) + venue.margin
+
+        var x: Double, y: Double
+        if let centroid = start.locate(observation), centroid.point.x.isFinite, centroid.point.y.isFinite {
+            (x, y) = (centroid.point.x, centroid.point.y)
+        } else {
+            (x, y) = (sumX / sumW, sumY / sumW)
+        }
+        let limits = Limits(bounds: bounds, zLow: zLow, zHigh: zHigh, height: height, spatial: spatial,
+                            tolerance: 1e-8 * max(cap, 1))
+        let fromCentroid = bounds.clamped(PlanarPoint(x: x.isFinite ? x : minX, y: y.isFinite ? y : minY))
+        var startPoint = (x: fromCentroid.x, y: fromCentroid.y, z: height)
+        var startState = evaluate(ranges, at: startPoint, spatial: spatial)
+        // The linear solution may lie in a basin the centroid's does not (beacons along a corridor
+        // leave a mirror minimum on the far side of their line): start from whichever fits better.
+        if let linear = linear.solution() {
+            let fromLinear = bounds.clamped(linear)
+            let point = (x: fromLinear.x, y: fromLinear.y, z: height)
+            let state = evaluate(ranges, at: point, spatial: spatial)
+            if state.cost < startState.cost { (startPoint, startState) = (point, state) }
+        }
+        let (point, _) = refine(ranges, from: startPoint, state: startState, limits: limits)
+
+        // Accuracy: the x/y block of (JᵀΣ⁻¹J)⁻¹ (plain 1/σ² weights), scaled by the residual
+        // variance factor Σu²/(n − unknowns).
+        let plain = evaluate(ranges, at: point, spatial: spatial, plain: true)
+        let unknowns = spatial ? 3 : 2
+        var factor = count > unknowns ? plain.chiSquare / Double(count - unknowns) : 1
+        if options.weighting == .inverseVariance { factor = max(factor, 1) }
+        var radius = cap
+        if let (varianceX, varianceY) = plain.planarVariances(spatial: spatial) {
+            let candidate = RangeGeometry.circular68 * (factor * (varianceX + varianceY) / 2).squareRoot()
+            if candidate.isFinite { radius = candidate }
+        }
+        return finished(PlanarPoint(x: point.x, y: point.y), z: point.z, accuracy: radius, cap: cap, count: count)
+    }
+
+    /// A packed range as a circle on the receiver's plan.
+    @inline(__always)
+    private func planarCircle(_ range: PackedRange, height: Double) -> RangeCircle {
+        let dz = range.z - height
+        let squared = range.distance * range.distance - dz * dz
+        return RangeCircle(x: range.x, y: range.y, radius: squared > 0 ? squared.squareRoot() : 0, sigma: range.sigma)
+    }
+
+    /// Where the iterations may go.
+    private struct Limits {
+        var bounds: PositioningVenue.Extent
+        var zLow: Double, zHigh: Double, height: Double
+        var spatial: Bool
+        var tolerance: Double
+    }
+
+    /// Levenberg–Marquardt iterations from `start`, every step clamped to the limits.
+    private func refine(_ ranges: UnsafeBufferPointer<PackedRange>, from start: (x: Double, y: Double, z: Double),
+                        state: NormalEquations, limits: Limits) -> (point: (x: Double, y: Double, z: Double), state: NormalEquations) {
+        let spatial = limits.spatial
+        var point = start
+        var state = state
+        var lambda = 1e-3
+        for _ in 0..<max(options.maximumIterations, 0) {
+            guard let step = state.step(lambda: lambda, spatial: spatial) else { break }
+            let planar = limits.bounds.clamped(PlanarPoint(x: point.x + step.x, y: point.y + step.y))
+            let candidate = (x: planar.x, y: planar.y,
+                             z: spatial ? min(max(point.z + step.z, limits.zLow), limits.zHigh) : limits.height)
+            let moved = abs(candidate.x - point.x) + abs(candidate.y - point.y) + abs(candidate.z - point.z)
+            let next = evaluate(ranges, at: candidate, spatial: spatial)
+            if next.cost <= state.cost, next.cost.isFinite {
+                let gain = state.cost - next.cost
+                point = candidate
+                state = next
+                lambda = max(lambda * 0.1, 1e-12)
+                if moved <= limits.tolerance || gain <= 1e-12 * next.cost { break }
+            } else {
+                lambda *= 10
+                if lambda > 1e12 || moved <= limits.tolerance { break }
+            }
+        }
+        return (point, state)
+    }
+
+    /// The weighted linear least-squares solution of the circle equations |p − cᵢ|² = rᵢ² with
+    /// the weighted mean equation subtracted (the radical centre of all circles), accumulated in one pass.
+    struct LinearSystem {
+        var w = 0.0, wx = 0.0, wy = 0.0, wq = 0.0
+        var wxx = 0.0, wxy = 0.0, wyy = 0.0, wxq = 0.0, wyq = 0.0
+
+        /// Adds a circle with weight `weight`.
+        mutating func add(_ circle: RangeCircle, weight: Double) {
+            let q = (circle.x * circle.x + circle.y * circle.y - circle.radius * circle.radius) / 2
+            w += weight
+            wx += weight * circle.x
+            wy += weight * circle.y
+            wq += weight * q
+            wxx += weight * circle.x * circle.x
+            wxy += weight * circle.x * circle.y
+            wyy += weight * circle.y * circle.y
+            wxq += weight * circle.x * q
+            wyq += weight * circle.y * q
+        }
+
+        /// The solution, or `nil` when the centres are (nearly) collinear.
+        func solution() -> PlanarPoint? {
+            guard w > 0 else { return nil }
+            let mx = wx / w, my = wy / w, mq = wq / w
+            let sxx = wxx - w * mx * mx, sxy = wxy - w * mx * my, syy = wyy - w * my * my
+            let bx = wxq - w * mx * mq, by = wyq - w * my * mq
+            let det = sxx * syy - sxy * sxy
+            guard det > 1e-9 * max(sxx * syy, 1e-300) else { return nil }
+            let point = PlanarPoint(x: (syy * bx - sxy * by) / det, y: (sxx * by - sxy * bx) / det)
+            return point.x.isFinite && point.y.isFinite ? point : nil
+        }
+    }
+
+    /// An estimate with the accuracy capped, or `nil` if anything is not finite.
+    private func finished(_ point: PlanarPoint, z: Double, accuracy: Double, cap: Double, count: Int) -> PositionEstimate? {
+        let estimate = PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: z),
+                                        accuracy: accuracy.isFinite ? min(max(accuracy, 0), cap) : cap, beaconCount: count)
+        return estimate.isFinite ? estimate : nil
+    }
+
+    /// The normal equations and robust cost at a point.
+    struct NormalEquations {
+        var cost = 0.0, chiSquare = 0.0
+        var hxx = 0.0, hxy = 0.0, hyy = 0.0, hxz = 0.0, hyz = 0.0, hzz = 0.0
+        var gx = 0.0, gy = 0.0, gz = 0.0
+
+        /// The Levenberg–Marquardt step solving (H + λ·diag H)δ = −g, or `nil` when singular.
+        func step(lambda: Double, spatial: Bool) -> (x: Double, y: Double, z: Double)? {
+            let ridge = 1e-12 * (hxx + hyy + hzz)
+            let a = hxx * (1 + lambda) + ridge, c = hyy * (1 + lambda) + ridge, b = hxy
+            if !spatial {
+                let det = a * c - b * b
+                guard det > 0, det.isFinite else { return nil }
+                let sx = -(c * gx - b * gy) / det, sy = -(a * gy - b * gx) / det
+                return sx.isFinite && sy.isFinite ? (sx, sy, 0) : nil
+            }
+            let f = hzz * (1 + lambda) + ridge, d = hxz, e = hyz
+            // Symmetric [[a b d] [b c e] [d e f]], inverse by cofactors.
+            let c00 = c * f - e * e, c01 = d * e - b * f, c02 = b * e - c * d
+            let c11 = a * f - d * d, c12 = b * d - a * e, c22 = a * c - b * b
+            let det = a * c00 + b * c01 + d * c02
+            guard det > 0, det.isFinite else { return nil }
+            let sx = -(c00 * gx + c01 * gy + c02 * gz) / det
+            let sy = -(c01 * gx + c11 * gy + c12 * gz) / det
+            let sz = -(c02 * gx + c12 * gy + c22 * gz) / det
+            return sx.isFinite && sy.isFinite && sz.isFinite ? (sx, sy, sz) : nil
+        }
+
+        /// The diagonal x and y entries of H⁻¹ (the marginal variances), or `nil` when singular.
+        func planarVariances(spatial: Bool) -> (Double, Double)? {
+            if !spatial {
+                let det = hxx * hyy - hxy * hxy
+                guard det > 1e-12 * hxx * hyy, det > 0 else { return nil }
+                return (hyy / det, hxx / det)
+            }
+            let c00 = hyy * hzz - hyz * hyz, c11 = hxx * hzz - hxz * hxz
+            let det = hxx * c00 + hxy * (hxz * hyz - hxy * hzz) + hxz * (hxy * hyz - hyy * hxz)
+            guard det > 1e-12 * hxx * hyy * hzz, det > 0 else { return nil }
+            return (c00 / det, c11 / det)
+        }
+    }
+
+    /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
+    /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
+    private func evaluate(_ ranges: UnsafeBufferPointer<PackedRange>, at point: (x: Double, y: Double, z: Double), spatial: Bool,
+                          plain: Bool = false) -> NormalEquations {
+        var sums = NormalEquations()
+        let logarithmic = options.residual == .logDistance
+        let uniform = options.weighting == .uniform
+        let k = tuning
+        for range in ranges {
+            let dx = point.x - range.x, dy = point.y - range.y, dz = point.z - range.z
+            let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
+            let inverseDistance = distance > 1e-12 ? 1 / distance : 0
+            // residual r, 1/scale (u = r/scale) and the factor turning (dx, dy, dz) into ∂r/∂p.
+            let residual: Double, inverseScale: Double, jacobian: Double
+            if logarithmic {
+                let floorValue = 1e-3
+                let d = max(range.distance, floorValue)
+                residual = log(max(distance, floorValue)) - log(d)
+                inverseScale = uniform ? 1 : d * range.inverseSigma
+                jacobian = distance > floorValue ? inverseDistance * inverseDistance : 0
+            } else {
+                residual = distance - range.distance
+                inverseScale = uniform ? 1 : range.inverseSigma
+                jacobian = inverseDistance
+            }
+            let u = residual * inverseScale
+            var weightRobust = 1.0, rho = 0.5 * u * u
+            if !plain {
+                switch options.loss {
+                case .squared:
+                    break
+                case .huber:
+                    let a = abs(u)
+                    if a > k {
+                        weightRobust = k / a
+                        rho = k * a - 0.5 * k * k
+                    }
+                case .cauchy:
+                    let q = u / k
+                    weightRobust = 1 / (1 + q * q)
+                    rho = 0.5 * k * k * log1p(q * q)
+                }
+            }
+            sums.cost += rho
+            sums.chiSquare += weightRobust * u * u
+            let jx = jacobian * dx, jy = jacobian * dy, jz = jacobian * dz
+            let w = weightRobust * inverseScale * inverseScale
+            let wr = w * residual
+            sums.hxx += w * jx * jx
+            sums.hxy += w * jx * jy
+            sums.hyy += w * jy * jy
+            sums.gx += wr * jx
+            sums.gy += wr * jy
+            if spatial {
+                sums.hxz += w * jx * jz
+                sums.hyz += w * jy * jz
+                sums.hzz += w * jz * jz
+                sums.gz += wr * jz
+            }
+        }
+        return sums
+    }
+}
