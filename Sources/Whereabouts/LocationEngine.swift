@@ -41,9 +41,8 @@ public actor LocationEngine {
     /// Builds the pipeline of a configuration (training the solver once, if it learns).
     public init(configuration: Configuration) {
         self.configuration = configuration
-        let venue = PositioningVenue(configuration.venue)
-        let solver = configuration.algorithm.solver(for: venue, training: configuration.training)
-        empty = TrackLocators(venue: venue, solver: solver, configuration: configuration.locator)
+        empty = configuration.algorithm.setup(venue: configuration.venue, training: configuration.training,
+                                              configuration: configuration.locator).makeLocators()
         locators = empty
     }
 

@@ -67,7 +67,7 @@ struct EvalCommandTests {
         let text = output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!text.contains("\n"))
         let report = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(report["algorithm"] as? String == "centroid")
+        #expect(report["algorithm"] as? String == "default")
         #expect(report["units"] as? String == "m")
         #expect(report["scans"] as? Int == (try room.scans().count))
         #expect((report["located"] as? Int ?? 0) > 0)
@@ -92,7 +92,7 @@ struct EvalCommandTests {
         defer { room.remove() }
         let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
         #expect(output.status == 0, "\(output.standardError)")
-        #expect(output.standardOutput.contains("— centroid"))
+        #expect(output.standardOutput.contains("— default"))
         #expect(output.standardOutput.contains("scans      102, located 102"))
         #expect(output.standardOutput.contains(" m, median "))
         #expect(output.standardOutput.contains("fixes/s"))
@@ -175,7 +175,7 @@ struct EvalCommandTests {
     }
 
     @Test("eval rejects bad arguments with a message", arguments: [
-        (["eval", "--venue", "VENUE", "--test", "TEST", "--algorithm", "nope"], "Unknown algorithm \"nope\". Algorithms: centroid"),
+        (["eval", "--venue", "VENUE", "--test", "TEST", "--algorithm", "nope"], "Unknown algorithm \"nope\". Algorithms: default, centroid"),
         (["eval", "--venue", "/nonexistent/venue.json", "--test", "TEST"], "/nonexistent/venue.json: no such file (the venue)"),
         (["eval", "--venue", "VENUE", "--test", "/nonexistent/test.jsonl"], "/nonexistent/test.jsonl: no such file (the recording)"),
         (["eval", "--venue", "VENUE", "--test", "TEST", "--train", "/nonexistent/train.jsonl"],

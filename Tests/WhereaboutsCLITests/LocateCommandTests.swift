@@ -37,7 +37,7 @@ struct LocateCommandTests {
                 #expect(value.isFinite)
             }
             #expect(fix["floor"] as? Int == 0)
-            #expect(fix["method"] as? String == "centroid")
+            #expect(fix["method"] as? String == "default")
             let beacons = try #require(fix["beacons"] as? [String])
             #expect(!beacons.isEmpty && beacons.allSatisfy { $0.hasPrefix("node") })
             #expect(fix["latitude"] == nil && fix["longitude"] == nil)   // the venue has no origin
@@ -90,7 +90,7 @@ struct LocateCommandTests {
     }
 
     @Test("locate rejects bad arguments with a message", arguments: [
-        (["locate", "--venue", "VENUE", "--recording", "REC", "--algorithm", "all"], "Unknown algorithm \"all\". Algorithms: centroid"),
+        (["locate", "--venue", "VENUE", "--recording", "REC", "--algorithm", "all"], "Unknown algorithm \"all\". Algorithms: default, centroid"),
         (["locate", "--venue", "VENUE", "--recording", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl: no such file (the recording)"),
         (["locate", "--venue", "/nonexistent/v.json", "--recording", "REC"], "/nonexistent/v.json: no such file (the venue)"),
         (["locate", "--recording", "REC"], "Missing expected argument '--venue <venue.json>'"),

@@ -211,8 +211,7 @@ struct EvaluationRunTests {
     }
 
     @Test func samplesAreThinnedEvenlyBeyondTheLimit() {
-        let positioning = PositioningVenue(venue)
-        var run = EvaluationRun(venue: positioning, algorithms: [.centroid], sampleLimit: 2)
+        var run = EvaluationRun(venue: venue, algorithms: [.centroid], sampleLimit: 2)
         // Nine scans with truth x = 0…8. At 4 samples [0,1,2,3] → [0,2] (every 2nd); then 4, 6 →
         // [0,2,4,6] → [0,4] (every 4th); then 8 → [0,4,8].
         for i in 0..<9 {

@@ -52,11 +52,21 @@ public struct EvaluationRun: Sendable {
         placeLocator = hasGeometry ? PlaceLocator(venue.venue) : nil
     }
 
-    /// Creates a run of built-in algorithms, each built once with the same training scans.
-    public init(venue: PositioningVenue, algorithms: [PositioningAlgorithm], training: [Scan] = [],
+    /// Creates a run of named setups (each with its own venue calibration and configuration).
+    public init(setups: [(name: String, setup: PositioningSetup)], sampleLimit: Int = 2000) {
+        entries = setups.map { Entry(algorithm: $0.name, locators: $0.setup.makeLocators()) }
+        self.sampleLimit = max(1, sampleLimit)
+        let venue = setups.first?.setup.venue.venue
+        let hasGeometry = venue?.places.contains { $0.shape.area != nil } ?? false
+        placeLocator = hasGeometry ? venue.map(PlaceLocator.init) : nil
+    }
+
+    /// Creates a run of built-in algorithms, each set up once with the same training scans
+    /// (see ``PositioningAlgorithm/setup(venue:training:configuration:)``).
+    public init(venue: Venue, algorithms: [PositioningAlgorithm], training: [Scan] = [],
                 configuration: LocatorConfiguration = LocatorConfiguration(), sampleLimit: Int = 2000) {
-        self.init(venue: venue, solvers: algorithms.map { ($0.rawValue, $0.solver(for: venue, training: training)) },
-                  configuration: configuration, sampleLimit: sampleLimit)
+        self.init(setups: algorithms.map { ($0.rawValue, $0.setup(venue: venue, training: training, configuration: configuration)) },
+                  sampleLimit: sampleLimit)
     }
 
     /// Locates a scan with every algorithm and scores the fixes.

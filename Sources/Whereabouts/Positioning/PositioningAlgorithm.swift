@@ -1,7 +1,18 @@
 /// The positioning algorithms that `whereabouts locate` and `eval` offer by name.
 public enum PositioningAlgorithm: String, CaseIterable, Sendable {
+    /// ``DefaultSolver``: fingerprints (when trained), multilateration and the centroid fused,
+    /// with a measured accuracy radius. The best Whereabouts can do.
+    case `default`
     /// ``WeightedCentroid`` of the strongest beacons.
     case centroid
+    /// ``PowerCenter``: the radical centre of the best three ranges.
+    case powerCenter = "powercenter"
+    /// ``SphereIntersection``: three-sphere trilateration of the best three ranges.
+    case sphereIntersection = "sphereintersection"
+    /// ``EPTA``: the enhanced positioning trilateration algorithm on the best three ranges.
+    case epta
+    /// ``Multilateration``: robust weighted least squares over every range.
+    case multilateration
     /// ``FingerprintSolver``: k nearest fingerprints of a training recording.
     case knn
 
@@ -9,15 +20,23 @@ public enum PositioningAlgorithm: String, CaseIterable, Sendable {
     public var requiresTraining: Bool {
         switch self {
         case .knn: true
-        case .centroid: false
+        case .default, .centroid, .powerCenter, .sphereIntersection, .epta, .multilateration: false
         }
     }
 
     /// Builds the algorithm's solver for a venue; `training` is a recording with truth for the
-    /// algorithms that learn (ignored by the others).
-    public func solver(for venue: PositioningVenue, training: [Scan] = []) -> any PositionSolver {
+    /// algorithms that learn (ignored by the others), `configuration` the per-device pipeline the
+    /// solver will run in. See also ``setup(venue:training:configuration:)``,
+    /// which also calibrates the venue from the training data.
+    public func solver(for venue: PositioningVenue, training: [Scan] = [],
+                       configuration: LocatorConfiguration = LocatorConfiguration()) -> any PositionSolver {
         switch self {
+        case .default: DefaultSolver(venue: venue, training: training, configuration: configuration)
         case .centroid: WeightedCentroid(venue: venue)
+        case .powerCenter: PowerCenter(venue: venue)
+        case .sphereIntersection: SphereIntersection(venue: venue)
+        case .epta: EPTA(venue: venue)
+        case .multilateration: Multilateration(venue: venue)
         case .knn: FingerprintSolver(venue: venue, training: training)
         }
     }

@@ -60,9 +60,8 @@ struct EvalCommand: ParsableCommand {
         let venueValue = try PositioningInputs.venue(venue)
         let reader = try PositioningInputs.reader(test, lenient: lenient)
         let training = try PositioningInputs.training(train, for: algorithms, lenient: lenient)
-        let positioning = PositioningVenue(venueValue)
 
-        var run = EvaluationRun(venue: positioning, algorithms: algorithms, training: training)
+        var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training)
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         while let scan = try reader.next() {
             run.add(scan)

@@ -46,9 +46,8 @@ struct LocateCommand: ParsableCommand {
         let venueValue = try PositioningInputs.venue(venue)
         let reader = try PositioningInputs.reader(recording, lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
-        let positioning = PositioningVenue(venueValue)
         guard let algorithm = chosen.first else { return }
-        var locators = TrackLocators(venue: positioning, solver: algorithm.solver(for: positioning, training: training))
+        var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
 
         let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
         var progress = Progress("locating", total: recording == "-" ? 0 : URL(fileURLWithPath: recording).fileSize)

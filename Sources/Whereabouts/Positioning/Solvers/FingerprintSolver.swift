@@ -540,56 +540,20 @@ struct FingerprintTable: Sendable {
     }
 }
 
-/// Training fingerprints dealt into folds by spatial block, like scikit-learn's `GroupKFold`.
+/// Training fingerprints dealt into folds by spatial block (``SpatialFolds``).
 struct FingerprintFolds: Sendable {
-    struct Block: Hashable, Sendable {
-        var x: Int, y: Int, floor: Int?
-    }
+    let spatial: SpatialFolds
 
-    /// The fold of each block.
-    let folds: [Block: Int]
     /// How many folds hold samples.
-    let count: Int
-    /// The side of a block, venue units.
-    let size: Double
+    var count: Int { spatial.count }
 
     init(samples: [FingerprintSample], blockSize: Double, folds requested: Int) {
-        size = blockSize.isFinite && blockSize > 0 ? blockSize : 1
-        var order: [Block] = []
-        var sizes: [Block: Int] = [:]
-        for sample in samples {
-            let block = Self.block(of: sample, size: size)
-            if sizes[block] == nil { order.append(block) }
-            sizes[block, default: 0] += 1
-        }
-        let count = max(0, min(max(requested, 2), order.count))
-        var folds: [Block: Int] = [:]
-        if count >= 2 {
-            // Largest blocks first (stable for equal sizes), each to the lightest fold.
-            let sorted = order.enumerated().sorted { lhs, rhs in
-                let l = sizes[lhs.element] ?? 0, r = sizes[rhs.element] ?? 0
-                return l != r ? l > r : lhs.offset < rhs.offset
-            }
-            var load = [Int](repeating: 0, count: count)
-            for (_, block) in sorted {
-                var lightest = 0
-                for candidate in 1..<count where load[candidate] < load[lightest] { lightest = candidate }
-                load[lightest] += sizes[block] ?? 0
-                folds[block] = lightest
-            }
-        }
-        self.folds = folds
-        self.count = count
-    }
-
-    static func block(of sample: FingerprintSample, size: Double) -> Block {
-        let bx = (sample.point.x / size).rounded(.down), by = (sample.point.y / size).rounded(.down)
-        return Block(x: Int(max(min(bx, 1e9), -1e9)), y: Int(max(min(by, 1e9), -1e9)), floor: sample.floor)
+        spatial = SpatialFolds(locations: samples.map { ($0.point, $0.floor) }, blockSize: blockSize, folds: requested)
     }
 
     /// The fold of a sample; `nil` (never held out) for a block no query fell in.
     func fold(of sample: FingerprintSample) -> Int? {
-        folds[Self.block(of: sample, size: size)]
+        spatial.fold(of: sample.point, floor: sample.floor)
     }
 
     /// Locates held-out `queries` (an even sample of at most `maximumQueries`) from the other

@@ -1,0 +1,59 @@
+/// Everything a positioning pipeline runs with, built once from a venue and (optionally) a
+/// training recording: the venue as solvers see it (calibrated from the training data when it
+/// has true positions), the solver, and the per-device configuration.
+///
+/// ```swift
+/// let setup = PositioningAlgorithm.multilateration.setup(venue: venue, training: trainingScans)
+/// var locators = setup.makeLocators()
+/// while let scan = try reader.next() { if let fix = locators.locate(scan) { print(fix) } }
+/// ```
+public struct PositioningSetup: Sendable {
+    /// The venue as the solver sees it (with the calibrated txPower and exponents, when calibrated).
+    public let venue: PositioningVenue
+    /// The solver.
+    public let solver: any PositionSolver
+    /// The per-device pipeline's configuration (its RSSI noise from the calibration, when calibrated).
+    public let configuration: LocatorConfiguration
+    /// The path-loss calibration fitted to the training data, if there was any to fit.
+    public let calibration: CalibrationResult?
+
+    /// Creates a setup from its parts.
+    public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration(),
+                calibration: CalibrationResult? = nil) {
+        self.venue = venue
+        self.solver = solver
+        self.configuration = configuration
+        self.calibration = calibration
+    }
+
+    /// Fresh per-device locators for this setup.
+    public func makeLocators() -> TrackLocators {
+        TrackLocators(venue: venue, solver: solver, configuration: configuration)
+    }
+
+    /// The venue calibrated from `training` (per beacon, shrunk toward the venue fit) and the
+    /// configuration with the fit's RSSI noise, or the inputs unchanged when the training data
+    /// gives no fit (no true positions, no placed beacons heard).
+    static func calibrated(_ venue: Venue, training: [Scan], configuration: LocatorConfiguration)
+        -> (Venue, LocatorConfiguration, CalibrationResult?) {
+        guard training.contains(where: { $0.truth?.planarPoint != nil }),
+              let result = try? Calibration.fit(training, in: venue) else {
+            return (venue, configuration, nil)
+        }
+        var configuration = configuration
+        configuration.rssiStandardDeviation = min(max(result.venueFit.robustSigma, 2), 12)
+        return (result.applied(to: venue, perBeacon: true), configuration, result)
+    }
+}
+
+extension PositioningAlgorithm {
+    /// Builds the algorithm for a venue: calibrates the venue from `training` when it has true
+    /// positions, then builds the solver (training it, for the algorithms that learn).
+    public func setup(venue: Venue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) -> PositioningSetup {
+        let (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
+                                                                                                  configuration: configuration)
+        let positioning = PositioningVenue(calibratedVenue)
+        return PositioningSetup(venue: positioning, solver: solver(for: positioning, training: training, configuration: calibratedConfiguration),
+                                configuration: calibratedConfiguration, calibration: calibration)
+    }
+}
