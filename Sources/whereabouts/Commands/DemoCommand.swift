@@ -9,10 +9,10 @@ struct DemoCommand: ParsableCommand {
         abstract: "Run the bundled example end to end, in a few seconds.",
         discussion: """
         A visitor walks through a trade-fair campus (the halls of the Hekaerge sample, Examples/). \
-        The walk is simulated with a realistic radio model; each scan goes through the signal layer \
-        (a Kalman filter per beacon, the log-distance model, proximity), the hall of the strongest \
-        beacon is compared with where the visitor really was, and the path-loss model is calibrated \
-        back from the recording.
+        The walk is simulated with a realistic radio model. A site survey (the same walk, another \
+        seed) calibrates the path-loss model and trains the fingerprints; then every scan of the \
+        visit goes through the positioning engine (per-beacon filters, floor selection, the default \
+        solver) and each fix is compared with where the visitor really was.
 
         Examples:
           whereabouts demo
@@ -20,22 +20,20 @@ struct DemoCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: "Seed of the simulation (42 gives Examples/visit.jsonl).")
+    @Option(name: .long, help: "Seed of the visit (42 gives Examples/visit.jsonl).")
     var seed: UInt64 = 42
 
-    @Option(name: .long, help: ArgumentHelp("Also print a timeline line this often, seconds (besides every change).", valueName: "seconds"))
-    var every: Double = 60
+    @Option(name: .long, help: ArgumentHelp("Print a timeline line this often, seconds (besides every change of the true place or of the fix's floor).", valueName: "seconds"))
+    var every: Double = 30
 
     func run() throws {
         let preset = SimulationPreset.example
         let venue = preset.venue, walk = preset.walk, radio = preset.radio
-        let simulator = preset.simulator(seed: seed)
-        let locator = PlaceLocator(venue)
-        let directory = BeaconDirectory(venue)
-        let beaconPlaces: [String?] = venue.beacons.map { beacon in
-            guard let x = beacon.x, let y = beacon.y else { return nil }
-            return locator.place(containing: PlanarPoint(x: x, y: y), floor: beacon.floor ?? 0)?.id
-        }
+        let surveySeed = seed &+ 1000
+        let survey = Array(preset.simulator(seed: surveySeed))
+        let setup = PositioningAlgorithm.default.setup(venue: venue, training: survey)
+        var locators = setup.makeLocators()
+        let places = PlaceLocator(venue)
 
         print("Whereabouts demo: the bundled example (Examples/)\n")
         print("Venue    \(venue.name ?? "unnamed"): \(venue.floors.count) floors, \(venue.beacons.count) beacons, "
@@ -43,98 +41,69 @@ struct DemoCommand: ParsableCommand {
         print("Visitor  \(walk.waypoints.count) waypoints at \(walk.speed.formatted(1)) m/s, \(walk.duration.formatted(0)) s, simulated with seed \(seed)")
         print("Radio    σ \(radio.shadowing.formatted(1)) dB shadowing, \((radio.multipathShare * 100).formatted(0)) % multipath fades of "
               + "\(radio.multipathLoss.formatted(0)) dB, \((radio.packetLoss * 100).formatted(0)) % packet loss, "
-              + "\(radio.floorAttenuation.formatted(0)) dB per floor, nothing below \(radio.sensitivity.formatted(0)) dBm\n")
+              + "\(radio.floorAttenuation.formatted(0)) dB per floor, nothing below \(radio.sensitivity.formatted(0)) dBm")
+        if let fit = setup.calibration?.venueFit {
+            print("Survey   \(survey.count) scans (seed \(surveySeed)) calibrate txPower \(fit.txPower.formatted(1)) dBm, n \(fit.pathLossExponent.formatted(2)) "
+                  + "(simulated −59 dBm, n 2) and train the fingerprints")
+        }
+        print("\nTimeline: where the visitor really is, and the fix (accuracy = radius holding the truth 68 % of the time)")
+        print(pad("time", 7) + pad("true place", 12) + pad("floor", 6) + pad("fix x, y (m)", 18) + pad("floor", 6)
+              + pad("accuracy", 10) + pad("error", 9) + "fix's place")
 
-        print("Timeline: where the visitor really is, and what the strongest beacon (Kalman-filtered) says")
-        print(pad("time", 7) + pad("true place", 13) + pad("floor", 6) + pad("heard", 6)
-              + pad("strongest", 11) + pad("filtered", 10) + pad("distance", 10) + pad("proximity", 11) + "its hall")
-
-        var filters = RSSIFilterBank<Int, KalmanRSSIFilter>(prototype: KalmanRSSIFilter())
-        var calibration = Calibration(venue: venue)
+        var evaluation = Evaluation()
         var start: Double?
         var lastPrinted = -Double.infinity
         var lastKey = ""
-        var scans = 0, readings = 0, silent = 0
-        var withPlace = 0, hallRight = 0, floorRight = 0, withFloor = 0
         var visited: [String] = []
-
-        for scan in simulator {
-            scans += 1
-            readings += scan.readings.count
-            if scan.readings.isEmpty { silent += 1 }
-            calibration.add(scan)
-            let t0 = start ?? scan.time
-            start = t0
-            for reading in scan.readings {
-                guard let index = directory.index(for: reading.beacon) else { continue }
-                filters.add(rssi: reading.rssi, for: index, at: scan.time)
-            }
-            filters.removeExpired(at: scan.time)
-            let strongest = filters.values(at: scan.time).max { $0.value < $1.value }
+        for scan in preset.simulator(seed: seed) {
+            let fix = locators.locate(scan)
+            let fixPlace = fix.flatMap { places.place(containing: $0.point.planar, floor: $0.floor ?? 0)?.id }
+            evaluation.add(truth: scan.truth, fix: fix, place: fixPlace)
             let truePlace = scan.truth?.place
             if let place = truePlace, visited.last != place { visited.append(place) }
-            let estimatedPlace = strongest.flatMap { beaconPlaces[$0.key] }
-            let estimatedFloor = strongest.map { venue.beacons[$0.key].floor ?? 0 }
-            if let truePlace {
-                withPlace += 1
-                if estimatedPlace == truePlace { hallRight += 1 }
-            }
-            if let floor = scan.truth?.floor {
-                withFloor += 1
-                if estimatedFloor == floor { floorRight += 1 }
-            }
 
-            let key = "\(truePlace ?? "-")|\(estimatedPlace ?? "-")"
+            let t0 = start ?? scan.time
+            start = t0
             let elapsed = scan.time - t0
+            let key = "\(truePlace ?? "-")|\(fix?.floor ?? -99)"
             guard key != lastKey || elapsed - lastPrinted >= every else { continue }
             lastKey = key
             lastPrinted = elapsed
-            var line = pad("\(elapsed.formatted(0)) s", 7) + pad(truePlace ?? "(outside)", 13)
-                + pad(scan.truth?.floor.map(String.init) ?? "-", 6) + pad("\(scan.readings.count)", 6)
-            if let strongest {
-                let beacon = venue.beacons[strongest.key]
-                let txPower = beacon.txPower ?? venue.defaults.txPower
-                let model = LogDistancePathLossModel(exponent: beacon.pathLossExponent ?? venue.defaults.pathLossExponent)
-                    ?? LogDistancePathLossModel()
-                let range = model.range(rssi: strongest.value, txPower: txPower, rssiStandardDeviation: radio.shadowing)
-                line += pad(beacon.id, 11) + pad("\(strongest.value.formatted(1)) dBm", 10)
-                line += pad(range.map { "\($0.distance.formatted(1)) m" } ?? "?", 10)
-                line += pad(Proximity(range).rawValue, 11)
-                let hall = estimatedPlace ?? "(none)"
-                line += hall + (truePlace == nil ? "" : estimatedPlace == truePlace ? "  ✓" : "  ✗")
+            var line = pad("\(elapsed.formatted(0)) s", 7) + pad(truePlace ?? "(outside)", 12)
+                + pad(scan.truth?.floor.map(String.init) ?? "-", 6)
+            if let fix {
+                line += pad("\(fix.point.x.formatted(1)), \(fix.point.y.formatted(1))", 18) + pad(fix.floor.map(String.init) ?? "-", 6)
+                line += pad("\(fix.accuracy.formatted(1)) m", 10)
+                if let truth = scan.truth?.planarPoint {
+                    line += pad("\(fix.point.planar.distance(to: truth).formatted(1)) m", 9)
+                } else {
+                    line += pad("-", 9)
+                }
+                line += (fixPlace ?? "(outside)") + (truePlace == nil ? "" : fixPlace == truePlace ? "  ✓" : "  ✗")
             } else {
-                line += "nothing heard for \(Int(filters.timeout)) s"
+                line += "no fix: nothing heard"
             }
             print(line)
         }
 
-        print("\nSummary")
-        print("  \(scans) scans, \(readings) readings; \(silent) scans heard nothing")
+        let report = evaluation.report(dataset: "example", algorithm: setup.solver.name, units: venue.units)
+        print("\nSummary (seed \(seed))")
         print("  the visitor went through \(visited.joined(separator: " → "))")
-        if withPlace > 0 {
-            print("  hall of the strongest beacon = true hall in \(percent(hallRight, of: withPlace)) of the \(withPlace) scans inside a hall")
+        print("  \(report.located) of \(report.scans) scans located")
+        if let error = report.error {
+            print("  error against the truth: mean \(error.mean.formatted(1)) m, median \(error.median.formatted(1)) m, "
+                  + "p95 \(error.p95.formatted(1)) m (the halls are 100–210 m across, with 3 beacons each)")
         }
-        if withFloor > 0 {
-            print("  floor of the strongest beacon = true floor in \(percent(floorRight, of: withFloor)) of \(withFloor) scans")
+        if let coverage = report.accuracyCoverage {
+            print("  the truth lay inside the accuracy radius for \((coverage * 100).formatted(1)) % of the fixes (68 % promised)")
         }
-        do {
-            let fit = try calibration.result().venueFit
-            print("  calibrated back from the recording: txPower \(fit.txPower.formatted(1)) dBm, n \(fit.pathLossExponent.formatted(2)) "
-                  + "(simulated: \(venue.defaults.txPower.formatted(0)) dBm, n \(venue.defaults.pathLossExponent.formatted(1))), "
-                  + "residual σ \(fit.robustSigma.formatted(1)) dB")
-        } catch {
-            print("  calibration: \(error)")
-        }
-        print("\nPositions with an accuracy radius come from the positioning engine (not yet in this build).")
-        print("Next: whereabouts validate --venue Examples/venue.json Examples/visit.jsonl")
-        print("      whereabouts calibrate --venue Examples/venue.json --recording Examples/visit.jsonl")
+        if let floor = report.floorAccuracy { print("  floor right in \((floor * 100).formatted(1)) % of scans") }
+        if let place = report.placeAccuracy { print("  hall right in \((place * 100).formatted(1)) % of the scans inside a hall") }
+        print("\nNext: whereabouts eval --venue Examples/venue.json --test Examples/visit.jsonl --algorithm all")
+        print("      whereabouts locate --venue Examples/venue.json --recording Examples/visit.jsonl -o fixes.jsonl")
     }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-    }
-
-    private func percent(_ part: Int, of whole: Int) -> String {
-        "\((Double(part) / Double(whole) * 100).formatted(1)) %"
     }
 }
