@@ -14,7 +14,10 @@
 /// the factor is the 68th percentile of error ÷ radius. Each fold replays the whole training
 /// recording in order, so that the per-beacon filters see the walk as it happened, and scores
 /// only its own scans. Without fingerprints the training scans are replayed as they are (the
-/// other members learn nothing from positions). Without training data the factor is 1.
+/// other members learn nothing from positions). Without training data the factor is measured the
+/// same way on a survey simulated with the venue's own calibration and the configured RSSI noise
+/// (``simulatedSurvey(of:configuration:)``): the radius then keeps its promise as far as the
+/// venue's radio model is right.
 ///
 /// Nothing in it is tuned to a data set: the equal trusts are IBeaconLocation's default, and
 /// every parameter comes from the training recording or the venue's calibration.
@@ -50,11 +53,15 @@ public struct DefaultSolver: PositionSolver {
             return TrustFusion(members, name: "default")
         }
         fusion = fused(fingerprints)
+        var ratios: [Double] = []
         guard hasPositions else {
-            accuracyScale = 1
+            // No truth to measure with: measure on a survey simulated under the model the ranges
+            // assume (the venue's calibration, the configured RSSI noise).
+            ratios = Self.ratios(of: fusion, venue: venue, scans: Self.simulatedSurvey(of: venue, configuration: configuration),
+                                 configuration: configuration)
+            accuracyScale = Self.scale(from: ratios)
             return
         }
-        var ratios: [Double] = []
         if let fingerprints, fingerprints.referenceCount > 0 {
             // Fingerprints of the other folds only, with the settings chosen on all the data.
             let fixed = FingerprintSolver.Configuration(k: fingerprints.k, metric: fingerprints.metric,
@@ -76,8 +83,37 @@ public struct DefaultSolver: PositionSolver {
         } else {
             ratios = Self.ratios(of: fusion, venue: venue, scans: training, configuration: configuration)
         }
+        accuracyScale = Self.scale(from: ratios)
+    }
+
+    /// The 68th percentile of error ÷ radius, kept within 0.1…10; 1 when there is none.
+    static func scale(from ratios: [Double]) -> Double {
         let scale = ErrorStatistics.percentile(ratios.sorted(), 0.68)
-        accuracyScale = scale.isFinite && scale > 0 ? min(max(scale, 0.1), 10) : 1
+        return scale.isFinite && scale > 0 ? min(max(scale, 0.1), 10) : 1
+    }
+
+    /// A survey of the venue simulated with its own calibration and `configuration`'s RSSI noise:
+    /// 300 random spots within the beacons' extent (on random floors), 5 one-second scans at each.
+    static func simulatedSurvey(of venue: PositioningVenue, configuration: LocatorConfiguration) -> [Scan] {
+        guard let extent = venue.extent else { return [] }
+        var random = SeededRandom(seed: 68)
+        let floors = Array(Set(venue.floors)).sorted()
+        var waypoints: [Walk.Waypoint] = []
+        for _ in 0..<300 {
+            let x = extent.minX + random.nextUniform() * (extent.maxX - extent.minX)
+            let y = extent.minY + random.nextUniform() * (extent.maxY - extent.minY)
+            let floor = floors.isEmpty ? 0 : floors[Int(random.nextUniform() * Double(floors.count)) % floors.count]
+            waypoints.append(Walk.Waypoint(x: x, y: y, floor: floor, dwell: 4))
+        }
+        // Fast enough between spots that every scan is taken standing still; one track per spot,
+        // so that the filters start afresh.
+        let walk = Walk(waypoints: waypoints, speed: 1e6, start: 0)
+        let radio = RadioModel(shadowing: configuration.rssiStandardDeviation, floorAttenuation: 15, roundsRSSI: false)
+        return Simulator(venue: venue.venue, walk: walk, radio: radio, seed: 68).map { scan in
+            var scan = scan
+            scan.track = String(Int((scan.time / 4).rounded(.down)))
+            return scan
+        }
     }
 
     /// Error ÷ radius of the located scans with a true position that `scoring` selects. Every scan
@@ -101,6 +137,11 @@ public struct DefaultSolver: PositionSolver {
     public func locate(_ observation: Observation) -> PositionEstimate? {
         guard var estimate = fusion.locate(observation) else { return nil }
         estimate.accuracy *= accuracyScale
+        // From one beacon the truth lies anywhere around it at about its range: the measured
+        // factor, learnt mostly from many-beacon fixes, must not shrink the radius below that.
+        if estimate.beaconCount == 1, let range = observation.ranges.first {
+            estimate.accuracy = max(estimate.accuracy, range.planarDistance(receiverHeight: venue.receiverHeight))
+        }
         return estimate
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 /// The weighted centroid of the `k` strongest beacons heard, with linear-power weights
 /// w = 10^(rssi/10): works from a single beacon, never leaves the beacons' hull.
 ///
-/// Its accuracy radius is the weighted spread of the beacons used around the centroid, plus a
-/// floor of half the typical beacon spacing (with one beacon, the distance its RSSI implies).
+/// Its accuracy radius is the weighted spread of the beacons used around the centroid, at least
+/// half the venue's margin; with one beacon, at least the distance its RSSI implies (its range).
 public struct WeightedCentroid: PositionSolver {
     /// The venue.
     public let venue: PositioningVenue
@@ -54,7 +54,10 @@ public struct WeightedCentroid: PositionSolver {
             spread += weight * (dx * dx + dy * dy)
             seen += 1
         }
-        let radius = max((spread / sumW).squareRoot(), venue.margin / 2)
+        var radius = max((spread / sumW).squareRoot(), venue.margin / 2)
+        if used == 1, let range = observation.ranges.first(where: { observation.floor == nil || $0.floor == observation.floor }) {
+            radius = max(radius, range.planarDistance(receiverHeight: venue.receiverHeight))
+        }
         return PositionEstimate(point: center, accuracy: radius, beaconCount: used)
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import Whereabouts
+
+/// Four beacons at the corners of a 10 × 10 m square (−59 dBm at 1 m, n = 2, heights unknown).
+private let square = Venue(beacons: [
+    Venue.Beacon(id: "a", x: 0, y: 0), Venue.Beacon(id: "b", x: 10, y: 0),
+    Venue.Beacon(id: "c", x: 0, y: 10), Venue.Beacon(id: "d", x: 10, y: 10),
+])
+
+private func observation(_ venue: PositioningVenue, distances: [(index: Int, distance: Double)]) -> Observation {
+    let locator = Locator(venue: venue, solver: WeightedCentroid(venue: venue))
+    var signals: [BeaconSignal] = [], ranges: [BeaconRange] = []
+    for (index, distance) in distances {
+        let rssi = -59 - 20 * log10(distance)
+        signals.append(BeaconSignal(beaconIndex: index, rssi: rssi))
+        if let range = locator.range(of: index, rssi: rssi) { ranges.append(range) }
+    }
+    return Observation(time: 0, signals: signals, ranges: ranges)
+}
+
+@Suite("Default solver")
+struct DefaultSolverTests {
+    @Test func degradesGracefullyWithFewBeacons() throws {
+        let venue = PositioningVenue(square)
+        let solver = DefaultSolver(venue: venue)
+        // Nothing heard: no fix.
+        #expect(solver.locate(observation(venue, distances: [])) == nil)
+        // One beacon: at (or next to) it, with a radius at least as large as its range.
+        let one = try #require(solver.locate(observation(venue, distances: [(0, 3)])))
+        #expect(one.point.planar.distance(to: PlanarPoint(x: 0, y: 0)) < 1e-9)
+        #expect(one.accuracy >= 3)
+        // Two beacons 10 m apart, 2 m and 8 m away: on the segment between them, nearer the first.
+        let two = try #require(solver.locate(observation(venue, distances: [(0, 2), (1, 8)])))
+        #expect(abs(two.point.y) < 1e-6)
+        #expect(two.point.x > 0 && two.point.x < 5)
+        #expect(two.isFinite)
+    }
+
+    @Test func noiseFreeRangesFromFourBeaconsFindThePoint() throws {
+        let venue = PositioningVenue(square)
+        let solver = DefaultSolver(venue: venue)
+        // The true point (3, 4): distances 5, √65, √45, √85. Multilateration finds it exactly; the
+        // centroid of the four (weights 1/d²) pulls toward the nearest beacon, so the fusion lands
+        // between: within 2 m.
+        let point = PlanarPoint(x: 3, y: 4)
+        let distances = (0..<4).map { index in
+            (index, point.distance(to: PlanarPoint(x: square.beacons[index].x ?? 0, y: square.beacons[index].y ?? 0)))
+        }
+        let estimate = try #require(solver.locate(observation(venue, distances: distances)))
+        #expect(estimate.point.planar.distance(to: point) < 2)
+        #expect(estimate.beaconCount == 4)
+    }
+
+    @Test func radiusIsMeasuredOnASimulatedSurveyWithoutTraining() {
+        let venue = PositioningVenue(square)
+        let survey = DefaultSolver.simulatedSurvey(of: venue, configuration: LocatorConfiguration())
+        // 300 spots of 4 s at one scan a second (the last spot's end included), every one inside the square.
+        #expect(survey.count > 1000)
+        #expect(survey.allSatisfy { scan in
+            guard let truth = scan.truth?.planarPoint else { return false }
+            return (0...10).contains(truth.x) && (0...10).contains(truth.y)
+        })
+        let solver = DefaultSolver(venue: venue)
+        #expect(solver.accuracyScale > 0.1 && solver.accuracyScale < 10)
+        #expect(solver.accuracyScale != 1)   // measured, not assumed
+    }
+
+    @Test func radiusKeepsItsPromiseOnAnotherSimulatedWalk() throws {
+        // Train on one simulated survey of the example, score the visit: the share of truths inside
+        // the 68 % radius lies within 68 ± 15 %.
+        let preset = SimulationPreset.example
+        let setup = PositioningAlgorithm.default.setup(venue: preset.venue, training: Array(preset.simulator(seed: 5)))
+        var locators = setup.makeLocators()
+        var evaluation = Evaluation()
+        for scan in preset.simulator(seed: 6) { evaluation.add(truth: scan.truth, fix: locators.locate(scan)) }
+        let coverage = try #require(evaluation.report(dataset: "", algorithm: "", units: .metre).accuracyCoverage)
+        #expect(coverage > 0.53 && coverage < 0.83)
+    }
+}
