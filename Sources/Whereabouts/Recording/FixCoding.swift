@@ -107,76 +107,38 @@ public enum FixCoding {
 /// try writer.finish()
 /// ```
 public final class FixWriter {
-    private let handle: FileHandle
-    private let destination: URL?
-    private let temporary: URL?
-    private var buffer = ""
-    private var finished = false
-    private static let flushThreshold = 1 << 16
+    private let lines: JSONLinesWriter
 
     /// Decimal places of lengths (see ``FixCoding/encode(_:decimalPlaces:)``); `nil` keeps full precision.
     public let decimalPlaces: Int?
     /// Fixes written so far.
-    public private(set) var fixesWritten = 0
+    public var fixesWritten: Int { lines.linesWritten }
 
     /// Creates (or replaces, on ``finish()``) the file at `url`; lengths are written to
     /// `decimalPlaces` decimals (millimetres in a metre venue by default).
     public init(url: URL, decimalPlaces: Int? = 3) throws {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
-        }
-        handle = try FileHandle(forWritingTo: temporary)
-        destination = url
-        self.temporary = temporary
+        lines = try JSONLinesWriter(url: url)
         self.decimalPlaces = decimalPlaces
     }
 
     /// Writes to an open handle (standard output, a pipe); ``finish()`` flushes but does not close it.
     public init(handle: FileHandle, decimalPlaces: Int? = 3) {
-        self.handle = handle
-        destination = nil
-        temporary = nil
+        lines = JSONLinesWriter(handle: handle)
         self.decimalPlaces = decimalPlaces
-    }
-
-    deinit {
-        // An unfinished file is abandoned rather than left half-written under its final name.
-        if !finished, let temporary {
-            try? handle.close()
-            try? FileManager.default.removeItem(at: temporary)
-        }
     }
 
     /// Appends one fix.
     public func write(_ fix: Fix) throws {
-        guard !finished else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the fixes file was already finished"]) }
-        JSONWriter().write(FixCoding.encode(fix, decimalPlaces: decimalPlaces), to: &buffer)
-        buffer += "\n"
-        fixesWritten += 1
-        if buffer.utf8.count >= Self.flushThreshold { try flush() }
+        try lines.write(FixCoding.encode(fix, decimalPlaces: decimalPlaces))
     }
 
     /// Writes the buffered lines out.
     public func flush() throws {
-        guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: Data(buffer.utf8))
-        buffer.removeAll(keepingCapacity: true)
+        try lines.flush()
     }
 
     /// Flushes, and for a file closes it and moves it to its final name.
     public func finish() throws {
-        guard !finished else { return }
-        try flush()
-        finished = true
-        guard let destination, let temporary else { return }
-        try handle.synchronize()
-        try handle.close()
-        if FileManager.default.fileExists(atPath: destination.path) {
-            _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
-        } else {
-            try FileManager.default.moveItem(at: temporary, to: destination)
-        }
+        try lines.finish()
     }
 }
