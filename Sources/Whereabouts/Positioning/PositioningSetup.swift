@@ -12,7 +12,7 @@ public struct PositioningSetup: Sendable {
     public let venue: PositioningVenue
     /// The solver.
     public let solver: any PositionSolver
-    /// The per-device pipeline's configuration (its RSSI noise from the calibration, when calibrated).
+    /// The per-device pipeline's configuration (its RSSI noise and device offsets from the calibration, when calibrated).
     public let configuration: LocatorConfiguration
     /// The path-loss calibration fitted to the training data, if there was any to fit.
     public let calibration: CalibrationResult?
