@@ -68,6 +68,23 @@ import Foundation
 /// a beacon none of whose samples the venue fit kept gets no fit. ``CalibrationResult/detectionFloor``
 /// says what was done.
 ///
+/// ### Device offsets
+/// Phones differ in receiver gain: on uji-lib three phones read 15–20 dB apart at the same spot.
+/// Fitted as one, their differences become noise (σ larger, the ranges of a loud phone too short
+/// and of a quiet one too long) and, when the phones stood at different distances, a bias in n.
+/// So the venue fit is `rssi = A + δ_device − 10·n·log10(d)`, one δ per receiver (``Scan/device``;
+/// the scans without one form one receiver), by alternation: fit (A, n) robustly to the samples
+/// less their receiver's δ, then set each δ to the robust-weighted mean of its receiver's residuals,
+/// shrunk toward 0 by a Gaussian prior (``Options/deviceOffsetPriorSigma``, λ = σ²/τ_δ²:
+/// δ = Σ wᵢ rᵢ / (Σ wᵢ + λ)), then recentre the offsets so that their sample-weighted mean is 0
+/// (A absorbs the shift), until no δ moves by more than 0.001 dB (at most 50 rounds).
+/// So A is the level of the average training sample's phone, a device not seen in training
+/// (offset 0) is taken to read like that average, and a device with a few samples stays near it.
+/// The detection floor compares each receiver's floor with the prediction plus its δ, and the
+/// beacon fits, σ and the residuals are about the corrected samples. The offsets are reported in
+/// ``CalibrationResult/deviceOffsets``; with one receiver there are none. A ``Locator`` subtracts
+/// them from each reading (``LocatorConfiguration/deviceOffsets``).
+///
 /// ### Beacon fits
 /// Each beacon's (A, n) minimises Σ wᵢ rᵢ²/σ² + (A − A₀)²/τ_A² + (n − n₀)²/τ_n², a Gaussian
 /// prior centred on the venue fit (A₀, n₀), with σ the venue's robust residual σ and the same
@@ -130,13 +147,24 @@ public struct Calibration: Sendable {
         /// 2.3 % of the readings fall below the floor, which raises the mean of the heard ones by
         /// 0.055 σ (0.17 dB at σ = 3 dB).
         public var detectionMargin: Double
+        /// Whether the venue fit gives each receiver (``Scan/device``) its own RSSI offset δ (see
+        /// ``Calibration``'s discussion of device offsets). Default `true`; it changes nothing when
+        /// every sample comes from one receiver.
+        public var fitsDeviceOffsets: Bool
+        /// τ_δ, the standard deviation (dB) of the prior that pulls each device offset toward 0.
+        /// Default 5 dB: a device with many samples gets its own offset (phones differ by up to
+        /// ~20 dB), one with a few readings — which share one spot and one body, so carry less
+        /// evidence than their count says — stays near the others. `.infinity` turns the pull off.
+        public var deviceOffsetPriorSigma: Double
 
         /// Creates options; every argument has the documented default.
         public init(loss: Loss = .tukey, minimumDistance: Double = 0.5, receiverHeight: Double? = nil,
                     exponentRange: ClosedRange<Double> = 1.0...6.0, fallbackExponent: Double? = nil,
                     txPowerPriorSigma: Double = 3, exponentPriorSigma: Double = 0.3, noiseFloor: Double = 1,
                     correctsForDetectionFloor: Bool = true, detectionThreshold: Double? = nil,
-                    detectionMargin: Double = 2) {
+                    detectionMargin: Double = 2, fitsDeviceOffsets: Bool = true, deviceOffsetPriorSigma: Double = 5) {
+            self.fitsDeviceOffsets = fitsDeviceOffsets
+            self.deviceOffsetPriorSigma = deviceOffsetPriorSigma
             self.loss = loss
             self.minimumDistance = minimumDistance
             self.receiverHeight = receiverHeight
@@ -288,11 +316,18 @@ public struct Calibration: Sendable {
         let receiverOf = samples.map(\.receiver)
         let margin = options.detectionMargin.isFinite ? max(options.detectionMargin, 0) : 0
 
+        // Device offsets only when at least two receivers have samples: with one, δ = 0 by definition.
+        let fitsOffsets = options.fitsDeviceOffsets && Set(receiverOf).count > 1
         func fitVenue(_ kept: [Int]) -> CalibrationSolver.Outcome? {
-            CalibrationSolver.fit(
-                x: kept.map { x[$0] }, y: kept.map { y[$0] }, loss: options.loss, prior: nil, fixedScale: nil,
-                noiseFloor: noiseFloor, fixedExponent: identifiable ? nil : clampedFallback,
-                fallbackExponent: clampedFallback, range: range)
+            func plain(_ values: [Double]) -> CalibrationSolver.Outcome? {
+                CalibrationSolver.fit(
+                    x: kept.map { x[$0] }, y: values, loss: options.loss, prior: nil, fixedScale: nil,
+                    noiseFloor: noiseFloor, fixedExponent: identifiable ? nil : clampedFallback,
+                    fallbackExponent: clampedFallback, range: range)
+            }
+            guard fitsOffsets else { return plain(kept.map { y[$0] }) }
+            return Self.fitWithDeviceOffsets(kept: kept, x: x, y: y, receiverOf: receiverOf, receivers: receivers.count,
+                                             priorSigma: options.deviceOffsetPriorSigma, fit: plain)
         }
         // The spread about each receiver's own level: what decides how often its far readings go unheard.
         func venueSigma(_ kept: [Int], _ estimate: CalibrationSolver.Estimate, _ offsets: [Double]) -> Double {
@@ -304,7 +339,7 @@ public struct Calibration: Sendable {
         let all = Array(samples.indices)
         guard let venueTrim = Self.trimmed(
             members: all, start: all, x: x, y: y, receiverOf: receiverOf, floors: sampleFloors, margin: margin,
-            offsets: .estimated(receivers: receivers.count), minimumKept: floors == nil ? 0 : Self.minimumTrimmedSamples, minimumSpread: identifiable ? 0.01 : 0,
+            offsets: fitsOffsets ? .fitted(receivers: receivers.count) : .estimated(receivers: receivers.count), minimumKept: floors == nil ? 0 : Self.minimumTrimmedSamples, minimumSpread: identifiable ? 0.01 : 0,
             fit: fitVenue, sigma: venueSigma)
         else { throw .noUsableSamples(counts) }
         let kept = venueTrim.kept
@@ -312,7 +347,10 @@ public struct Calibration: Sendable {
         // with so few samples a beacon's own trimming would only follow noise.
         let beaconFloors = venueTrim.stoppedShort && kept.count == samples.count
             ? [Double](repeating: -.infinity, count: samples.count) : sampleFloors
-        let venueFit = Self.summarise(venueTrim.outcome.estimate, x: kept.map { x[$0] }, y: kept.map { y[$0] },
+        // From here on the samples are corrected by their device's offset (when fitted).
+        let deviceOffsets = fitsOffsets ? venueTrim.offsets : [Double](repeating: 0, count: receivers.count)
+        let corrected = fitsOffsets ? samples.indices.map { y[$0] - deviceOffsets[receiverOf[$0]] } : y
+        let venueFit = Self.summarise(venueTrim.outcome.estimate, x: kept.map { x[$0] }, y: kept.map { corrected[$0] },
                                       noiseFloor: noiseFloor)
 
         // Per beacon: a MAP fit with the prior centred on the venue fit, noise at the venue's σ,
@@ -331,7 +369,7 @@ public struct Calibration: Sendable {
         for (index, members) in groups.enumerated() where !members.isEmpty {
             func fitBeacon(_ subset: [Int]) -> CalibrationSolver.Outcome? {
                 CalibrationSolver.fit(
-                    x: subset.map { x[$0] }, y: subset.map { y[$0] }, loss: options.loss, prior: prior,
+                    x: subset.map { x[$0] }, y: subset.map { corrected[$0] }, loss: options.loss, prior: prior,
                     fixedScale: noise, noiseFloor: noiseFloor, fixedExponent: nil,
                     fallbackExponent: venueFit.pathLossExponent, range: range)
             }
@@ -342,11 +380,11 @@ public struct Calibration: Sendable {
                 unfittedBeacons.append(venue.beacons[index].id)
                 continue
             }
-            guard let trim = Self.trimmed(members: members, start: start, x: x, y: y, receiverOf: receiverOf,
+            guard let trim = Self.trimmed(members: members, start: start, x: x, y: corrected, receiverOf: receiverOf,
                                           floors: beaconFloors, margin: margin, offsets: .fixed(venueTrim.offsets),
                                           minimumKept: 1, minimumSpread: 0, fit: fitBeacon, sigma: { _, _, _ in noise })
             else { continue }
-            let bx = trim.kept.map { x[$0] }, by = trim.kept.map { y[$0] }
+            let bx = trim.kept.map { x[$0] }, by = trim.kept.map { corrected[$0] }
             let summary = Self.summarise(trim.outcome.estimate, x: bx, y: by, noiseFloor: noiseFloor)
             let shrinkage = Self.shrinkage(x: bx, y: by, weights: trim.outcome.weights, prior: prior, noise: noise)
             beaconFits.append(CalibrationResult.BeaconFit(
@@ -356,8 +394,10 @@ public struct Calibration: Sendable {
         }
         let detectionFloor = report(floors: floors, venueTrim: venueTrim, margin: margin,
                                     unfittedBeacons: unfittedBeacons)
+        let offsetReport = fitsOffsets ? deviceOffsetReport(venueTrim: venueTrim, receiverOf: receiverOf) : []
         return CalibrationResult(venueFit: venueFit, beaconFits: beaconFits, counts: counts, options: options,
-                                 distancesInMetres: venue.units.metres != nil, detectionFloor: detectionFloor)
+                                 distancesInMetres: venue.units.metres != nil, detectionFloor: detectionFloor,
+                                 deviceOffsets: offsetReport)
     }
 
     /// λ = σ²/τ², the weight of a prior of standard deviation τ against samples of noise σ.

@@ -72,6 +72,9 @@ extension Calibration {
         case estimated(receivers: Int)
         /// Given (the venue fit's, for the beacon fits).
         case fixed([Double])
+        /// The device offsets δ that the fit itself estimated (``CalibrationSolver/Outcome/receiverOffsets``),
+        /// 0 for every receiver when the fit gives none.
+        case fitted(receivers: Int)
     }
 
     /// Truncated-regression trimming: fit `start`, keep the `members` whose predicted mean RSSI
@@ -100,6 +103,9 @@ extension Calibration {
                 offsets = given
             case .estimated(let count):
                 offsets = receiverOffsets(kept: kept, x: x, y: y, receiverOf: receiverOf, count: count, estimate)
+            case .fitted(let count):
+                offsets = outcome.receiverOffsets.count == count ? outcome.receiverOffsets
+                    : [Double](repeating: 0, count: count)
             }
             let scale = sigma(kept, estimate, offsets)
             for i in kept { isKept[i] = true }

@@ -107,10 +107,14 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     public var distancesInMetres: Bool
     /// The receivers' detection floors and the samples left out because of them.
     public var detectionFloor: DetectionFloor
+    /// Each receiver's RSSI offset δ (``Calibration``'s discussion of device offsets), in order of
+    /// appearance; empty when the samples come from one receiver or offsets were not fitted.
+    public var deviceOffsets: [DeviceOffset]
 
     /// Creates a result.
     public init(venueFit: Fit, beaconFits: [BeaconFit], counts: Calibration.Counts, options: Calibration.Options,
-                distancesInMetres: Bool, detectionFloor: DetectionFloor = .disabled) {
+                distancesInMetres: Bool, detectionFloor: DetectionFloor = .disabled, deviceOffsets: [DeviceOffset] = []) {
+        self.deviceOffsets = deviceOffsets
         self.venueFit = venueFit
         self.beaconFits = beaconFits
         self.counts = counts
@@ -151,7 +155,7 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     public var description: String { summary }
 
     /// A multi-line report for people: what was used and skipped, the detection floor and what
-    /// it left out, the venue fit, and a table of the beacon fits (id, samples fitted, samples left
+    /// it left out, the device offsets (when fitted), the venue fit, and a table of the beacon fits (id, samples fitted, samples left
     /// out near the floor when any were, A, n, σ, shrinkage, distances).
     ///
     /// ```text
@@ -159,6 +163,7 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     /// Skipped: nothing
     /// Venue fit: A = -63.51 dBm, n = 2.48  (robust σ 8.01 dB, RMS 9.67 dB, r = -0.57, 292 outliers > 3σ, d 0.5–15.7 m)
     /// Detection floor: A5 -91, BQ -103, S6 -100 dBm (weakest reading per receiver); samples kept where …
+    /// Device offsets: A5 +9.95, BQ -5.01, S6 -4.67 dB (samples 3057, 3694, 3061; sample-weighted mean 0)
     ///
     /// beacon  samples  left out       A     n  σ (dB)  shrink A/n  d (m)
     /// 23          289        12  -64.37  2.39    6.01   0.20/0.27  1.9–13.9
@@ -197,6 +202,7 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
             + "it is held at \(Self.format(v.pathLossExponent, 2)) and only A was fitted.")
         }
         lines.append(detectionFloor.summaryLine(samples: counts.samples))
+        if let line = deviceOffsetsSummaryLine { lines.append(line) }
         guard !beaconFits.isEmpty else { return lines.joined(separator: "\n") }
         lines.append("")
         // The "left out" column only when the detection floor left something out.

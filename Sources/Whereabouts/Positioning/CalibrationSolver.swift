@@ -85,6 +85,9 @@ enum CalibrationSolver {
         var weights: [Double]
         /// The residual scale the robust weights were computed with (dB).
         var scale: Double
+        /// Each receiver's RSSI offset δ (dB) that was subtracted from its samples before the fit,
+        /// empty when none was (see ``Calibration``'s discussion of device offsets).
+        var receiverOffsets: [Double] = []
     }
 
     /// Iteratively reweighted least squares.

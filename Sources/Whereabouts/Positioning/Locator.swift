@@ -26,6 +26,10 @@ public struct LocatorConfiguration: Sendable {
     /// lag (mean error 2–8 % higher). Turn it on for outlier gating and a speed limit on live
     /// streams; for recordings, ``Locator/smoothedFixes(for:)`` smooths offline instead.
     public var tracking: MotionTracker.Configuration?
+    /// Each device's RSSI offset (dB, by ``Scan/device``), subtracted from its readings before
+    /// filtering so that every phone reads like the calibration's average one
+    /// (``CalibrationResult/offsetsByDevice``). Devices not listed, and scans without a device, get 0.
+    public var deviceOffsets: [String: Double] = [:]
 
     /// Creates a configuration. The defaults: ``defaultFilter`` per beacon, beacons kept 5 s after
     /// they were last heard, 4 dB of RSSI noise, ranges of at least 0.1 units, floor selection
@@ -96,10 +100,12 @@ public struct Locator: Sendable {
     /// its range.
     public mutating func observe(_ scan: Scan) -> Observation {
         let time = scan.time
+        let offset = scan.device.flatMap { configuration.deviceOffsets[$0] } ?? 0
         for reading in scan.readings where reading.isValid {
             guard let index = venue.directory.index(for: reading.beacon) else { continue }
-            latest[index] = (reading.rssi, time)
-            filters?.add(rssi: reading.rssi, for: index, at: time)
+            let rssi = offset == 0 ? reading.rssi : Scan.corrected(reading.rssi, offset: offset)
+            latest[index] = (rssi, time)
+            filters?.add(rssi: rssi, for: index, at: time)
         }
         var signals: [BeaconSignal] = []
         var ranges: [BeaconRange] = []

@@ -12,7 +12,7 @@ public struct PositioningSetup: Sendable {
     public let venue: PositioningVenue
     /// The solver.
     public let solver: any PositionSolver
-    /// The per-device pipeline's configuration (its RSSI noise from the calibration, when calibrated).
+    /// The per-device pipeline's configuration (its RSSI noise and device offsets from the calibration, when calibrated).
     public let configuration: LocatorConfiguration
     /// The path-loss calibration fitted to the training data, if there was any to fit.
     public let calibration: CalibrationResult?
@@ -32,7 +32,7 @@ public struct PositioningSetup: Sendable {
     }
 
     /// The venue calibrated from `training` (per beacon, shrunk toward the venue fit) and the
-    /// configuration with the fit's RSSI noise, or the inputs unchanged when the training data
+    /// configuration with the fit's RSSI noise and device offsets, or the inputs unchanged when the training data
     /// gives no fit (no true positions, no placed beacons heard).
     static func calibrated(_ venue: Venue, training: [Scan], configuration: LocatorConfiguration)
         -> (Venue, LocatorConfiguration, CalibrationResult?) {
@@ -42,7 +42,23 @@ public struct PositioningSetup: Sendable {
         }
         var configuration = configuration
         configuration.rssiStandardDeviation = min(max(result.venueFit.robustSigma, 2), 12)
+        configuration.deviceOffsets = result.offsetsByDevice
         return (result.applied(to: venue, perBeacon: true), configuration, result)
+    }
+
+    /// The training scans as the solver learns from them, and the configuration it learns with:
+    /// each scan corrected by its device's offset once, here, and the configuration without
+    /// offsets, so that fingerprints, cross-validation and replays all see corrected RSSI exactly
+    /// as the locators (which subtract the offsets themselves) will produce it.
+    static func solverTraining(_ training: [Scan], configuration: LocatorConfiguration) -> ([Scan], LocatorConfiguration) {
+        let offsets = configuration.deviceOffsets
+        guard !offsets.isEmpty else { return (training, configuration) }
+        var plain = configuration
+        plain.deviceOffsets = [:]
+        let corrected = training.map { scan in
+            scan.correctedForDeviceOffset(scan.device.flatMap { offsets[$0] } ?? 0)
+        }
+        return (corrected, plain)
     }
 }
 
@@ -53,7 +69,9 @@ extension PositioningAlgorithm {
         let (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
                                                                                                   configuration: configuration)
         let positioning = PositioningVenue(calibratedVenue)
-        return PositioningSetup(venue: positioning, solver: solver(for: positioning, training: training, configuration: calibratedConfiguration),
+        let (solverTraining, solverConfiguration) = PositioningSetup.solverTraining(training, configuration: calibratedConfiguration)
+        return PositioningSetup(venue: positioning, solver: solver(for: positioning, training: solverTraining,
+                                                                  configuration: solverConfiguration),
                                 configuration: calibratedConfiguration, calibration: calibration)
     }
 }
