@@ -425,6 +425,9 @@ struct FingerprintTable: Sendable {
     let width: Int
     /// RSSI by row and beacon, NaN when not heard.
     let values: ContiguousArray<Double>
+    /// The same values by blocks of four rows: block b, beacon c holds rows 4b…4b+3 of column c
+    /// (NaN past the last row), so that four rows are measured at once, each in column order.
+    let blocks: ContiguousArray<SIMD4<Double>>
     /// Position of each row.
     let points: ContiguousArray<PlanarPoint>
     /// Floor of each row, `Int.min` when unknown.
@@ -444,6 +447,7 @@ struct FingerprintTable: Sendable {
         values.reserveCapacity(samples.count * width)
         for sample in samples { values.append(contentsOf: sample.values) }
         self.values = values
+        blocks = Self.blocks(of: values, width: width)
         points = ContiguousArray(samples.map(\.point))
         floors = ContiguousArray(samples.map { $0.floor ?? Int.min })
         beaconFloors = ContiguousArray((0..<width).map { $0 < venue.floors.count ? venue.floors[$0] : 0 })
@@ -453,10 +457,111 @@ struct FingerprintTable: Sendable {
         floorBeacons = byFloor
     }
 
+    /// The row-major `values` rearranged into blocks of four rows (see ``blocks``).
+    static func blocks(of values: ContiguousArray<Double>, width: Int) -> ContiguousArray<SIMD4<Double>> {
+        guard width > 0 else { return [] }
+        let rows = values.count / width
+        let blockCount = (rows + 3) / 4
+        var blocks = ContiguousArray(repeating: SIMD4<Double>(repeating: .nan), count: blockCount * width)
+        for row in 0..<rows {
+            for column in 0..<width {
+                blocks[(row / 4) * width + column][row % 4] = values[row * width + column]
+            }
+        }
+        return blocks
+    }
+
     /// Fills `buffer` with the nearest rows to `query` (NaN = not heard), nearest first, over the
     /// beacons `beacons`, keeping only rows of `floor` (or of no known floor) when it is set;
     /// returns how many it found (at most `buffer.count`). Ties keep the earlier row.
+    ///
+    /// Four rows at a time: each lane sums its row's terms in column order, exactly as
+    /// ``nearestRowByRow(to:beacons:floor:metric:fill:into:)`` does (a beacon heard on neither side
+    /// adds an exact zero there instead of nothing), and a block stops early once every lane has
+    /// reached the distance of the current k-th neighbour. The rows of a block then enter the
+    /// buffer in row order, so the neighbours, their distances and the ties are the same.
     func nearest(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
+                 metric: FingerprintSolver.Metric, fill: Double,
+                 into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
+        let capacity = buffer.count
+        guard capacity > 0, width > 0, query.count >= width else { return 0 }
+        var found = 0
+        let code: Int, penalty: Double
+        switch metric {
+        case .euclidean: (code, penalty) = (0, 0)
+        case .manhattan: (code, penalty) = (1, 0)
+        case .sharedWithPenalty(let value): (code, penalty) = (2, value.isFinite ? value * value : 0)
+        }
+        let rows = points.count
+        let fills = SIMD4<Double>(repeating: fill), penalties = SIMD4<Double>(repeating: penalty)
+        let zeros = SIMD4<Double>(repeating: 0)
+        blocks.withUnsafeBufferPointer { matrix in
+            beacons.withUnsafeBufferPointer { columns in
+                var start = 0
+                while start < rows {
+                    let base = (start / 4) * width
+                    // Lanes that are not rows of the floor (or not rows at all) start at infinity.
+                    var sum = zeros
+                    for lane in 0..<4 {
+                        let row = start + lane
+                        if row >= rows || (floor != nil && floors[row] != Int.min && floors[row] != floor) {
+                            sum[lane] = .infinity
+                        }
+                    }
+                    let worst = SIMD4<Double>(repeating: found == capacity ? buffer[capacity - 1].distance : .infinity)
+                    switch code {
+                    case 0:
+                        for column in columns {
+                            let a = query[column], b = matrix[base + column]
+                            let d = SIMD4<Double>(repeating: a.isNaN ? fill : a) - b.replacing(with: fills, where: b .!= b)
+                            sum += d * d
+                            if all(sum .>= worst) { break }
+                        }
+                    case 1:
+                        for column in columns {
+                            let a = query[column], b = matrix[base + column]
+                            let d = SIMD4<Double>(repeating: a.isNaN ? fill : a) - b.replacing(with: fills, where: b .!= b)
+                            sum += d.replacing(with: -d, where: d .< zeros)
+                            if all(sum .>= worst) { break }
+                        }
+                    default:
+                        for column in columns {
+                            let a = query[column], b = matrix[base + column]
+                            let bHeard = b .== b
+                            if a.isNaN {
+                                sum += zeros.replacing(with: penalties, where: bHeard)
+                            } else {
+                                let d = SIMD4<Double>(repeating: a) - b
+                                sum += penalties.replacing(with: d * d, where: bHeard)
+                            }
+                            if all(sum .>= worst) { break }
+                        }
+                    }
+                    // Insert keeping the buffer sorted; equal distances stay in row order.
+                    for lane in 0..<min(4, rows - start) {
+                        let distance = sum[lane]
+                        guard distance < (found == capacity ? buffer[capacity - 1].distance : .infinity) else { continue }
+                        var slot = found < capacity ? found : capacity - 1
+                        if found < capacity { found += 1 }
+                        while slot > 0 && buffer[slot - 1].distance > distance {
+                            buffer[slot] = buffer[slot - 1]
+                            slot -= 1
+                        }
+                        buffer[slot] = Neighbour(distance: distance, row: start + lane)
+                    }
+                    start += 4
+                }
+            }
+        }
+        if code != 1 {
+            for index in 0..<found { buffer[index].distance = buffer[index].distance.squareRoot() }
+        }
+        return found
+    }
+
+    /// ``nearest(to:beacons:floor:metric:fill:into:)`` one row and one beacon at a time: the
+    /// definition the blocked search must match.
+    func nearestRowByRow(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
                  metric: FingerprintSolver.Metric, fill: Double,
                  into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
         let capacity = buffer.count
@@ -611,6 +716,7 @@ extension FingerprintTable {
         values.reserveCapacity(references.count * width)
         for sample in references { values.append(contentsOf: sample.values) }
         self.values = values
+        blocks = Self.blocks(of: values, width: width)
         points = ContiguousArray(references.map(\.point))
         floors = ContiguousArray(repeating: Int.min, count: references.count)
         beaconFloors = ContiguousArray(repeating: 0, count: width)
