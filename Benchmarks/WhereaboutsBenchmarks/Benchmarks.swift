@@ -5,4 +5,5 @@ let benchmarks: @Sendable () -> Void = {
     registerFrameBenchmarks()
     registerRecordingBenchmarks()
     registerSolverBenchmarks()
+    registerPipelineBenchmarks()
 }

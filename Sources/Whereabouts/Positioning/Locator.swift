@@ -67,26 +67,50 @@ public struct Locator: Sendable {
     /// The configuration.
     public let configuration: LocatorConfiguration
 
-    private var filters: RSSIFilterBank<Int, BuiltInRSSIFilter>?
-    private var latest: [Int: (rssi: Double, time: Double)] = [:]
+    private var beacons: BeaconStates
     private var floorSelector: FloorSelector?
     private var tracker: MotionTracker?
     private var source: (device: String?, track: String?)?
+    /// Per beacon, what turns its RSSI into a range (`nil` without a position or a usable exponent).
+    private let rangeModels: [RangeModel?]
+    private let metresPerUnit: Double
+    private let frame: LocalFrame?
+    /// The observation arrays of the previous scan, kept for their capacity.
+    private var signalBuffer: [BeaconSignal] = []
+    private var rangeBuffer: [BeaconRange] = []
+    /// The beacon ids of the previous fix, shared with the next one when it used the same beacons.
+    private var lastFixBeacons: (indices: [Int], ids: [String]) = ([], [])
+
+    /// A beacon's position and log-distance calibration, computed once.
+    private struct RangeModel: Sendable {
+        var position: SpatialPoint
+        var floor: Int
+        var exponent: Double
+        var txPower: Double
+    }
 
     /// Creates a locator for one device.
     public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration()) {
         self.venue = venue
         self.solver = solver
         self.configuration = configuration
-        filters = configuration.filter.map { RSSIFilterBank(prototype: $0, timeout: configuration.beaconTimeout) }
+        beacons = BeaconStates(count: venue.positions.count, beaconTimeout: configuration.beaconTimeout,
+                               filter: configuration.filter)
         floorSelector = configuration.floorSelection.map { FloorSelector(venue: venue, configuration: $0) }
         tracker = configuration.tracking.map { MotionTracker(configuration: $0, metresPerUnit: venue.venue.units.metres ?? 1) }
+        rangeModels = venue.positions.indices.map { index in
+            guard let position = venue.positions[index], LogDistancePathLossModel(exponent: venue.pathLossExponents[index]) != nil
+            else { return nil }
+            return RangeModel(position: position, floor: venue.floors[index], exponent: venue.pathLossExponents[index],
+                              txPower: venue.txPowers[index])
+        }
+        metresPerUnit = venue.venue.units.metres ?? 1
+        frame = venue.venue.localFrame
     }
 
     /// Forgets every beacon heard, the floor and the motion track (a new track starts).
     public mutating func reset() {
-        filters?.removeAll()
-        latest.removeAll()
+        beacons.removeAll()
         floorSelector?.reset()
         tracker?.reset()
         source = nil
@@ -99,30 +123,40 @@ public struct Locator: Sendable {
     /// ``LocatorConfiguration/beaconTimeout``, with its filtered RSSI and, when it has a position,
     /// its range.
     public mutating func observe(_ scan: Scan) -> Observation {
+        var signals: [BeaconSignal] = []
+        var ranges: [BeaconRange] = []
+        return observe(scan, signals: &signals, ranges: &ranges)
+    }
+
+    /// The observation of `scan`, built in `signals` and `ranges` (emptied first, capacity kept)
+    /// and moved into it.
+    private mutating func observe(_ scan: Scan, signals: inout [BeaconSignal], ranges: inout [BeaconRange]) -> Observation {
         let time = scan.time
         let offset = scan.device.flatMap { configuration.deviceOffsets[$0] } ?? 0
         for reading in scan.readings where reading.isValid {
             guard let index = venue.directory.index(for: reading.beacon) else { continue }
             let rssi = offset == 0 ? reading.rssi : Scan.corrected(reading.rssi, offset: offset)
-            latest[index] = (rssi, time)
-            filters?.add(rssi: rssi, for: index, at: time)
+            beacons.add(index: index, rssi: rssi, time: time)
         }
-        var signals: [BeaconSignal] = []
-        var ranges: [BeaconRange] = []
-        signals.reserveCapacity(latest.count)
-        // In beacon order, so that equal RSSIs always sort the same way (dictionary order varies
-        // from run to run).
-        for (index, last) in latest.sorted(by: { $0.key < $1.key }) {
-            guard !(time - last.time > configuration.beaconTimeout) else {
-                latest[index] = nil
-                continue
+        signals.removeAll(keepingCapacity: true)
+        ranges.removeAll(keepingCapacity: true)
+        signals.reserveCapacity(beacons.tracked.count)
+        ranges.reserveCapacity(beacons.tracked.count)
+        // In beacon order, so that equal RSSIs always sort the same way.
+        let models = rangeModels
+        let deviation = configuration.rssiStandardDeviation, minimumRange = configuration.minimumRange
+        let metresPerUnit = metresPerUnit
+        beacons.collect(at: time) { index, rssi, raw in
+            signals.append(BeaconSignal(beaconIndex: index, rssi: rssi, rawRSSI: raw))
+            if index < models.count, let model = models[index],
+               let range = Self.range(of: index, model: model, rssi: rssi, rssiStandardDeviation: deviation,
+                                      minimumRange: minimumRange, metresPerUnit: metresPerUnit) {
+                ranges.append(range)
             }
-            let rssi = filters?.value(for: index, at: time) ?? last.rssi
-            signals.append(BeaconSignal(beaconIndex: index, rssi: rssi, rawRSSI: last.rssi))
-            if let range = range(of: index, rssi: rssi) { ranges.append(range) }
         }
-        if filters != nil { filters?.removeExpired(at: time) }
-        return Observation(time: time, device: scan.device, signals: signals, ranges: ranges)
+        Observation.sortSignals(&signals)
+        Observation.sortRanges(&ranges)
+        return Observation(time: time, device: scan.device, sortedSignals: signals, sortedRanges: ranges)
     }
 
     /// The range to beacon `index` implied by `rssi` under the beacon's log-distance calibration,
@@ -139,6 +173,24 @@ public struct Locator: Sendable {
                            standardDeviation: estimate.standardDeviation / metresPerUnit, rssi: rssi)
     }
 
+    /// ``range(of:rssi:)`` from a precomputed model: the same arithmetic
+    /// (``LogDistancePathLossModel/range(rssi:txPower:rssiStandardDeviation:)``), with one `pow`.
+    @inline(__always)
+    private static func range(of index: Int, model: RangeModel, rssi: Double, rssiStandardDeviation: Double,
+                              minimumRange: Double, metresPerUnit: Double) -> BeaconRange? {
+        guard rssiStandardDeviation >= 0, rssiStandardDeviation.isFinite,
+              rssi < 0, rssi.isFinite, model.txPower < 0, model.txPower.isFinite else { return nil }
+        let estimate = pow(10, (model.txPower - rssi) / (10 * model.exponent))
+        guard estimate > 0, estimate.isFinite else { return nil }
+        let slope = -estimate * M_LN10 / (10 * model.exponent)
+        guard slope.isFinite else { return nil }
+        let standardDeviation = abs(slope) * rssiStandardDeviation
+        guard standardDeviation.isFinite else { return nil }
+        let distance = max(estimate / metresPerUnit, minimumRange)
+        return BeaconRange(beaconIndex: index, position: model.position, floor: model.floor, distance: distance,
+                           standardDeviation: standardDeviation / metresPerUnit, rssi: rssi)
+    }
+
     /// Takes in a scan and returns the fix at its time, or `nil` when the solver gives none.
     ///
     /// With floor selection on, the observation gets the chosen floor and keeps only that floor's
@@ -149,23 +201,47 @@ public struct Locator: Sendable {
             tracker?.reset()
         }
         source = (scan.device, scan.track)
-        let observation = observe(scan)
-        let selected = selectFloor(observation)
-        guard let estimate = solver.locate(selected), estimate.isFinite else { return nil }
-        guard tracker != nil else { return fix(for: estimate, observation: selected) }
-        guard let tracked = tracker?.update(estimate, at: selected.time) else { return nil }
-        return fix(for: bounded(tracked), observation: selected)
+        // The buffers of the previous scan, taken so that they are not shared while being filled.
+        var signals: [BeaconSignal] = []
+        var ranges: [BeaconRange] = []
+        swap(&signals, &signalBuffer)
+        swap(&ranges, &rangeBuffer)
+        var observation = observe(scan, signals: &signals, ranges: &ranges)
+        signals = []
+        ranges = []
+        selectFloor(in: &observation)
+        let fix = locate(observation)
+        swap(&observation.signals, &signalBuffer)
+        swap(&observation.ranges, &rangeBuffer)
+        return fix
+    }
+
+    /// The fix of an observation with its floor chosen.
+    private mutating func locate(_ observation: Observation) -> Fix? {
+        guard let estimate = solver.locate(observation), estimate.isFinite else { return nil }
+        guard tracker != nil else { return makeFix(for: estimate, observation: observation) }
+        guard let tracked = tracker?.update(estimate, at: observation.time) else { return nil }
+        return makeFix(for: bounded(tracked), observation: observation)
     }
 
     /// The observation with its floor chosen and only that floor's beacons, when floor selection
     /// is on (unchanged otherwise). It moves the floor selector on: call it once per observation.
     public mutating func selectFloor(_ observation: Observation) -> Observation {
-        guard floorSelector != nil, let floor = floorSelector?.select(observation) else { return observation }
         var selected = observation
-        selected.floor = floor
-        selected.signals.removeAll { venue.floors.indices.contains($0.beaconIndex) && venue.floors[$0.beaconIndex] != floor }
-        selected.ranges.removeAll { $0.floor != floor }
+        selectFloor(in: &selected)
         return selected
+    }
+
+    /// ``selectFloor(_:)`` in place; the arrays are only touched when a beacon goes.
+    private mutating func selectFloor(in observation: inout Observation) {
+        guard floorSelector != nil, let floor = floorSelector?.select(observation) else { return }
+        observation.floor = floor
+        let floors = venue.floors
+        func otherFloor(_ signal: BeaconSignal) -> Bool {
+            floors.indices.contains(signal.beaconIndex) && floors[signal.beaconIndex] != floor
+        }
+        if observation.signals.contains(where: otherFloor) { observation.signals.removeAll(where: otherFloor) }
+        if observation.ranges.contains(where: { $0.floor != floor }) { observation.ranges.removeAll { $0.floor != floor } }
     }
 
     /// Locates every scan of one device and track and smooths the fixes with a
@@ -212,10 +288,24 @@ public struct Locator: Sendable {
     /// The fix of an estimate: coordinates, floor and the ids of the beacons heard.
     public func fix(for estimate: PositionEstimate, observation: Observation) -> Fix {
         let floor = observation.floor ?? observation.signals.first.map { venue.floors[$0.beaconIndex] }
-        let coordinate = venue.venue.localFrame?.coordinate(for: estimate.point.planar)
+        let coordinate = frame?.coordinate(for: estimate.point.planar)
         return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
                    accuracy: estimate.accuracy, coordinate: coordinate,
                    beacons: observation.signals.prefix(estimate.beaconCount).map { venue.venue.beacons[$0.beaconIndex].id },
                    method: solver.name)
+    }
+
+    /// ``fix(for:observation:)``, sharing the previous fix's beacon ids when they are the same.
+    private mutating func makeFix(for estimate: PositionEstimate, observation: Observation) -> Fix {
+        let floor = observation.floor ?? observation.signals.first.map { venue.floors[$0.beaconIndex] }
+        let coordinate = frame?.coordinate(for: estimate.point.planar)
+        let used = observation.signals.prefix(max(estimate.beaconCount, 0))
+        if !used.elementsEqual(lastFixBeacons.indices, by: { $0.beaconIndex == $1 }) {
+            lastFixBeacons.indices.removeAll(keepingCapacity: true)
+            lastFixBeacons.indices.append(contentsOf: used.lazy.map(\.beaconIndex))
+            lastFixBeacons.ids = used.map { venue.venue.beacons[$0.beaconIndex].id }
+        }
+        return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
+                   accuracy: estimate.accuracy, coordinate: coordinate, beacons: lastFixBeacons.ids, method: solver.name)
     }
 }

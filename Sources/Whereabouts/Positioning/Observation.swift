@@ -84,4 +84,58 @@ public struct Observation: Sendable {
         self.signals = signals.sorted { ($0.rssi, $1.beaconIndex) > ($1.rssi, $0.beaconIndex) }
         self.ranges = ranges.sorted { ($0.distance, $0.beaconIndex) < ($1.distance, $1.beaconIndex) }
     }
+
+    /// An observation whose arrays are already in order (``sortSignals(_:)``, ``sortRanges(_:)``).
+    init(time: Double, device: String?, floor: Int? = nil, sortedSignals: [BeaconSignal], sortedRanges: [BeaconRange]) {
+        self.time = time
+        self.device = device
+        self.floor = floor
+        signals = sortedSignals
+        ranges = sortedRanges
+    }
+
+    /// Sorts signals as ``init(time:device:floor:signals:ranges:)`` does (strongest first, ties by
+    /// beacon index), in place: insertion sort for the few signals of a scan when every RSSI is a
+    /// number (the order is then total, so any sort gives the same one), the standard sort otherwise.
+    static func sortSignals(_ signals: inout [BeaconSignal]) {
+        guard signals.count <= 48, !signals.contains(where: { $0.rssi.isNaN }) else {
+            signals.sort { ($0.rssi, $1.beaconIndex) > ($1.rssi, $0.beaconIndex) }
+            return
+        }
+        signals.withUnsafeMutableBufferPointer { buffer in
+            guard buffer.count > 1 else { return }
+            for next in 1..<buffer.count {
+                let item = buffer[next]
+                var slot = next
+                while slot > 0, item.rssi > buffer[slot - 1].rssi
+                        || (item.rssi == buffer[slot - 1].rssi && item.beaconIndex < buffer[slot - 1].beaconIndex) {
+                    buffer[slot] = buffer[slot - 1]
+                    slot -= 1
+                }
+                buffer[slot] = item
+            }
+        }
+    }
+
+    /// Sorts ranges as ``init(time:device:floor:signals:ranges:)`` does (shortest first, ties by
+    /// beacon index), in place; see ``sortSignals(_:)``.
+    static func sortRanges(_ ranges: inout [BeaconRange]) {
+        guard ranges.count <= 48, !ranges.contains(where: { $0.distance.isNaN }) else {
+            ranges.sort { ($0.distance, $0.beaconIndex) < ($1.distance, $1.beaconIndex) }
+            return
+        }
+        ranges.withUnsafeMutableBufferPointer { buffer in
+            guard buffer.count > 1 else { return }
+            for next in 1..<buffer.count {
+                let item = buffer[next]
+                var slot = next
+                while slot > 0, item.distance < buffer[slot - 1].distance
+                        || (item.distance == buffer[slot - 1].distance && item.beaconIndex < buffer[slot - 1].beaconIndex) {
+                    buffer[slot] = buffer[slot - 1]
+                    slot -= 1
+                }
+                buffer[slot] = item
+            }
+        }
+    }
 }

@@ -253,7 +253,13 @@ public struct FingerprintSolver: PositionSolver {
         accuracyScale = scale
         let samples = chosen.filtered ? (filtered ?? raw) : raw
         let references = chosen.merge ? FingerprintSample.merged(samples) : samples
-        table = FingerprintTable(references, width: width, venue: venue)
+        table = FingerprintTable(references, width: width, venue: venue, fill: Self.usesFill(chosen.metric) ? chosen.fill : nil)
+    }
+
+    /// Whether a metric counts "not heard" as the fill RSSI.
+    static func usesFill(_ metric: Metric) -> Bool {
+        if case .sharedWithPenalty = metric { return false }
+        return true
     }
 
     /// The weighted mean position of the `k` nearest fingerprints, or `nil` when no fingerprint is
@@ -425,6 +431,12 @@ struct FingerprintTable: Sendable {
     let width: Int
     /// RSSI by row and beacon, NaN when not heard.
     let values: ContiguousArray<Double>
+    /// The same values by blocks of eight rows: block b, beacon c holds rows 8b…8b+7 of column c
+    /// (NaN past the last row), so that eight rows are measured at once, each in column order.
+    /// "Not heard" is ``blockFill`` there when it is set.
+    let blocks: ContiguousArray<SIMD8<Double>>
+    /// The fill of "not heard" in ``blocks``, or `nil` when they keep NaN.
+    let blockFill: Double?
     /// Position of each row.
     let points: ContiguousArray<PlanarPoint>
     /// Floor of each row, `Int.min` when unknown.
@@ -438,12 +450,14 @@ struct FingerprintTable: Sendable {
 
     var count: Int { points.count }
 
-    init(_ samples: [FingerprintSample], width: Int, venue: PositioningVenue) {
+    init(_ samples: [FingerprintSample], width: Int, venue: PositioningVenue, fill: Double? = nil) {
         self.width = width
         var values = ContiguousArray<Double>()
         values.reserveCapacity(samples.count * width)
         for sample in samples { values.append(contentsOf: sample.values) }
         self.values = values
+        blockFill = fill
+        blocks = Self.blocks(of: values, width: width, fill: fill)
         points = ContiguousArray(samples.map(\.point))
         floors = ContiguousArray(samples.map { $0.floor ?? Int.min })
         beaconFloors = ContiguousArray((0..<width).map { $0 < venue.floors.count ? venue.floors[$0] : 0 })
@@ -453,10 +467,130 @@ struct FingerprintTable: Sendable {
         floorBeacons = byFloor
     }
 
+    /// The row-major `values` rearranged into blocks of eight rows (see ``blocks``).
+    static func blocks(of values: ContiguousArray<Double>, width: Int, fill: Double?) -> ContiguousArray<SIMD8<Double>> {
+        guard width > 0 else { return [] }
+        let rows = values.count / width
+        let blockCount = (rows + 7) / 8
+        var blocks = ContiguousArray(repeating: SIMD8<Double>(repeating: .nan), count: blockCount * width)
+        for row in 0..<rows {
+            for column in 0..<width {
+                let value = values[row * width + column]
+                blocks[(row / 8) * width + column][row % 8] = value.isNaN ? fill ?? value : value
+            }
+        }
+        return blocks
+    }
+
     /// Fills `buffer` with the nearest rows to `query` (NaN = not heard), nearest first, over the
     /// beacons `beacons`, keeping only rows of `floor` (or of no known floor) when it is set;
     /// returns how many it found (at most `buffer.count`). Ties keep the earlier row.
+    ///
+    /// Eight rows at a time: each lane sums its row's terms in column order, exactly as
+    /// ``nearestRowByRow(to:beacons:floor:metric:fill:into:)`` does (a beacon heard on neither side
+    /// adds an exact zero there instead of nothing), and a block stops early once every lane has
+    /// reached the distance of the current k-th neighbour (checked every four beacons). The rows of
+    /// a block then enter the buffer in row order, so the neighbours, their distances and the ties
+    /// are the same.
     func nearest(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
+                 metric: FingerprintSolver.Metric, fill: Double,
+                 into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
+        let capacity = buffer.count
+        guard capacity > 0, width > 0, query.count >= width else { return 0 }
+        var found = 0
+        let code: Int, penalty: Double
+        switch metric {
+        case .euclidean: (code, penalty) = (0, 0)
+        case .manhattan: (code, penalty) = (1, 0)
+        case .sharedWithPenalty(let value): (code, penalty) = (2, value.isFinite ? value * value : 0)
+        }
+        // The blocks hold one fill (or none): any other pairing is measured row by row.
+        let prefilled = blockFill.map { $0.bitPattern == fill.bitPattern && code != 2 } ?? (code == 2)
+        guard prefilled else {
+            return nearestRowByRow(to: query, beacons: beacons, floor: floor, metric: metric, fill: fill, into: buffer)
+        }
+        let rows = points.count
+        typealias Lanes = SIMD8<Double>
+        let penalties = Lanes(repeating: penalty), zeros = Lanes(repeating: 0)
+        let magnitude = SIMD8<UInt64>(repeating: ~(1 << 63))
+        // The query with "not heard" as the fill, for the metrics that fill.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { filled in
+        for column in 0..<width { filled.initializeElement(at: column, to: query[column].isNaN ? fill : query[column]) }
+        defer { filled.deinitialize() }
+        blocks.withUnsafeBufferPointer { matrix in
+            beacons.withUnsafeBufferPointer { columns in
+                let count = columns.count
+                var start = 0
+                while start < rows {
+                    let base = (start / 8) * width
+                    // Lanes that are not rows of the floor (or not rows at all) start at infinity.
+                    var sum = zeros
+                    for lane in 0..<8 {
+                        let row = start + lane
+                        if row >= rows || (floor != nil && floors[row] != Int.min && floors[row] != floor) {
+                            sum[lane] = .infinity
+                        }
+                    }
+                    let worst = Lanes(repeating: found == capacity ? buffer[capacity - 1].distance : .infinity)
+                    var next = 0
+                    while next < count {
+                        let end = min(next + 4, count)
+                        switch code {
+                        case 0:
+                            for position in next..<end {
+                                let column = columns[position]
+                                let d = Lanes(repeating: filled[column]) - matrix[base + column]
+                                sum += d * d
+                            }
+                        case 1:
+                            for position in next..<end {
+                                let column = columns[position]
+                                let d = Lanes(repeating: filled[column]) - matrix[base + column]
+                                // |d|: the sign bit cleared, as `abs` does.
+                                sum += unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & magnitude, to: Lanes.self)
+                            }
+                        default:
+                            for position in next..<end {
+                                let column = columns[position]
+                                let a = query[column], b = matrix[base + column]
+                                let bHeard = b .== b
+                                if a.isNaN {
+                                    sum += zeros.replacing(with: penalties, where: bHeard)
+                                } else {
+                                    let d = Lanes(repeating: a) - b
+                                    sum += penalties.replacing(with: d * d, where: bHeard)
+                                }
+                            }
+                        }
+                        next = end
+                        if all(sum .>= worst) { break }
+                    }
+                    // Insert keeping the buffer sorted; equal distances stay in row order.
+                    for lane in 0..<min(8, rows - start) {
+                        let distance = sum[lane]
+                        guard distance < (found == capacity ? buffer[capacity - 1].distance : .infinity) else { continue }
+                        var slot = found < capacity ? found : capacity - 1
+                        if found < capacity { found += 1 }
+                        while slot > 0 && buffer[slot - 1].distance > distance {
+                            buffer[slot] = buffer[slot - 1]
+                            slot -= 1
+                        }
+                        buffer[slot] = Neighbour(distance: distance, row: start + lane)
+                    }
+                    start += 8
+                }
+            }
+        }
+        }
+        if code != 1 {
+            for index in 0..<found { buffer[index].distance = buffer[index].distance.squareRoot() }
+        }
+        return found
+    }
+
+    /// ``nearest(to:beacons:floor:metric:fill:into:)`` one row and one beacon at a time: the
+    /// definition the blocked search must match.
+    func nearestRowByRow(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
                  metric: FingerprintSolver.Metric, fill: Double,
                  into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
         let capacity = buffer.count
@@ -578,7 +712,8 @@ struct FingerprintFolds: Sendable {
             let kept = merge ? FingerprintSample.merged(training) : training
             guard !kept.isEmpty else { continue }
             // Floors are left out: held-out scans are located over every fingerprint.
-            let table = FingerprintTable(references: kept, width: width)
+            let table = FingerprintTable(references: kept, width: width,
+                                          fill: FingerprintSolver.usesFill(metric) ? fill : nil)
             for index in queries.indices where queryFolds[index] == current && index % stride == 0 {
                 let sample = queries[index]
                 let found = sample.values.withUnsafeBufferPointer { query in
@@ -605,12 +740,14 @@ struct FingerprintFolds: Sendable {
 
 extension FingerprintTable {
     /// A table of `references` with every floor unknown and every beacon on floor 0.
-    init(references: [FingerprintSample], width: Int) {
+    init(references: [FingerprintSample], width: Int, fill: Double? = nil) {
         self.width = width
         var values = ContiguousArray<Double>()
         values.reserveCapacity(references.count * width)
         for sample in references { values.append(contentsOf: sample.values) }
         self.values = values
+        blockFill = fill
+        blocks = Self.blocks(of: values, width: width, fill: fill)
         points = ContiguousArray(references.map(\.point))
         floors = ContiguousArray(repeating: Int.min, count: references.count)
         beaconFloors = ContiguousArray(repeating: 0, count: width)

@@ -130,10 +130,50 @@ public struct Multilateration: PositionSolver {
     /// The multilateration of every usable range (on the observation's floor when it has one), or
     /// `nil` when there is none.
     public func locate(_ observation: Observation) -> PositionEstimate? {
-        withUnsafeTemporaryAllocation(of: PackedRange.self, capacity: observation.ranges.count) { buffer in
-            let count = pack(observation, into: buffer)
-            defer { _ = buffer.prefix(count).deinitialize() }
-            return locate(observation, UnsafeBufferPointer(rebasing: buffer.prefix(count)))
+        // One temporary buffer per field rather than one of whole ranges: each stays small enough
+        // (1 KiB up to 128 ranges) to be placed on the stack, so a fix allocates nothing.
+        let capacity = observation.ranges.count
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { x in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { y in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { z in
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { distance in
+                        withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { sigma in
+                            withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { inverseSigma in
+                                var buffer = PackedRanges(x: x, y: y, z: z, distance: distance, sigma: sigma,
+                                                          inverseSigma: inverseSigma, count: 0)
+                                pack(observation, into: &buffer)
+                                return locate(observation, buffer)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The usable ranges, one temporary buffer per field (Doubles, nothing to deinitialize).
+    struct PackedRanges: RandomAccessCollection {
+        let x: UnsafeMutableBufferPointer<Double>, y: UnsafeMutableBufferPointer<Double>
+        let z: UnsafeMutableBufferPointer<Double>, distance: UnsafeMutableBufferPointer<Double>
+        let sigma: UnsafeMutableBufferPointer<Double>, inverseSigma: UnsafeMutableBufferPointer<Double>
+        var count: Int
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { count }
+
+        subscript(index: Int) -> PackedRange {
+            PackedRange(x: x[index], y: y[index], z: z[index], distance: distance[index], sigma: sigma[index],
+                        inverseSigma: inverseSigma[index])
+        }
+
+        mutating func append(_ range: PackedRange) {
+            x.initializeElement(at: count, to: range.x)
+            y.initializeElement(at: count, to: range.y)
+            z.initializeElement(at: count, to: range.z)
+            distance.initializeElement(at: count, to: range.distance)
+            sigma.initializeElement(at: count, to: range.sigma)
+            inverseSigma.initializeElement(at: count, to: range.inverseSigma)
+            count += 1
         }
     }
 
@@ -148,20 +188,17 @@ public struct Multilateration: PositionSolver {
         var inverseSigma: Double
     }
 
-    /// Copies the usable ranges (on the observation's floor) into `buffer`; returns how many.
-    private func pack(_ observation: Observation, into buffer: UnsafeMutableBufferPointer<PackedRange>) -> Int {
-        var count = 0
+    /// Copies the usable ranges (on the observation's floor) into `buffer`.
+    private func pack(_ observation: Observation, into buffer: inout PackedRanges) {
         for range in observation.ranges where RangeGeometry.isUsable(range, floor: observation.floor) {
-            buffer.initializeElement(at: count, to: PackedRange(
+            buffer.append(PackedRange(
                 x: range.position.x, y: range.position.y, z: range.position.z,
                 distance: min(range.distance, RangeGeometry.largest), sigma: RangeGeometry.sigma(range),
                 inverseSigma: 1 / RangeGeometry.sigma(range)))
-            count += 1
         }
-        return count
     }
 
-    private func locate(_ observation: Observation, _ ranges: UnsafeBufferPointer<PackedRange>) -> PositionEstimate? {
+    private func locate(_ observation: Observation, _ ranges: PackedRanges) -> PositionEstimate? {
         let height = venue.receiverHeight
         let count = ranges.count
         guard count > 0 else { return nil }
@@ -259,7 +296,7 @@ public struct Multilateration: PositionSolver {
     }
 
     /// Levenberg–Marquardt iterations from `start`, every step clamped to the limits.
-    private func refine(_ ranges: UnsafeBufferPointer<PackedRange>, from start: (x: Double, y: Double, z: Double),
+    private func refine(_ ranges: PackedRanges, from start: (x: Double, y: Double, z: Double),
                         state: NormalEquations, limits: Limits) -> (point: (x: Double, y: Double, z: Double), state: NormalEquations) {
         let spatial = limits.spatial
         var point = start
@@ -370,7 +407,7 @@ public struct Multilateration: PositionSolver {
 
     /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
     /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
-    private func evaluate(_ ranges: UnsafeBufferPointer<PackedRange>, at point: (x: Double, y: Double, z: Double), spatial: Bool,
+    private func evaluate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
                           plain: Bool = false) -> NormalEquations {
         var sums = NormalEquations()
         let logarithmic = options.residual == .logDistance
