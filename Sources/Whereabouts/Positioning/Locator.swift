@@ -162,19 +162,13 @@ public struct Locator: Sendable {
     /// The range to beacon `index` implied by `rssi` under the beacon's log-distance calibration,
     /// with its uncertainty, or `nil` when the beacon has no position.
     public func range(of index: Int, rssi: Double) -> BeaconRange? {
-        guard let position = venue.positions[index],
-              let model = LogDistancePathLossModel(exponent: venue.pathLossExponents[index]),
-              let estimate = model.range(rssi: rssi, txPower: venue.txPowers[index],
-                                         rssiStandardDeviation: configuration.rssiStandardDeviation)
-        else { return nil }
-        let metresPerUnit = venue.venue.units.metres ?? 1
-        let distance = max(estimate.distance / metresPerUnit, configuration.minimumRange)
-        return BeaconRange(beaconIndex: index, position: position, floor: venue.floors[index], distance: distance,
-                           standardDeviation: estimate.standardDeviation / metresPerUnit, rssi: rssi)
+        guard rangeModels.indices.contains(index), let model = rangeModels[index] else { return nil }
+        return Self.range(of: index, model: model, rssi: rssi, rssiStandardDeviation: configuration.rssiStandardDeviation,
+                          minimumRange: configuration.minimumRange, metresPerUnit: metresPerUnit)
     }
 
-    /// ``range(of:rssi:)`` from a precomputed model: the same arithmetic
-    /// (``LogDistancePathLossModel/range(rssi:txPower:rssiStandardDeviation:)``), with one `pow`.
+    /// The range from a precomputed model: the arithmetic of
+    /// ``LogDistancePathLossModel/range(rssi:txPower:rssiStandardDeviation:)``, with one `pow`.
     @inline(__always)
     private static func range(of index: Int, model: RangeModel, rssi: Double, rssiStandardDeviation: Double,
                               minimumRange: Double, metresPerUnit: Double) -> BeaconRange? {
