@@ -108,6 +108,21 @@ import Testing
         }
     }
 
+    @Test(arguments: [RSSIFilterKind.average, .median])
+    func filtersChangedInPlaceKeepTheirValueSemantics(kind: RSSIFilterKind) {
+        var filter = BuiltInRSSIFilter(kind: kind)
+        for (time, rssi) in [(0.0, -60.0), (1, -70), (2, -65)] { filter.add(rssi: rssi, at: time) }
+        let copy = filter
+        filter.add(rssi: -90, at: 3)
+        filter.add(rssi: -91, at: 4)
+        // The copy still holds the first three samples: mean −65 (average), median −65.
+        #expect(copy.value(at: 2) == -65)
+        #expect(filter.value(at: 4) != copy.value(at: 2))
+        var reset = copy
+        reset.reset()
+        #expect(reset.value == nil && copy.value(at: 2) == -65)
+    }
+
     @Test func theSeedsAreTheBlocksThatHeardABeaconLoudest() {
         // Column 0: rows 3 (−50), 20 (−40), 9 (−45), 30 (−70); column 1 never heard.
         var values = ContiguousArray<Double>(repeating: .nan, count: 40 * 2)
