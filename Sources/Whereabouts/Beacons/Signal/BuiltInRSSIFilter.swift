@@ -135,6 +135,9 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
     public mutating func add(rssi: Double, at time: Double) {
         switch self {
         case .average(var filter):
+            // The enum lets go of the samples first, so that the copy holds the only reference and
+            // changes them in place rather than copying them.
+            self = .placeholder
             filter.add(rssi: rssi, at: time)
             self = .average(filter)
         case .arma(var filter):
@@ -144,6 +147,9 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
             filter.add(rssi: rssi, at: time)
             self = .kalman(filter)
         case .median(var filter):
+            // The enum lets go of the samples first, so that the copy holds the only reference and
+            // changes them in place rather than copying them.
+            self = .placeholder
             filter.add(rssi: rssi, at: time)
             self = .median(filter)
         }
@@ -169,10 +175,16 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A filter that holds no samples, for the moments a payload is taken out to be changed.
+    private static let placeholder = BuiltInRSSIFilter.arma(ARMARSSIFilter())
+
     /// Forgets every sample; the parameters stay.
     public mutating func reset() {
         switch self {
         case .average(var filter):
+            // The enum lets go of the samples first, so that the copy holds the only reference and
+            // changes them in place rather than copying them.
+            self = .placeholder
             filter.reset()
             self = .average(filter)
         case .arma(var filter):
@@ -182,6 +194,9 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
             filter.reset()
             self = .kalman(filter)
         case .median(var filter):
+            // The enum lets go of the samples first, so that the copy holds the only reference and
+            // changes them in place rather than copying them.
+            self = .placeholder
             filter.reset()
             self = .median(filter)
         }

@@ -437,6 +437,9 @@ struct FingerprintTable: Sendable {
     let blocks: ContiguousArray<SIMD8<Double>>
     /// The fill of "not heard" in ``blocks``, or `nil` when they keep NaN.
     let blockFill: Double?
+    /// The blocks measured first for a query whose loudest beacon is c: entries
+    /// c · ``seedsPerBeacon`` … (see ``seeds(of:width:)``).
+    let seeds: ContiguousArray<Int>
     /// Position of each row.
     let points: ContiguousArray<PlanarPoint>
     /// Floor of each row, `Int.min` when unknown.
@@ -458,6 +461,7 @@ struct FingerprintTable: Sendable {
         self.values = values
         blockFill = fill
         blocks = Self.blocks(of: values, width: width, fill: fill)
+        seeds = Self.seeds(of: values, width: width)
         points = ContiguousArray(samples.map(\.point))
         floors = ContiguousArray(samples.map { $0.floor ?? Int.min })
         beaconFloors = ContiguousArray((0..<width).map { $0 < venue.floors.count ? venue.floors[$0] : 0 })
@@ -482,16 +486,45 @@ struct FingerprintTable: Sendable {
         return blocks
     }
 
+    /// How many blocks ``seeds`` holds per beacon.
+    static let seedsPerBeacon = 4
+
+    /// For each beacon, the ``seedsPerBeacon`` blocks holding the rows that heard it loudest
+    /// (strongest first, −1 past the blocks that heard it): the blocks a query measures first.
+    static func seeds(of values: ContiguousArray<Double>, width: Int) -> ContiguousArray<Int> {
+        guard width > 0 else { return [] }
+        let rows = values.count / width
+        var seeds = ContiguousArray<Int>(repeating: -1, count: width * seedsPerBeacon)
+        for column in 0..<width {
+            var loudest: [(rssi: Double, block: Int)] = []
+            for block in 0..<(rows + 7) / 8 {
+                var best = -Double.infinity
+                for row in (block * 8)..<min(block * 8 + 8, rows) where !values[row * width + column].isNaN {
+                    best = max(best, values[row * width + column])
+                }
+                if best > -.infinity { loudest.append((best, block)) }
+            }
+            loudest.sort { $0.rssi > $1.rssi || ($0.rssi == $1.rssi && $0.block < $1.block) }
+            for (index, entry) in loudest.prefix(seedsPerBeacon).enumerated() {
+                seeds[column * seedsPerBeacon + index] = entry.block
+            }
+        }
+        return seeds
+    }
+
     /// Fills `buffer` with the nearest rows to `query` (NaN = not heard), nearest first, over the
     /// beacons `beacons`, keeping only rows of `floor` (or of no known floor) when it is set;
     /// returns how many it found (at most `buffer.count`). Ties keep the earlier row.
     ///
     /// Eight rows at a time: each lane sums its row's terms in column order, exactly as
     /// ``nearestRowByRow(to:beacons:floor:metric:fill:into:)`` does (a beacon heard on neither side
-    /// adds an exact zero there instead of nothing), and a block stops early once every lane has
-    /// reached the distance of the current k-th neighbour (checked every four beacons). The rows of
-    /// a block then enter the buffer in row order, so the neighbours, their distances and the ties
-    /// are the same.
+    /// adds an exact zero there instead of nothing). The blocks that heard the query's loudest
+    /// beacon loudest (``seeds``) are measured first, so that the k-th distance is small early,
+    /// then the others in order. The buffer holds the `k` least (distance, row) pairs seen so
+    /// far, whatever the order they come in, so the neighbours, their distances and the ties are
+    /// those of the row-by-row search. A block stops early once every lane is past the distance of
+    /// the current k-th neighbour (checked every four beacons), and its lanes are looked at only
+    /// when one of them can enter the buffer.
     func nearest(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
                  metric: FingerprintSolver.Metric, fill: Double,
                  into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
@@ -510,9 +543,16 @@ struct FingerprintTable: Sendable {
             return nearestRowByRow(to: query, beacons: beacons, floor: floor, metric: metric, fill: fill, into: buffer)
         }
         let rows = points.count
+        let blockCount = (rows + 7) / 8
         typealias Lanes = SIMD8<Double>
         let penalties = Lanes(repeating: penalty), zeros = Lanes(repeating: 0)
         let magnitude = SIMD8<UInt64>(repeating: ~(1 << 63))
+        // The seeds: the blocks of the loudest beacon the query heard among `beacons`.
+        var loudest = -1, loudestRSSI = -Double.infinity
+        for column in beacons where column >= 0 && column < width && query[column] > loudestRSSI {
+            (loudest, loudestRSSI) = (column, query[column])
+        }
+        let seedCount = loudest < 0 ? 0 : Self.seedsPerBeacon
         // The query with "not heard" as the fill, for the metrics that fill.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { filled in
         for column in 0..<width { filled.initializeElement(at: column, to: query[column].isNaN ? fill : query[column]) }
@@ -520,9 +560,10 @@ struct FingerprintTable: Sendable {
         blocks.withUnsafeBufferPointer { matrix in
             beacons.withUnsafeBufferPointer { columns in
                 let count = columns.count
-                var start = 0
-                while start < rows {
-                    let base = (start / 8) * width
+                /// Measures the rows of block `block` and enters those that belong in the buffer.
+                func measure(_ block: Int) {
+                    let start = block * 8
+                    let base = block * width
                     // Lanes that are not rows of the floor (or not rows at all) start at infinity.
                     var sum = zeros
                     for lane in 0..<8 {
@@ -531,7 +572,10 @@ struct FingerprintTable: Sendable {
                             sum[lane] = .infinity
                         }
                     }
-                    let worst = Lanes(repeating: found == capacity ? buffer[capacity - 1].distance : .infinity)
+                    let full = found == capacity
+                    // A lane whose partial sum is past the k-th distance cannot enter any more (the
+                    // terms are never negative); one equal to it still can, with an earlier row.
+                    let worst = Lanes(repeating: full ? buffer[capacity - 1].distance : .infinity)
                     var next = 0
                     while next < count {
                         let end = min(next + 4, count)
@@ -563,21 +607,38 @@ struct FingerprintTable: Sendable {
                             }
                         }
                         next = end
-                        if all(sum .>= worst) { break }
+                        if all(sum .> worst) { return }
                     }
-                    // Insert keeping the buffer sorted; equal distances stay in row order.
+                    // Only a lane below infinity (not full) or at most the k-th distance can enter.
+                    guard any(full ? sum .<= worst : sum .< worst) else { return }
                     for lane in 0..<min(8, rows - start) {
-                        let distance = sum[lane]
-                        guard distance < (found == capacity ? buffer[capacity - 1].distance : .infinity) else { continue }
-                        var slot = found < capacity ? found : capacity - 1
-                        if found < capacity { found += 1 }
-                        while slot > 0 && buffer[slot - 1].distance > distance {
+                        let distance = sum[lane], row = start + lane
+                        if found == capacity {
+                            let last = buffer[capacity - 1]
+                            guard distance < last.distance || (distance == last.distance && row < last.row) else { continue }
+                        } else {
+                            guard distance < .infinity else { continue }
+                            found += 1
+                        }
+                        // Insert keeping the buffer sorted by distance, then row.
+                        var slot = found - 1
+                        while slot > 0 && (buffer[slot - 1].distance > distance
+                                           || (buffer[slot - 1].distance == distance && buffer[slot - 1].row > row)) {
                             buffer[slot] = buffer[slot - 1]
                             slot -= 1
                         }
-                        buffer[slot] = Neighbour(distance: distance, row: start + lane)
+                        buffer[slot] = Neighbour(distance: distance, row: row)
                     }
-                    start += 8
+                }
+
+                seeds.withUnsafeBufferPointer { seeds in
+                    let first = loudest * Self.seedsPerBeacon
+                    for index in 0..<seedCount where seeds[first + index] >= 0 { measure(seeds[first + index]) }
+                    for block in 0..<blockCount {
+                        var seeded = false
+                        for index in 0..<seedCount where seeds[first + index] == block { seeded = true }
+                        if !seeded { measure(block) }
+                    }
                 }
             }
         }
@@ -748,6 +809,7 @@ extension FingerprintTable {
         self.values = values
         blockFill = fill
         blocks = Self.blocks(of: values, width: width, fill: fill)
+        seeds = Self.seeds(of: values, width: width)
         points = ContiguousArray(references.map(\.point))
         floors = ContiguousArray(repeating: Int.min, count: references.count)
         beaconFloors = ContiguousArray(repeating: 0, count: width)

@@ -130,6 +130,18 @@ public struct Multilateration: PositionSolver {
     /// The multilateration of every usable range (on the observation's floor when it has one), or
     /// `nil` when there is none.
     public func locate(_ observation: Observation) -> PositionEstimate? {
+        locate(observation, centroid: nil)
+    }
+
+    /// Whether the starting centroid places every observation where `centroid` does, so that its
+    /// answer can be handed to ``locate(_:centroid:)``.
+    func startsLike(_ centroid: WeightedCentroid) -> Bool {
+        start.placesLike(centroid)
+    }
+
+    /// ``locate(_:)`` given the answer of a centroid that ``startsLike(_:)``: `.some(nil)` when it had
+    /// none, `nil` to work it out here.
+    func locate(_ observation: Observation, centroid: PlanarPoint??) -> PositionEstimate? {
         // One temporary buffer per field rather than one of whole ranges: each stays small enough
         // (1 KiB up to 128 ranges) to be placed on the stack, so a fix allocates nothing.
         let capacity = observation.ranges.count
@@ -142,7 +154,7 @@ public struct Multilateration: PositionSolver {
                                 var buffer = PackedRanges(x: x, y: y, z: z, distance: distance, sigma: sigma,
                                                           inverseSigma: inverseSigma, count: 0)
                                 pack(observation, into: &buffer)
-                                return locate(observation, buffer)
+                                return locate(observation, buffer, centroid: centroid)
                             }
                         }
                     }
@@ -198,7 +210,7 @@ public struct Multilateration: PositionSolver {
         }
     }
 
-    private func locate(_ observation: Observation, _ ranges: PackedRanges) -> PositionEstimate? {
+    private func locate(_ observation: Observation, _ ranges: PackedRanges, centroid: PlanarPoint??) -> PositionEstimate? {
         let height = venue.receiverHeight
         let count = ranges.count
         guard count > 0 else { return nil }
@@ -245,8 +257,8 @@ public struct Multilateration: PositionSolver {
         let zLow = min(minZ, height) - venue.margin, zHigh = max(maxZ, height) + venue.margin
 
         var x: Double, y: Double
-        if let centroid = start.locate(observation), centroid.point.x.isFinite, centroid.point.y.isFinite {
-            (x, y) = (centroid.point.x, centroid.point.y)
+        if let centroid = centroid ?? start.center(of: observation), centroid.x.isFinite, centroid.y.isFinite {
+            (x, y) = (centroid.x, centroid.y)
         } else {
             (x, y) = (sumX / sumW, sumY / sumW)
         }
@@ -370,6 +382,7 @@ public struct Multilateration: PositionSolver {
         var gx = 0.0, gy = 0.0, gz = 0.0
 
         /// The Levenberg–Marquardt step solving (H + λ·diag H)δ = −g, or `nil` when singular.
+        @inline(__always)
         func step(lambda: Double, spatial: Bool) -> (x: Double, y: Double, z: Double)? {
             let ridge = 1e-12 * (hxx + hyy + hzz)
             let a = hxx * (1 + lambda) + ridge, c = hyy * (1 + lambda) + ridge, b = hxy

@@ -14,7 +14,9 @@
 ///   that radii and root-mean-square distances mix as they are.)
 /// - `beaconCount` is the largest of the members' that answered.
 ///
-/// Locating calls each member once and allocates nothing of its own.
+/// Locating calls each member once and allocates nothing of its own. A ``Multilateration`` member
+/// starts from the answer of an earlier ``WeightedCentroid`` member that places observations like
+/// its own starting centroid, rather than working it out again.
 ///
 /// ```swift
 /// let fusion = TrustFusion([(FingerprintSolver(venue: venue, training: scans), 0.7),
@@ -41,10 +43,25 @@ public struct TrustFusion: PositionSolver {
     /// The name for reports (`"fusion"` unless given).
     public let name: String
 
+    /// Per member: a ``Multilateration`` that starts from the answer of an earlier
+    /// ``WeightedCentroid`` member (its index), so that the centroid is worked out once.
+    private let startsFrom: [(multilateration: Multilateration, centroid: Int)?]
+    /// Per member: whether some multilateration starts from its answer.
+    private let startsOthers: [Bool]
+
     /// Creates the fusion of `members`.
     public init(_ members: [Member], name: String = "fusion") {
         self.members = members
         self.name = name
+        let startsFrom: [(multilateration: Multilateration, centroid: Int)?] = members.indices.map { index in
+            guard let multilateration = members[index].solver as? Multilateration else { return nil }
+            let centroid = members[..<index].firstIndex { member in
+                (member.solver as? WeightedCentroid).map(multilateration.startsLike) ?? false
+            }
+            return centroid.map { (multilateration, $0) }
+        }
+        self.startsFrom = startsFrom
+        startsOthers = members.indices.map { index in startsFrom.contains { $0?.centroid == index } }
     }
 
     /// Creates the fusion of (solver, trust) pairs.
@@ -70,9 +87,21 @@ public struct TrustFusion: PositionSolver {
         var sumT = 0.0, sumX = 0.0, sumY = 0.0, sumZ = 0.0, sumSquares = 0.0, sumRadii = 0.0
         var beacons = 0
         var origin: SpatialPoint?
-        for member in members {
+        // The answers of the members some multilateration starts from (only their plan position is used).
+        var centroids: (index: Int, point: PlanarPoint?)?
+        for (index, member) in members.enumerated() {
             let trust = equal ? 1 : Self.usable(member.trust)
-            guard trust > 0, let estimate = member.solver.locate(observation), estimate.isFinite else { continue }
+            guard trust > 0 else { continue }
+            let answer: PositionEstimate?
+            if let shared = startsFrom[index] {
+                var known: PlanarPoint??
+                if let centroids, centroids.index == shared.centroid { known = .some(centroids.point) }
+                answer = shared.multilateration.locate(observation, centroid: known)
+            } else {
+                answer = member.solver.locate(observation)
+                if startsOthers[index] { centroids = (index, answer.map { PlanarPoint(x: $0.point.x, y: $0.point.y) }) }
+            }
+            guard let estimate = answer, estimate.isFinite else { continue }
             // Relative to the first answer, so that large coordinates lose no precision below.
             let reference = origin ?? estimate.point
             origin = reference

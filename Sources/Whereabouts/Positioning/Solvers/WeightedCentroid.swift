@@ -60,6 +60,36 @@ public struct WeightedCentroid: PositionSolver {
         }
         return PositionEstimate(point: center, accuracy: radius, beaconCount: used)
     }
+
+    /// The plan position of ``locate(_:)``'s answer, bit for bit, without its radius; `nil` when it
+    /// has none.
+    func center(of observation: Observation) -> PlanarPoint? {
+        var sumW = 0.0, sumX = 0.0, sumY = 0.0, used = 0
+        var maxRSSI = -Double.infinity
+        for signal in observation.signals where signal.rssi.isFinite {
+            maxRSSI = max(maxRSSI, signal.rssi)
+        }
+        guard maxRSSI.isFinite else { return nil }
+        for signal in observation.signals {
+            guard used < count, signal.rssi.isFinite,
+                  signal.beaconIndex >= 0, signal.beaconIndex < venue.positions.count,
+                  let position = venue.positions[signal.beaconIndex] else { continue }
+            if let floor = observation.floor, venue.floors[signal.beaconIndex] != floor { continue }
+            let weight = pow10((signal.rssi - maxRSSI) / 10)
+            sumW += weight
+            sumX += weight * position.x
+            sumY += weight * position.y
+            used += 1
+        }
+        guard used > 0, sumW > 0 else { return nil }
+        return PlanarPoint(x: sumX / sumW, y: sumY / sumW)
+    }
+
+    /// Whether `other` places every observation where this one does: the same count, beacon
+    /// positions and floors.
+    func placesLike(_ other: WeightedCentroid) -> Bool {
+        count == other.count && venue.positions == other.venue.positions && venue.floors == other.venue.floors
+    }
 }
 
 /// 10^x without Foundation's `pow` overhead for the common range.
