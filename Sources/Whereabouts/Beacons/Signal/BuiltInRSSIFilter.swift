@@ -16,8 +16,10 @@ public enum RSSIFilterKind: String, Hashable, Sendable, CaseIterable, CustomStri
     case kalman
     /// ``MedianRSSIFilter``: a windowed median with IQR outlier rejection.
     case median
+    /// ``RateKalmanRSSIFilter``: a Kalman filter on the level and its rate of change.
+    case rate
 
-    /// The kind named `name` (`average`, `arma`, `kalman` or `median`, in any case, surrounding
+    /// The kind named `name` (`average`, `arma`, `kalman`, `median` or `rate`, in any case, surrounding
     /// spaces ignored), or `nil` for any other name.
     public init?(name: String) {
         let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
@@ -31,6 +33,7 @@ public enum RSSIFilterKind: String, Hashable, Sendable, CaseIterable, CustomStri
         case .arma: ["coefficient"]
         case .kalman: ["processNoise", "measurementNoise"]
         case .median: ["window", "iqrMultiplier"]
+        case .rate: ["rateNoise", "measurementNoise", "gapReset", "dropClip", "rateTimeConstant"]
         }
     }
 
@@ -38,7 +41,7 @@ public enum RSSIFilterKind: String, Hashable, Sendable, CaseIterable, CustomStri
     public var description: String { rawValue }
 }
 
-/// One of the package's four RSSI filters, chosen at run time: what a caller builds from a
+/// One of the package's five RSSI filters, chosen at run time: what a caller builds from a
 /// filter name and its parameters, and what an ``RSSIFilterBank`` copies for every new beacon.
 ///
 /// ```swift
@@ -55,6 +58,8 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
     case kalman(KalmanRSSIFilter)
     /// A windowed median with IQR outlier rejection.
     case median(MedianRSSIFilter)
+    /// A Kalman filter on the level and its rate of change.
+    case rate(RateKalmanRSSIFilter)
 
     /// A new filter of the given kind with its default parameters.
     public init(kind: RSSIFilterKind) {
@@ -63,6 +68,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         case .arma: self = .arma(ARMARSSIFilter())
         case .kalman: self = .kalman(KalmanRSSIFilter())
         case .median: self = .median(MedianRSSIFilter())
+        case .rate: self = .rate(RateKalmanRSSIFilter())
         }
     }
 
@@ -70,7 +76,9 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
     ///
     /// The parameter names are the kind's ``RSSIFilterKind/parameterNames``: `window` (seconds) for
     /// `average` and `median`, `coefficient` for `arma`, `processNoise` and `measurementNoise`
-    /// (dB²) for `kalman`, `iqrMultiplier` for `median`.
+    /// (dB²) for `kalman`, `iqrMultiplier` for `median`; `rateNoise` (dB²/s³), `measurementNoise`
+    /// (dB²), `gapReset` (seconds), `dropClip` (standard deviations) and `rateTimeConstant`
+    /// (seconds) for `rate`.
     ///
     /// - Throws: ``RSSIFilterConfigurationError`` for a name the kind does not take or a value
     ///   out of range.
@@ -107,6 +115,23 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
             guard let filter = MedianRSSIFilter(window: window, iqrMultiplier: multiplier)
             else { throw invalid(window > 0 && window.isFinite ? "iqrMultiplier" : "window") }
             self = .median(filter)
+        case .rate:
+            let rateNoise = parameters["rateNoise"] ?? RateKalmanRSSIFilter.defaultRateNoise
+            let measurementNoise = parameters["measurementNoise"] ?? RateKalmanRSSIFilter.defaultMeasurementNoise
+            let gapReset = parameters["gapReset"] ?? RateKalmanRSSIFilter.defaultGapReset
+            let dropClip = parameters["dropClip"] ?? RateKalmanRSSIFilter.defaultDropClip
+            let tau = parameters["rateTimeConstant"] ?? RateKalmanRSSIFilter.defaultRateTimeConstant
+            guard let filter = RateKalmanRSSIFilter(rateNoise: rateNoise, measurementNoise: measurementNoise,
+                                                    gapReset: gapReset, dropClip: dropClip, rateTimeConstant: tau)
+            else {
+                let name = if !(tau > 0 && tau.isFinite) { "rateTimeConstant" }
+                    else if !(rateNoise >= 0 && rateNoise.isFinite) { "rateNoise" }
+                    else if !(measurementNoise > 0 && measurementNoise.isFinite) { "measurementNoise" }
+                    else if !(gapReset > 0 && gapReset.isFinite) { "gapReset" }
+                    else { "dropClip" }
+                throw invalid(name)
+            }
+            self = .rate(filter)
         }
     }
 
@@ -117,6 +142,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         case .arma: .arma
         case .kalman: .kalman
         case .median: .median
+        case .rate: .rate
         }
     }
 
@@ -128,6 +154,10 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         case .kalman(let filter):
             ["processNoise": filter.processNoise, "measurementNoise": filter.measurementNoise]
         case .median(let filter): ["window": filter.window, "iqrMultiplier": filter.iqrMultiplier]
+        case .rate(let filter):
+            ["rateNoise": filter.rateNoise, "measurementNoise": filter.measurementNoise,
+             "gapReset": filter.gapReset, "dropClip": filter.dropClip,
+             "rateTimeConstant": filter.rateTimeConstant]
         }
     }
 
@@ -152,6 +182,9 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
             self = .placeholder
             filter.add(rssi: rssi, at: time)
             self = .median(filter)
+        case .rate(var filter):
+            filter.add(rssi: rssi, at: time)
+            self = .rate(filter)
         }
     }
 
@@ -162,6 +195,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         case .arma(let filter): filter.value
         case .kalman(let filter): filter.value
         case .median(let filter): filter.value
+        case .rate(let filter): filter.value
         }
     }
 
@@ -172,6 +206,7 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
         case .arma(let filter): filter.value(at: time)
         case .kalman(let filter): filter.value(at: time)
         case .median(let filter): filter.value(at: time)
+        case .rate(let filter): filter.value(at: time)
         }
     }
 
@@ -199,6 +234,9 @@ public enum BuiltInRSSIFilter: RSSIFilter, Hashable, CustomStringConvertible {
             self = .placeholder
             filter.reset()
             self = .median(filter)
+        case .rate(var filter):
+            filter.reset()
+            self = .rate(filter)
         }
     }
 
@@ -228,6 +266,8 @@ public enum RSSIFilterConfigurationError: Error, Hashable, Sendable, CustomStrin
             case (_, "coefficient"): "a number in (0, 1]"
             case (_, "processNoise"): "a variance of 0 or more"
             case (_, "measurementNoise"): "a positive variance"
+            case (_, "rateNoise"): "a spectral density of 0 or more"
+            case (_, "gapReset"), (_, "rateTimeConstant"): "a positive number of seconds"
             default: "a number of 0 or more"
             }
             return "the '\(kind)' RSSI filter's '\(name)' must be \(range), not \(value)"
