@@ -2,7 +2,7 @@
 ///
 /// Filters are value types: keep one per beacon (an ``RSSIFilterBank`` does that for you), feed
 /// it every sample with ``add(rssi:at:)`` and read the smoothed RSSI with ``value`` or
-/// ``value(at:)``. Four filters come with the package:
+/// ``value(at:)``. Five filters come with the package:
 ///
 /// | filter | after | state |
 /// |---|---|---|
@@ -10,6 +10,7 @@
 /// | ``ARMARSSIFilter`` | AltBeacon `ArmaRssiFilter` | one value |
 /// | ``KalmanRSSIFilter`` | room-assistant (kalmanjs) | value and its variance |
 /// | ``MedianRSSIFilter`` | ESPresense-style median with IQR rejection | samples of the last 15 s |
+/// | ``RateKalmanRSSIFilter`` | a level-and-rate Kalman filter on the real time step | level, rate and their covariance |
 ///
 /// ``BuiltInRSSIFilter`` picks one of them by name, for a command-line flag or a configuration file.
 ///
