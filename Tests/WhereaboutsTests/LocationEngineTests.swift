@@ -49,6 +49,29 @@ struct LocationEngineTests {
         #expect(pool.deviceCount == 2)
     }
 
+    @Test func locatorsFollowRunsAndSwitchesOfDevices() {
+        let venue = PositioningVenue(square)
+        var pool = TrackLocators(venue: venue, solver: WeightedCentroid(venue: venue),
+                                 configuration: LocatorConfiguration(filter: nil, beaconTimeout: 5))
+        // Device "1" hears "a" twice in a row, then no-name hears "d", then "1" hears "b": its
+        // locator still remembers "a" (midway between a and b), the no-name one only "d".
+        _ = pool.locate(scan(at: 0, device: "1", near: "a"))
+        _ = pool.locate(scan(at: 0.5, device: "1", near: "a"))
+        let anonymous = pool.locate(scan(at: 1, device: nil, near: "d"))
+        let one = pool.locate(scan(at: 1.5, device: "1", near: "b"))
+        let anonymousAgain = pool.locate(scan(at: 2, device: nil, near: "c"))
+        #expect(anonymous?.point.planar == PlanarPoint(x: 10, y: 10))
+        #expect(one?.point.planar == PlanarPoint(x: 5, y: 0))
+        #expect(anonymousAgain?.point.planar == PlanarPoint(x: 5, y: 10))
+        #expect(pool.deviceCount == 2)
+        #expect(pool.trackStarts == 2)
+        #expect(pool.calls == 5)
+        // A new track of the device just seen starts afresh too.
+        let restarted = pool.locate(scan(at: 2.5, device: nil, track: "next", near: "a"))
+        #expect(restarted?.point.planar == PlanarPoint(x: 0, y: 0))
+        #expect(pool.trackStarts == 3)
+    }
+
     @Test func engineStreamsFixesOfARecording() async throws {
         let preset = SimulationPreset.espresenseRoom
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("engine-\(UUID()).jsonl")

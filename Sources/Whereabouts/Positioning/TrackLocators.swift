@@ -23,6 +23,7 @@ public struct TrackLocators: Sendable {
 
     private var index: [String?: Int] = [:]
     private var entries: [(track: String?, locator: Locator)] = []
+    private var last: (device: String?, slot: Int)?
 
     /// Scans located so far (whether they got a fix or not).
     public private(set) var calls = 0
@@ -46,7 +47,9 @@ public struct TrackLocators: Sendable {
     /// The fix of a scan from its device's locator, or `nil` when the solver gives none.
     public mutating func locate(_ scan: Scan) -> Fix? {
         let slot: Int
-        if let existing = index[scan.device] {
+        // Scans of one device mostly come in runs: the last device's slot saves hashing its name.
+        let known = last.flatMap { $0.device == scan.device ? $0.slot : nil } ?? index[scan.device]
+        if let existing = known {
             slot = existing
             if entries[slot].track != scan.track {
                 entries[slot] = (scan.track, Locator(venue: venue, solver: solver, configuration: configuration))
@@ -58,6 +61,7 @@ public struct TrackLocators: Sendable {
             entries.append((scan.track, Locator(venue: venue, solver: solver, configuration: configuration)))
             trackStarts += 1
         }
+        last = (scan.device, slot)
         let clock = ContinuousClock()
         let start = clock.now
         let fix = entries[slot].locator.locate(scan)

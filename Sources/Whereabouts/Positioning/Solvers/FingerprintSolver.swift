@@ -489,6 +489,9 @@ struct FingerprintTable: Sendable {
     /// How many blocks ``seeds`` holds per beacon.
     static let seedsPerBeacon = 4
 
+    /// How many of the query's loudest beacons lend their ``seeds`` (1…4).
+    static let seedBeacons = 3
+
     /// For each beacon, the ``seedsPerBeacon`` blocks holding the rows that heard it loudest
     /// (strongest first, −1 past the blocks that heard it): the blocks a query measures first.
     static func seeds(of values: ContiguousArray<Double>, width: Int) -> ContiguousArray<Int> {
@@ -547,12 +550,17 @@ struct FingerprintTable: Sendable {
         typealias Lanes = SIMD8<Double>
         let penalties = Lanes(repeating: penalty), zeros = Lanes(repeating: 0)
         let magnitude = SIMD8<UInt64>(repeating: ~(1 << 63))
-        // The seeds: the blocks of the loudest beacon the query heard among `beacons`.
-        var loudest = -1, loudestRSSI = -Double.infinity
-        for column in beacons where column >= 0 && column < width && query[column] > loudestRSSI {
-            (loudest, loudestRSSI) = (column, query[column])
+        // The seeds: the blocks of the ``seedBeacons`` loudest beacons the query heard among
+        // `beacons`, loudest first (the earlier column on equal RSSI).
+        var loudest = SIMD4<Int>(repeating: -1), loudestRSSI = SIMD4<Double>(repeating: -.infinity)
+        for column in beacons where column >= 0 && column < width && query[column] > loudestRSSI[Self.seedBeacons - 1] {
+            var slot = Self.seedBeacons - 1
+            while slot > 0 && loudestRSSI[slot - 1] < query[column] {
+                (loudest[slot], loudestRSSI[slot]) = (loudest[slot - 1], loudestRSSI[slot - 1])
+                slot -= 1
+            }
+            (loudest[slot], loudestRSSI[slot]) = (column, query[column])
         }
-        let seedCount = loudest < 0 ? 0 : Self.seedsPerBeacon
         // The query with "not heard" as the fill, for the metrics that fill.
         withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { filled in
         for column in 0..<width { filled.initializeElement(at: column, to: query[column].isNaN ? fill : query[column]) }
@@ -632,12 +640,18 @@ struct FingerprintTable: Sendable {
                 }
 
                 seeds.withUnsafeBufferPointer { seeds in
-                    let first = loudest * Self.seedsPerBeacon
-                    for index in 0..<seedCount where seeds[first + index] >= 0 { measure(seeds[first + index]) }
-                    for block in 0..<blockCount {
-                        var seeded = false
-                        for index in 0..<seedCount where seeds[first + index] == block { seeded = true }
-                        if !seeded { measure(block) }
+                    withUnsafeTemporaryAllocation(of: Bool.self, capacity: blockCount) { measured in
+                        measured.initialize(repeating: false)
+                        for beacon in 0..<Self.seedBeacons where loudest[beacon] >= 0 {
+                            let first = loudest[beacon] * Self.seedsPerBeacon
+                            for index in 0..<Self.seedsPerBeacon {
+                                let block = seeds[first + index]
+                                guard block >= 0, block < blockCount, !measured[block] else { continue }
+                                measured[block] = true
+                                measure(block)
+                            }
+                        }
+                        for block in 0..<blockCount where !measured[block] { measure(block) }
                     }
                 }
             }
