@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "Whereabouts", targets: ["Whereabouts"]),
+        .library(name: "WhereaboutsBluetooth", targets: ["WhereaboutsBluetooth"]),
         .executable(name: "whereabouts", targets: ["whereabouts"]),
     ],
     dependencies: [
@@ -14,16 +15,22 @@ let package = Package(
     ],
     targets: [
         .target(name: "Whereabouts"),
+        .target(name: "WhereaboutsBluetooth", dependencies: ["Whereabouts"]),
         .executableTarget(
             name: "whereabouts",
             dependencies: [
                 "Whereabouts",
+                "WhereaboutsBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "WhereaboutsTests",
             dependencies: ["Whereabouts"]
+        ),
+        .testTarget(
+            name: "WhereaboutsBluetoothTests",
+            dependencies: ["WhereaboutsBluetooth"]
         ),
         .testTarget(
             name: "WhereaboutsCLITests",
@@ -33,6 +40,7 @@ let package = Package(
             name: "WhereaboutsBenchmarks",
             dependencies: [
                 "Whereabouts",
+                "WhereaboutsBluetooth",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/WhereaboutsBenchmarks",
