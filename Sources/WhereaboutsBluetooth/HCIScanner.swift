@@ -13,7 +13,8 @@ import Whereabouts
 ///
 /// Iterating opens the adapter, sets the scan parameters (extended scanning on controllers that
 /// support it, legacy scanning otherwise), turns duplicate filtering off and enables scanning.
-/// When the iteration ends — the task is cancelled, the loop breaks, or (with
+/// When the iteration ends — the task is cancelled, the loop breaks, the
+/// ``Configuration/duration`` is over, or (with
 /// ``Configuration/stopsOnSignals``) the process gets SIGINT or SIGTERM — scanning is disabled
 /// again and the socket closed; a signal ends the sequence normally, so the consumer can finish
 /// its work. Failures are ``BluetoothError``s that say what to do.
@@ -36,17 +37,20 @@ public struct HCIScanner: AsyncSequence, Sendable {
         /// Whether SIGINT and SIGTERM end the scan cleanly (instead of killing the process) while
         /// it runs.
         public var stopsOnSignals: Bool
+        /// How long to scan, in seconds; `nil` (the default) scans until stopped.
+        public var duration: Double?
 
         /// Creates a configuration.
         public init(adapter: String = "hci0", scanType: HCICommand.ScanType = .passive, timing: ScanTiming = ScanTiming(),
                     prefersExtendedScanning: Bool = true, decoder: SightingDecoder = SightingDecoder(),
-                    stopsOnSignals: Bool = true) {
+                    stopsOnSignals: Bool = true, duration: Double? = nil) {
             self.adapter = adapter
             self.scanType = scanType
             self.timing = timing
             self.prefersExtendedScanning = prefersExtendedScanning
             self.decoder = decoder
             self.stopsOnSignals = stopsOnSignals
+            self.duration = duration
         }
     }
 
@@ -157,7 +161,9 @@ struct HCIScanLoop {
     func run(_ body: ([BeaconSighting]) -> Void) throws(BluetoothError) {
         let extended = try start()
         defer { disable(extended: extended) }
+        let deadline = configuration.duration.map { Date().addingTimeInterval(Swift.min($0, 1e9)) }
         while !stop.isSet {
+            if let deadline, deadline.timeIntervalSinceNow <= 0 { break }
             guard let packet = try transport.receive(timeout: 0.2) else { continue }
             guard packet.first == HCIPacketType.event.rawValue else { continue }
             let sightings = (try? configuration.decoder.sightings(fromEvent: packet.dropFirst(), at: now())) ?? []

@@ -19,6 +19,8 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             CalibrateCommand.self,
             EvalCommand.self,
             LocateCommand.self,
+            ScanCommand.self,
+            RecordCommand.self,
             VersionCommand.self,
         ]
     )

@@ -3,7 +3,7 @@ import Foundation
 import Whereabouts
 
 /// `whereabouts locate`
-struct LocateCommand: ParsableCommand {
+struct LocateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locate",
         abstract: "Locate every scan of a recording and write the fixes, one JSON object a line.",
@@ -12,7 +12,8 @@ struct LocateCommand: ParsableCommand {
         to hold the truth 68 % of the time), latitude/longitude when the venue has an origin, method \
         and the beacons used. Scans that cannot be located get no line. Each device has its own \
         locator, started afresh whenever its track changes. Reads and writes in constant memory; \
-        give "-" as the recording to read standard input.
+        give "-" as the recording to read standard input. Instead of a recording, --adapter \
+        locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
 
         Algorithms: \(PositioningInputs.algorithmNames).
 
@@ -20,14 +21,15 @@ struct LocateCommand: ParsableCommand {
           whereabouts locate --venue venue.json --recording walk.jsonl | head -3
           whereabouts locate --venue venue.json --recording walk.jsonl -o fixes.jsonl
           cat walk.jsonl | whereabouts locate --venue venue.json --recording -
+          whereabouts locate --venue venue.json --adapter hci0
+          whereabouts locate --venue venue.json --btsnoop btsnoop_hci.log -o fixes.jsonl
         """
     )
 
     @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
     var venue: String
 
-    @Option(name: .long, help: ArgumentHelp("The recording to locate (\"-\" for standard input).", valueName: "recording.jsonl"))
-    var recording: String
+    @OptionGroup var source: SightingSourceOptions
 
     @Option(name: .long, help: ArgumentHelp("A recording with truth for the algorithms that learn.", valueName: "train.jsonl"))
     var train: String?
@@ -41,23 +43,24 @@ struct LocateCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
     var lenient = false
 
-    func run() throws {
+    func run() async throws {
         let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
         let venueValue = try PositioningInputs.venue(venue)
-        let reader = try PositioningInputs.reader(recording, lenient: lenient)
+        let reader = try source.open(lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
         var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
 
         let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
-        var progress = Progress("locating", total: recording == "-" ? 0 : URL(fileURLWithPath: recording).fileSize)
-        while let scan = try reader.next() {
+        var progress = Progress("locating", total: reader.progressTotal)
+        while let scan = try await reader.next() {
             if let fix = locators.locate(scan) { try writer.write(fix) }
             progress.update(reader.bytesRead)
         }
         try writer.finish()
         progress.finish()
-        PositioningInputs.warnAboutSkippedLines(reader)
+        reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
+        if let summary = reader.summary { Terminal.error(summary) }
         if let output {
             let missed = locators.calls - locators.fixes
             Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(locators.calls) scans"

@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import Whereabouts
+import WhereaboutsBluetooth
+
+/// Where a command's sightings come from: a recording, a live adapter or a btsnoop capture.
+/// Commands that read sightings (`locate`, `scan`, `record`, …) share these options.
+struct SightingSourceOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A recording to read (\"-\" for standard input).", valueName: "recording.jsonl"))
+    var recording: String?
+
+    @Option(name: .long, help: ArgumentHelp("Scan live with this Bluetooth adapter (Linux; needs CAP_NET_RAW and CAP_NET_ADMIN).", valueName: "hci0"))
+    var adapter: String?
+
+    @Option(name: .long, help: ArgumentHelp("Replay the advertising reports of a btsnoop capture (Android's HCI snoop log, btmon -w).", valueName: "capture.log"))
+    var btsnoop: String?
+
+    @Option(name: .customLong("uuid"), parsing: .upToNextOption,
+            help: ArgumentHelp("Keep only iBeacon/AltBeacon beacons of these proximity UUIDs (live scans and captures).", valueName: "uuid"))
+    var uuids: [String] = []
+
+    @Flag(name: .long, help: "Scan actively (ask advertisers for scan responses) instead of passively.")
+    var active = false
+
+    @Option(name: .long, help: ArgumentHelp("How fast to replay a capture: recorded (its own pace) or fast.", valueName: "recorded|fast"))
+    var pace: Pace?
+
+    @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (live scans and captures).", valueName: "seconds"))
+    var duration: Double?
+
+    /// The replay speeds of a capture.
+    enum Pace: String, ExpressibleByArgument {
+        case recorded, fast
+    }
+
+    /// The source the options name.
+    enum Kind {
+        case recording(String)
+        case adapter(String)
+        case btsnoop(String)
+    }
+
+    /// The one source given; an error when none or several are.
+    func kind(allowingRecording: Bool = true) throws -> Kind {
+        let given = [recording.map(Kind.recording), adapter.map(Kind.adapter), btsnoop.map(Kind.btsnoop)].compactMap { $0 }
+        let names = allowingRecording ? "--recording, --adapter or --btsnoop" : "--adapter or --btsnoop"
+        guard given.count == 1, let kind = given.first else {
+            throw ValidationError(given.isEmpty ? "Give a source: \(names)." : "Give only one source: \(names).")
+        }
+        if case .recording = kind, !allowingRecording {
+            throw ValidationError("This command reads --adapter or --btsnoop, not a recording.")
+        }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds.") }
+        return kind
+    }
+
+    /// The UUIDs of `--uuid`, parsed.
+    func uuidSet() throws -> Set<UUID> {
+        var set = Set<UUID>()
+        for text in uuids {
+            guard let uuid = UUID(uuidString: text) else {
+                throw ValidationError("\"\(text)\" is not a UUID (expected the form E2C56DB5-DFFB-48D2-B060-D0F5A71096E0).")
+            }
+            set.insert(uuid)
+        }
+        return set
+    }
+
+    /// Opens the source; live adapters are checked at once, so that a missing adapter or a
+    /// missing permission fails before any work.
+    func open(lenient: Bool = false, defaultPace: Pace = .fast, allowingRecording: Bool = true) throws -> SightingSource {
+        let decoder = SightingDecoder(uuids: try uuidSet())
+        switch try kind(allowingRecording: allowingRecording) {
+        case .recording(let path):
+            return SightingSource(name: path, recording: try PositioningInputs.reader(path, lenient: lenient), decoder: decoder,
+                                  duration: nil)
+        case .btsnoop(let path):
+            guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the btsnoop capture)") }
+            let replay: BTSnoopReplay
+            do {
+                replay = try BTSnoopReplay(url: URL(fileURLWithPath: path), decoder: decoder,
+                                           pace: (pace ?? defaultPace) == .recorded ? .recorded : .asFastAsPossible)
+            } catch {
+                throw CommandFailure("\(path): \(error)")
+            }
+            return SightingSource(name: path, replay: replay, duration: duration)
+        case .adapter(let name):
+            let scanner = HCIScanner(configuration: .init(adapter: name, scanType: active ? .active : .passive, decoder: decoder,
+                                                          duration: duration))
+            do {
+                try scanner.checkAdapter()
+            } catch {
+                throw CommandFailure(error.description)
+            }
+            return SightingSource(name: name, scanner: scanner, duration: duration)
+        }
+    }
+}
+
+/// An open source of scans: a recording read line by line, a capture replayed or a live scan.
+final class SightingSource {
+    /// The file or adapter.
+    let name: String
+    /// Whether scans arrive as they happen (a live adapter).
+    let isLive: Bool
+    /// The recording's reader, when the source is a recording.
+    let recordingReader: RecordingReader?
+    private let replay: BTSnoopReplay?
+    private var replayIterator: BTSnoopReplay.AsyncIterator?
+    private var scannerIterator: HCIScanner.AsyncIterator?
+    private let decoder: SightingDecoder
+    private var firstTime: Double?
+    private let duration: Double?
+
+    init(name: String, recording: RecordingReader, decoder: SightingDecoder, duration: Double?) {
+        self.name = name
+        isLive = false
+        recordingReader = recording
+        replay = nil
+        self.decoder = decoder
+        self.duration = nil
+    }
+
+    init(name: String, replay: BTSnoopReplay, duration: Double?) {
+        self.name = name
+        isLive = false
+        recordingReader = nil
+        self.replay = replay
+        replayIterator = replay.makeAsyncIterator()
+        decoder = replay.decoder
+        self.duration = duration
+    }
+
+    init(name: String, scanner: HCIScanner, duration: Double?) {
+        self.name = name
+        isLive = true
+        recordingReader = nil
+        replay = nil
+        scannerIterator = scanner.makeAsyncIterator()
+        decoder = scanner.configuration.decoder
+        self.duration = duration
+    }
+
+    /// The next scan, or `nil` at the end (of the file, of the duration, or on SIGINT/SIGTERM
+    /// for a live scan).
+    func next() async throws -> Scan? {
+        if let recordingReader { return try recordingReader.next() }
+        if replayIterator != nil {
+            guard let scan = try await replayIterator?.next() else { return nil }
+            // A capture's duration counts on its own clock, from its first beacon event.
+            let first = firstTime ?? scan.time
+            firstTime = first
+            if let duration, scan.time - first > duration { return nil }
+            return scan
+        }
+        return try await scannerIterator?.next()
+    }
+
+    /// Bytes of a recording read so far (0 for other sources).
+    var bytesRead: Int { recordingReader?.bytesRead ?? 0 }
+
+    /// The size of the input for a progress bar, or 0 when unknown.
+    var progressTotal: Int {
+        guard recordingReader != nil, name != "-" else { return 0 }
+        return URL(fileURLWithPath: name).fileSize
+    }
+
+    /// A line about what a capture held, for standard error.
+    var summary: String? {
+        guard let replay else { return nil }
+        let statistics = replay.readStatistics
+        return "\(name): \(statistics.records) records, \(statistics.events) events, \(statistics.reports) advertising reports"
+            + (statistics.malformedEvents > 0 ? ", \(statistics.malformedEvents) malformed events skipped" : "")
+    }
+}
