@@ -176,13 +176,13 @@ public enum HCIEvent: Hashable, Sendable {
             let length = Int(p[offset + 23])
             let needed = offset + 24 + length
             guard p.count >= needed else { throw .truncated(event: Code.leMeta, subevent: subevent, needed: needed, available: p.count) }
-            let power = Int8(bitPattern: p[offset + 13])
+            let power = Int8(bitPattern: p[offset + 12])
             reports.append(AdvertisingReport(
                 eventType: UInt16(p[offset]) | UInt16(p[offset + 1]) << 8, isExtended: true,
                 addressType: p[offset + 2], address: address(p, at: offset + 3),
-                rssi: rssi(p[offset + 14]), txPower: power == 127 ? nil : power,
+                rssi: rssi(p[offset + 13]), txPower: power == 127 ? nil : power,
                 primaryPHY: p[offset + 9], secondaryPHY: p[offset + 10], advertisingSID: p[offset + 11],
-                periodicAdvertisingInterval: UInt16(p[offset + 15]) | UInt16(p[offset + 16]) << 8,
+                periodicAdvertisingInterval: UInt16(p[offset + 14]) | UInt16(p[offset + 15]) << 8,
                 data: Array(UnsafeRawBufferPointer(rebasing: p[(offset + 24)..<needed]))))
             offset = needed
         }

@@ -87,12 +87,16 @@ public struct HCIScanner: AsyncSequence, Sendable {
             let thread = Thread {
                 let signals = configuration.stopsOnSignals ? SignalStop(stop) : nil
                 defer { signals?.cancel() }
-                do throws(BluetoothError) {
+                // The socket is closed (and scanning disabled) before the stream ends.
+                func scan() throws(BluetoothError) {
                     let transport = try factory(configuration.adapter)
                     defer { transport.close() }
                     try HCIScanLoop(transport: transport, configuration: configuration, stop: stop).run { sightings in
                         continuation.yield(sightings)
                     }
+                }
+                do throws(BluetoothError) {
+                    try scan()
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
