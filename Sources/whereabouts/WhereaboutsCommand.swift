@@ -19,6 +19,8 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             CalibrateCommand.self,
             EvalCommand.self,
             LocateCommand.self,
+            TrainCommand.self,
+            ClassifyCommand.self,
             VersionCommand.self,
         ]
     )

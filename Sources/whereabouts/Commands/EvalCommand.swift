@@ -36,7 +36,10 @@ struct EvalCommand: ParsableCommand {
     var train: String?
 
     @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames), or all.", valueName: "name"))
-    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
+    var algorithm: String?
+
+    @Option(name: .long, help: ArgumentHelp("The room classifier: \(PlaceInputs.classifierNames), all, or none (default: default when the training scans have truth.place).", valueName: "name"))
+    var classifier: String?
 
     @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3); an array with --algorithm all.")
     var json = false
@@ -48,6 +51,7 @@ struct EvalCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
+        let algorithm = self.algorithm ?? PositioningInputs.defaultAlgorithm.rawValue
         var algorithms = try PositioningInputs.algorithms(algorithm, allowingAll: true)
         if algorithm == "all", train == nil {
             let learners = algorithms.filter(\.requiresTraining)
@@ -59,12 +63,19 @@ struct EvalCommand: ParsableCommand {
         let venueURL = URL(fileURLWithPath: venue)
         let venueValue = try PositioningInputs.venue(venue)
         let reader = try PositioningInputs.reader(test, lenient: lenient)
+        if self.algorithm == nil, !venueValue.beacons.contains(where: { $0.x != nil }) { algorithms = [] }
         let training = try PositioningInputs.training(train, for: algorithms, lenient: lenient)
+        var places = try PlaceInputs.evaluations(classifier, training: training, venue: venueValue)
+        if algorithms.isEmpty, places.isEmpty {
+            throw CommandFailure("\(venue): no beacon has a position, so there is nothing to locate; "
+                                 + "give --train with truth.place to score a room classifier.")
+        }
 
         var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training)
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         while let scan = try reader.next() {
             run.add(scan)
+            for index in places.indices { places[index].add(scan) }
             progress.update(reader.bytesRead)
         }
         progress.finish()
@@ -76,7 +87,7 @@ struct EvalCommand: ParsableCommand {
         }
 
         let dataset = venueURL.deletingLastPathComponent().lastPathComponent
-        let reports = run.reports(dataset: dataset)
+        let reports = run.reports(dataset: dataset) + places.map { $0.report(dataset: dataset, units: venueValue.units) }
         if let plot {
             let svg = EvaluationPlot(run: run, venue: venueValue, dataset: dataset).svg
             do {
@@ -86,9 +97,9 @@ struct EvalCommand: ParsableCommand {
             }
         }
         if json {
-            let value: JSONValue = algorithm == "all" ? .array(reports.map(\.json)) : reports.first?.json ?? .null
+            let value: JSONValue = algorithm == "all" || reports.count > 1 ? .array(reports.map(\.json)) : reports.first?.json ?? .null
             print(JSONWriter().string(from: value))
-        } else if algorithm == "all" {
+        } else if algorithm == "all" || reports.count > 1 {
             print("\(dataset): \(run.scans) scans, \(run.scansWithPosition) with a true position")
             print(EvaluationReport.table(reports))
         } else {
