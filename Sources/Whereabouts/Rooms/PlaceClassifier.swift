@@ -37,15 +37,16 @@ public struct PlaceClassification: Hashable, Sendable {
     /// match under a zero standard deviation) takes all the probability, shared with any other
     /// such place.
     public init?(logScores: [Double], labels: [PlaceLabel]) {
-        guard !logScores.isEmpty, logScores.count == labels.count else { return nil }
-        guard var best = logScores.firstIndex(where: { !$0.isNaN }) else { return nil }
+        guard !logScores.isEmpty, logScores.count == labels.count,
+              var best = logScores.firstIndex(where: { !$0.isNaN }) else { return nil }
         for index in logScores.indices where logScores[index] > logScores[best] { best = index }
         let top = logScores[best]
         guard top > -.infinity else { return nil }
-        var probabilities = [Double](repeating: 0, count: logScores.count)
+        // Normalise in place: the scores' storage becomes the probabilities'.
+        var probabilities = logScores
         var total = 0.0
-        for index in logScores.indices {
-            let score = logScores[index]
+        for index in probabilities.indices {
+            let score = probabilities[index]
             let weight: Double
             if top == .infinity { weight = score == .infinity ? 1 : 0 } else { weight = score.isNaN ? 0 : exp(score - top) }
             probabilities[index] = weight
@@ -62,14 +63,25 @@ public struct PlaceClassification: Hashable, Sendable {
         index = best
         probability = probabilities[best]
         self.probabilities = probabilities
-        var floors: [(level: Int, probability: Double)] = []
-        for (label, p) in zip(labels, probabilities) {
-            guard let level = label.floor else { continue }
-            if let slot = floors.firstIndex(where: { $0.level == level }) { floors[slot].probability += p } else { floors.append((level, p)) }
+        // The floor vote: the probability of each level, summed on the stack.
+        let vote = withUnsafeTemporaryAllocation(of: (level: Int, probability: Double).self, capacity: labels.count) { floors in
+            var count = 0
+            for (label, p) in zip(labels, probabilities) {
+                guard let level = label.floor else { continue }
+                var slot = 0
+                while slot < count && floors[slot].level != level { slot += 1 }
+                if slot == count {
+                    floors[count] = (level, 0)
+                    count += 1
+                }
+                floors[slot].probability += p
+            }
+            var top: (level: Int, probability: Double)?
+            for slot in 0..<count where top == nil || floors[slot].probability > (top?.probability ?? 0) { top = floors[slot] }
+            return top
         }
-        let top = floors.max { $0.probability < $1.probability }
-        floor = top?.level
-        floorProbability = top?.probability
+        floor = vote?.level
+        floorProbability = vote?.probability
     }
 }
 
@@ -96,8 +108,9 @@ public protocol PlaceClassifier: Sendable {
 extension PlaceClassifier {
     /// The classification of one scan, or `nil` when the classifier has no answer.
     public func classify(_ scan: Scan) -> PlaceClassification? {
+        let labels = labels
         var scores = [Double](repeating: 0, count: labels.count)
         guard logScores(for: scan, into: &scores) else { return nil }
-        return PlaceClassification(logScores: scores, labels: labels)
+        return PlaceClassification(logScores: consume scores, labels: labels)
     }
 }

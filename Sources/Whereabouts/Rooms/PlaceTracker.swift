@@ -44,7 +44,7 @@ public struct PlaceTracker: Sendable {
     private var beliefs: [Stream: [Double]] = [:]
     private var floorBeliefs: [Stream: [Double]] = [:]
     private var scores: [Double]
-    private let levels: [Int], floorOfPlace: [Int?]
+    private let levels: [Int], floorOfPlace: [Int?], floorLabels: [PlaceLabel]
 
     /// Creates a tracker.
     public init(classifier: any PlaceClassifier, smoothing: PlaceSmoothing? = nil, floorSmoothing: PlaceSmoothing? = nil) {
@@ -55,6 +55,7 @@ public struct PlaceTracker: Sendable {
         for label in classifier.labels { if let floor = label.floor, !levels.contains(floor) { levels.append(floor) } }
         self.levels = levels
         floorOfPlace = classifier.labels.map { label in label.floor.flatMap { levels.firstIndex(of: $0) } }
+        floorLabels = levels.map { PlaceLabel(id: String($0), floor: $0) }
         self.floorSmoothing = levels.count > 1 ? floorSmoothing : nil
     }
 
@@ -75,19 +76,17 @@ public struct PlaceTracker: Sendable {
 
     private mutating func voteFloor(_ stream: Stream, into result: inout PlaceClassification) {
         guard let floorSmoothing else { return }
-        var evidence = [Double](repeating: -.infinity, count: levels.count)
         var top = -Double.infinity
         for score in scores where score > top { top = score }
         guard top.isFinite else { return }
-        var sums = [Double](repeating: 0, count: levels.count)
+        var evidence = [Double](repeating: 0, count: levels.count)   // first the sums, then their logs
         for (place, score) in scores.enumerated() {
             guard let floor = floorOfPlace[place], score > -.infinity else { continue }
-            sums[floor] += exp(score - top)
+            evidence[floor] += exp(score - top)
         }
-        for index in levels.indices where sums[index] > 0 { evidence[index] = top + log(sums[index]) }
+        for index in evidence.indices { evidence[index] = evidence[index] > 0 ? top + log(evidence[index]) : -.infinity }
         Self.step(&evidence, previous: floorBeliefs[stream], smoothing: floorSmoothing)
-        let labels = levels.map { PlaceLabel(id: String($0), floor: $0) }
-        guard let floors = PlaceClassification(logScores: evidence, labels: labels) else { return }
+        guard let floors = PlaceClassification(logScores: consume evidence, labels: floorLabels) else { return }
         floorBeliefs[stream] = floors.probabilities
         result.floor = levels[floors.index]
         result.floorProbability = floors.probability
@@ -106,7 +105,7 @@ public struct PlaceTracker: Sendable {
         }
         var evidence = scores
         Self.step(&evidence, previous: beliefs[key], smoothing: smoothing)
-        guard var result = PlaceClassification(logScores: evidence, labels: labels) else { return nil }
+        guard var result = PlaceClassification(logScores: consume evidence, labels: labels) else { return nil }
         beliefs[key] = result.probabilities
         voteFloor(key, into: &result)
         return result

@@ -95,7 +95,11 @@ struct TrainCommand: ParsableCommand {
         var scans: [Scan] = []
         while let scan = try reader.next() {
             var scan = scan
-            if let place, scan.truth?.place == nil { scan.truth = GroundTruth(floor: scan.truth?.floor, place: place) }
+            if let place, scan.truth?.place == nil {
+                var truth = scan.truth ?? GroundTruth()
+                truth.place = place
+                scan.truth = truth
+            }
             scans.append(scan)
         }
         PositioningInputs.warnAboutSkippedLines(reader)
