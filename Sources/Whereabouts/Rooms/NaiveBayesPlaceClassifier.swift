@@ -110,6 +110,7 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
         public static let improved = Options()
     }
 
+    /// The places, in the order of the scores.
     public let labels: [PlaceLabel]
     /// The beacons the model knows.
     public let beacons: PlaceBeacons
@@ -184,6 +185,8 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
 
     private typealias Cell = GaussianPlaceStatistics.Cell
 
+    /// Log prior plus the log-likelihood of each heard beacon (and, with missing beacons modelled,
+    /// of each beacon not heard); `false` when nothing valid was heard or no place has enough matches.
     public func logScores(for scan: Scan, into scores: inout [Double]) -> Bool {
         guard placeCount > 0, scores.count == placeCount else { return false }
         let improved = options.modelsMissingBeacons

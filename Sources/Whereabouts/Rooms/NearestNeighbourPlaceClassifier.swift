@@ -12,6 +12,7 @@ import Foundation
 /// print(knn.k, knn.classify(scan)?.place ?? "-")
 /// ```
 public struct NearestNeighbourPlaceClassifier: PlaceClassifier {
+    /// The places, in the order of the scores.
     public let labels: [PlaceLabel]
     /// The beacons the model knows.
     public let beacons: PlaceBeacons
@@ -71,6 +72,8 @@ public struct NearestNeighbourPlaceClassifier: PlaceClassifier {
         return weakest.isFinite ? weakest - 5 : -100
     }
 
+    /// The log of each place's share of the `k` nearest votes (`-infinity` without a vote);
+    /// `false` when nothing valid was heard or there is no training data.
     public func logScores(for scan: Scan, into scores: inout [Double]) -> Bool {
         guard !vectors.isEmpty, scores.count == labels.count else { return false }
         var query = [Double](repeating: missingRSSI, count: beacons.count)
