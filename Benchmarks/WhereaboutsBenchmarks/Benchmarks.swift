@@ -7,4 +7,5 @@ let benchmarks: @Sendable () -> Void = {
     registerSolverBenchmarks()
     registerPipelineBenchmarks()
     registerBluetoothBenchmarks()
+    registerClassifierBenchmarks()
 }

@@ -21,6 +21,8 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             LocateCommand.self,
             ScanCommand.self,
             RecordCommand.self,
+            TrainCommand.self,
+            ClassifyCommand.self,
             VersionCommand.self,
         ]
     )

@@ -12,7 +12,10 @@ struct EvalCommand: ParsableCommand {
         (mean, median, p75, p95, max, in venue units), how many scans were located (the others count \
         as not located, never as zero error), how often the truth lay inside the reported accuracy \
         radius (which promises 68 %), floor and place accuracy when the truth has them (the predicted \
-        place is the smallest circle or polygon place containing the fix), and the solver's own throughput (reading excluded). --json prints the report of FORMATS.md §3; with \
+        place is the smallest circle or polygon place containing the fix), and the solver's own throughput (reading excluded). \
+        With --train scans that have truth.place, the room classifier (--classifier; default: default, unless \
+        --algorithm is named) is trained on them and scored too: place and floor accuracy and how many scans got a place; on a \
+        venue whose beacons have no positions, only classifiers run. --json prints the report of FORMATS.md §3; with \
         --algorithm all, every algorithm runs over the same single pass and the output is a table \
         (or a JSON array). --plot writes an SVG with the error CDF of each algorithm and a map of \
         truth against the first algorithm's estimates.
@@ -36,7 +39,10 @@ struct EvalCommand: ParsableCommand {
     var train: String?
 
     @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames), or all.", valueName: "name"))
-    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
+    var algorithm: String?
+
+    @Option(name: .long, help: ArgumentHelp("The room classifier: \(PlaceInputs.classifierNames), all, or none (default: default when the training scans have truth.place and no --algorithm is named).", valueName: "name"))
+    var classifier: String?
 
     @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3); an array with --algorithm all.")
     var json = false
@@ -48,6 +54,7 @@ struct EvalCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
+        let algorithm = self.algorithm ?? PositioningInputs.defaultAlgorithm.rawValue
         var algorithms = try PositioningInputs.algorithms(algorithm, allowingAll: true)
         if algorithm == "all", train == nil {
             let learners = algorithms.filter(\.requiresTraining)
@@ -59,12 +66,22 @@ struct EvalCommand: ParsableCommand {
         let venueURL = URL(fileURLWithPath: venue)
         let venueValue = try PositioningInputs.venue(venue)
         let reader = try PositioningInputs.reader(test, lenient: lenient)
+        if self.algorithm == nil, !venueValue.beacons.contains(where: { $0.x != nil }) { algorithms = [] }
         let training = try PositioningInputs.training(train, for: algorithms, lenient: lenient)
+        // Without --classifier, the default classifier runs when the training scans have places,
+        // unless an --algorithm was named (then only positioning, as asked).
+        let classifierName = classifier ?? (self.algorithm == nil ? nil : "none")
+        var places = try PlaceInputs.evaluations(classifierName, training: training, venue: venueValue)
+        if algorithms.isEmpty, places.isEmpty {
+            throw CommandFailure("\(venue): no beacon has a position, so there is nothing to locate; "
+                                 + "give --train with truth.place to score a room classifier.")
+        }
 
         var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training)
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         while let scan = try reader.next() {
             run.add(scan)
+            for index in places.indices { places[index].add(scan) }
             progress.update(reader.bytesRead)
         }
         progress.finish()
@@ -76,8 +93,9 @@ struct EvalCommand: ParsableCommand {
         }
 
         let dataset = venueURL.deletingLastPathComponent().lastPathComponent
-        let reports = run.reports(dataset: dataset)
-        if let plot {
+        let placeReports = places.map { $0.report(dataset: dataset, units: venueValue.units) }
+        let reports = run.reports(dataset: dataset) + placeReports
+        if let plot, !run.entries.isEmpty {
             let svg = EvaluationPlot(run: run, venue: venueValue, dataset: dataset).svg
             do {
                 try Data(svg.utf8).write(to: URL(fileURLWithPath: plot), options: .atomic)
@@ -86,14 +104,15 @@ struct EvalCommand: ParsableCommand {
             }
         }
         if json {
-            let value: JSONValue = algorithm == "all" ? .array(reports.map(\.json)) : reports.first?.json ?? .null
+            let value: JSONValue = algorithm == "all" || reports.count > 1 ? .array(reports.map(\.json)) : reports.first?.json ?? .null
             print(JSONWriter().string(from: value))
-        } else if algorithm == "all" {
+        } else if algorithm == "all", !run.entries.isEmpty {
             print("\(dataset): \(run.scans) scans, \(run.scansWithPosition) with a true position")
-            print(EvaluationReport.table(reports))
+            print(EvaluationReport.table(run.reports(dataset: dataset)))
+            for report in placeReports { print(report.summary) }
         } else {
             for report in reports { print(report.summary) }
         }
-        if let plot { Terminal.error("Wrote \(plot).") }
+        if let plot { Terminal.error(run.entries.isEmpty ? "note: no positioning algorithm ran, so \(plot) was not written." : "Wrote \(plot).") }
     }
 }

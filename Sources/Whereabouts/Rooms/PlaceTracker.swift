@@ -1,0 +1,113 @@
+import Foundation
+
+/// How a stream of scans is smoothed: a forward filter (a hidden Markov model whose state is
+/// the place). Before each scan the device stays where it was with probability `1 − switching`
+/// and moves to any place (uniformly) with probability `switching`; the scan's log-scores,
+/// multiplied by `temperature` (below 1 when consecutive scans are not independent evidence),
+/// then update the belief.
+///
+/// belief′(p) ∝ exp(temperature · score(p)) · ((1 − switching) · belief(p) + switching / places)
+public struct PlaceSmoothing: Hashable, Sendable {
+    /// The weight of one scan's log-scores (0 < temperature).
+    public var temperature: Double
+    /// The probability of moving to a new place between two scans (0 < switching ≤ 1; 1 = no memory).
+    public var switching: Double
+
+    /// Creates a smoothing.
+    public init(temperature: Double, switching: Double) {
+        self.temperature = temperature
+        self.switching = min(1, max(1e-9, switching))
+    }
+}
+
+/// A place classifier applied to a stream: one belief per device and track, each updated scan
+/// by scan with ``PlaceSmoothing`` (or the classifier's answer as is, without smoothing).
+///
+/// With a `floorSmoothing`, the floor is voted separately: a second forward filter over floors,
+/// fed with each floor's share of the scan's (unsmoothed) evidence, log Σ over the floor's
+/// places of exp(score). Floors change far less often than rooms, so this filter can remember
+/// longer; its answer replaces the place distribution's floor.
+///
+/// ```swift
+/// var tracker = PlaceTracker(classifier: model.classifier, smoothing: model.smoothing)
+/// for scan in scans { if let result = tracker.classify(scan) { print(scan.time, result.place) } }
+/// ```
+public struct PlaceTracker: Sendable {
+    /// The classifier.
+    public let classifier: any PlaceClassifier
+    /// The smoothing, or `nil` for scan-by-scan answers.
+    public let smoothing: PlaceSmoothing?
+    /// The smoothing of the separate floor vote, or `nil` to take the floor from the places.
+    public let floorSmoothing: PlaceSmoothing?
+
+    private struct Stream: Hashable { var device: String?, track: String? }
+    private var beliefs: [Stream: [Double]] = [:]
+    private var floorBeliefs: [Stream: [Double]] = [:]
+    private var scores: [Double]
+    private let levels: [Int], floorOfPlace: [Int?], floorLabels: [PlaceLabel]
+
+    /// Creates a tracker.
+    public init(classifier: any PlaceClassifier, smoothing: PlaceSmoothing? = nil, floorSmoothing: PlaceSmoothing? = nil) {
+        self.classifier = classifier
+        self.smoothing = smoothing
+        scores = [Double](repeating: 0, count: classifier.labels.count)
+        var levels: [Int] = []
+        for label in classifier.labels { if let floor = label.floor, !levels.contains(floor) { levels.append(floor) } }
+        self.levels = levels
+        floorOfPlace = classifier.labels.map { label in label.floor.flatMap { levels.firstIndex(of: $0) } }
+        floorLabels = levels.map { PlaceLabel(id: String($0), floor: $0) }
+        self.floorSmoothing = levels.count > 1 ? floorSmoothing : nil
+    }
+
+    /// Forgets every stream's belief.
+    public mutating func reset() {
+        beliefs.removeAll()
+        floorBeliefs.removeAll()
+    }
+
+    /// One forward-filter step: `belief` ← normalised exp(temperature · evidence) × prior.
+    private static func step(_ evidence: inout [Double], previous: [Double]?, smoothing: PlaceSmoothing) {
+        let uniform = 1 / Double(evidence.count)
+        for index in evidence.indices {
+            let prior = previous.map { (1 - smoothing.switching) * $0[index] + smoothing.switching * uniform } ?? uniform
+            evidence[index] = evidence[index] == -.infinity ? -.infinity : log(prior) + smoothing.temperature * evidence[index]
+        }
+    }
+
+    private mutating func voteFloor(_ stream: Stream, into result: inout PlaceClassification) {
+        guard let floorSmoothing else { return }
+        var top = -Double.infinity
+        for score in scores where score > top { top = score }
+        guard top.isFinite else { return }
+        var evidence = [Double](repeating: 0, count: levels.count)   // first the sums, then their logs
+        for (place, score) in scores.enumerated() {
+            guard let floor = floorOfPlace[place], score > -.infinity else { continue }
+            evidence[floor] += exp(score - top)
+        }
+        for index in evidence.indices { evidence[index] = evidence[index] > 0 ? top + log(evidence[index]) : -.infinity }
+        Self.step(&evidence, previous: floorBeliefs[stream], smoothing: floorSmoothing)
+        guard let floors = PlaceClassification(logScores: consume evidence, labels: floorLabels) else { return }
+        floorBeliefs[stream] = floors.probabilities
+        result.floor = levels[floors.index]
+        result.floorProbability = floors.probability
+    }
+
+    /// Classifies the next scan of its device and track, or returns `nil` when the classifier
+    /// has no answer for it (the belief is then left as it was).
+    public mutating func classify(_ scan: Scan) -> PlaceClassification? {
+        let labels = classifier.labels
+        guard classifier.logScores(for: scan, into: &scores) else { return nil }
+        let key = Stream(device: scan.device, track: scan.track)
+        guard let smoothing else {
+            guard var result = PlaceClassification(logScores: scores, labels: labels) else { return nil }
+            voteFloor(key, into: &result)
+            return result
+        }
+        var evidence = scores
+        Self.step(&evidence, previous: beliefs[key], smoothing: smoothing)
+        guard var result = PlaceClassification(logScores: consume evidence, labels: labels) else { return nil }
+        beliefs[key] = result.probabilities
+        voteFloor(key, into: &result)
+        return result
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import Whereabouts
+
+/// `whereabouts classify`
+struct ClassifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "classify",
+        abstract: "Name the place (room) of every scan of a recording with a trained model.",
+        discussion: """
+        Reads a model written by `whereabouts train` and classifies every scan, keeping one belief \
+        per device and track when the model smooths streams. Each output line is one scan: t, device \
+        (when the scan names one), place, probability, floor (when the places have floors). Scans \
+        the model has no answer for (nothing heard; or, for the basic classifier, fewer than 3 \
+        beacons it knows) get no line. --json writes JSON Lines; the default is a tab-separated table.
+
+        Examples:
+          whereabouts classify --model model.json --recording visit.jsonl
+          whereabouts classify --model model.json --recording visit.jsonl --json -o places.jsonl
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The model (from `whereabouts train`).", valueName: "model.json"))
+    var model: String
+
+    @Option(name: .long, help: ArgumentHelp("The recording to classify (\"-\" for standard input).", valueName: "recording.jsonl"))
+    var recording: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the results here (default: standard output).", valueName: "out.jsonl"))
+    var output: String?
+
+    @Flag(name: .long, help: "Write JSON Lines ({\"t\", \"device\", \"place\", \"probability\", \"floor\"}) instead of a table.")
+    var json = false
+
+    @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
+    var lenient = false
+
+    func run() throws {
+        guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
+        var tracker = try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker()
+        let reader = try PositioningInputs.reader(recording, lenient: lenient)
+        let writer = try output.map { try JSONLinesWriter(url: URL(fileURLWithPath: $0)) } ?? JSONLinesWriter(handle: FileHandle.standardOutput)
+        var table = json ? "" : "t\tdevice\tplace\tprobability\tfloor\n"
+        var written = 0
+        while let scan = try reader.next() {
+            guard let result = tracker.classify(scan) else { continue }
+            written += 1
+            if json {
+                var members: [(key: String, value: JSONValue)] = [("t", .number(scan.time))]
+                if let device = scan.device { members.append(("device", .string(device))) }
+                members += [("place", .string(result.place)), ("probability", .number((result.probability * 10000).rounded() / 10000))]
+                if let floor = result.floor { members.append(("floor", .number(Double(floor)))) }
+                try writer.write(.object(members))
+            } else {
+                JSONWriter.appendNumber(scan.time, to: &table)
+                table += "\t\(scan.device ?? "-")\t\(result.place)\t\(String(format: "%.4f", result.probability))\t\(result.floor.map(String.init) ?? "-")\n"
+            }
+        }
+        if json {
+            try writer.finish()
+        } else if let output {
+            do { try Data(table.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+                throw CommandFailure("\(output): cannot write: \(error.localizedDescription)")
+            }
+        } else {
+            FileHandle.standardOutput.write(Data(table.utf8))
+        }
+        PositioningInputs.warnAboutSkippedLines(reader)
+        if let output { Terminal.error("Wrote \(output): \(written) of \(reader.scansRead) scans classified.") }
+    }
+}
+
+/// Options shared by the commands that train and score room classifiers.
+enum PlaceInputs {
+    /// Every classifier's name, comma-separated.
+    static var classifierNames: String { PlaceClassifierKind.allCases.map(\.rawValue).joined(separator: ", ") }
+
+    /// The classifier kinds a name selects (`all`, `none`, or one); `nil` picks the default
+    /// classifier when the training scans have places, and none otherwise.
+    static func kinds(_ name: String?, training: [Scan]) throws -> [PlaceClassifierKind] {
+        guard let name else { return training.contains { $0.truth?.place != nil } ? [.default] : [] }
+        if name == "none" { return [] }
+        if name == "all" { return PlaceClassifierKind.allCases }
+        guard let kind = PlaceClassifierKind(rawValue: name) else {
+            throw ValidationError("Unknown classifier \"\(name)\". Classifiers: \(classifierNames), all, or none.")
+        }
+        return [kind]
+    }
+
+    /// One evaluation per selected classifier, each trained on the scans with `truth.place`.
+    static func evaluations(_ name: String?, training: [Scan], venue: Venue) throws -> [PlaceEvaluation] {
+        let kinds = try kinds(name, training: training)
+        guard !kinds.isEmpty else { return [] }
+        let set = PlaceTrainingSet(scans: training, venue: venue)
+        guard !set.samples.isEmpty else {
+            throw CommandFailure("The room classifiers learn from scans with truth.place: give --train with such scans.")
+        }
+        return kinds.map { PlaceEvaluation(model: PlaceModel.train($0, on: set)) }
+    }
+}
