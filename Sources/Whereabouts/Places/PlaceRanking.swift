@@ -22,8 +22,8 @@
 /// without geometry) are infinitely far and come last.
 ///
 /// Unlike the seed, the distances are planar distances in the venue's local frame and units
-/// (latitude/longitude places were converted when the venue was read), which differ from the
-/// great-circle distances the seed used by far less than a millimetre over a campus.
+/// (latitude/longitude places were converted, on the WGS84 ellipsoid, when the venue was read);
+/// the seed's great-circle distances on a sphere differ from them by a few tenths of a percent.
 ///
 /// ```swift
 /// var ranking = PlaceRanking(places: venue.places)
