@@ -232,6 +232,10 @@ public actor EventHub {
 
     private func flushIfDue(at time: Double) -> [MonitoringEvent] {
         guard let batchStart, time >= batchStart + configuration.advertisementInterval else { return [] }
+        guard !pending.isEmpty else {
+            self.batchStart = nil
+            return []
+        }
         let events = [MonitoringEvent(time: batchStart, kind: .advertisements(pending))]
         pending = []
         self.batchStart = nil
