@@ -19,6 +19,8 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             CalibrateCommand.self,
             EvalCommand.self,
             LocateCommand.self,
+            RankCommand.self,
+            WatchCommand.self,
             VersionCommand.self,
         ]
     )
