@@ -167,14 +167,22 @@ public actor EventHub {
         return events
     }
 
-    /// Moves the clock to `time` without a scan: a due advertisement batch, then the region and
-    /// place exits that fell due.
+    /// Moves the clock to `time` without a scan: a due advertisement batch, then the place and
+    /// region exits that fell due, by the time they fell due (the place first on a tie).
     @discardableResult
     public func advance(to time: Double) -> [MonitoringEvent] {
         guard !paused else { return [] }
         var events = flushIfDue(at: time)
-        events += regionEvents(regions.advance(to: time))
-        events += placeEvents(places.advance(to: time))
+        // The place is left before the region when both fall due together (and the place's exit
+        // still names the region).
+        let placeExits = placeEvents(places.advance(to: time))
+        let regionExits = regionEvents(regions.advance(to: time))
+        var merged = placeExits
+        for exit in regionExits {
+            let index = merged.firstIndex { $0.time > exit.time } ?? merged.endIndex
+            merged.insert(exit, at: index)
+        }
+        events += merged
         emit(events)
         return events
     }
