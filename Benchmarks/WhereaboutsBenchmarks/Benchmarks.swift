@@ -6,4 +6,5 @@ let benchmarks: @Sendable () -> Void = {
     registerRecordingBenchmarks()
     registerSolverBenchmarks()
     registerPipelineBenchmarks()
+    registerPlaceBenchmarks()
 }

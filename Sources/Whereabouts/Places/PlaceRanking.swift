@@ -69,47 +69,82 @@ public struct PlaceRanking: Sendable {
     /// The position the order is measured from, or `nil` when none is known.
     public private(set) var position: Position?
 
-    private let sizes: [Double]
-    private let shapes: [Shape]
-    private var distances: [Double]
-    private var keys: [Key]
-    /// Indices into ``places``, in ranked order.
-    private var order: [Int]
+    /// One entry per place, kept in ranked order: its geometry, its floor and its sort key, side
+    /// by side so that a re-sort walks memory in order.
+    private var entries: [Entry]
+    /// The circles' centres and radii in ranked order, apart from the entries so that the
+    /// distance loop vectorises (a label's radius is −∞, so its distance is +∞; a polygon's is unused).
+    private var xs: [Double], ys: [Double], radii: [Double]
+    /// Scratch space for the distances of one update.
+    private var scratch: [Double]
 
-    /// The precomputed geometry of a place, so that a re-sort costs one distance per place.
-    private enum Shape: Sendable {
-        case circle(x: Double, y: Double, radius: Double)
-        case polygon([PlanarPoint])
-        case label
+    /// A place's precomputed geometry and current sort key.
+    private struct Entry: Sendable {
+        /// The sort key, compared lexicographically as (a, b, c, index). Inside (distance ≤ 0):
+        /// a = −2 on the current floor, −1 elsewhere; b = the area; c = the distance. Outside:
+        /// a = the distance (> 0); b = 0 on the current floor, 1 elsewhere; c = 0.
+        var a: Double = .infinity, b: Double = 0, c: Double = 0
+        /// The area (+∞ for a label).
+        let size: Double
+        let floor: Int
+        /// The index into ``PlaceRanking/places``, the last tie-breaker.
+        let index: Int32
+        /// Whether the place is a polygon (its distance is then measured to its edges).
+        let isPolygon: Bool
+
+        /// The signed distance from the position.
+        var distance: Double { a > 0 ? a : c }
+
+        @inline(__always)
+        static func < (l: Entry, r: Entry) -> Bool {
+            if l.a != r.a { return l.a < r.a }
+            if l.b != r.b { return l.b < r.b }
+            if l.c != r.c { return l.c < r.c }
+            return l.index < r.index
+        }
     }
 
     /// Creates a ranking of `places`, in their order until a position is known.
     public init(places: [Venue.Place]) {
         self.places = places
-        sizes = places.map { $0.shape.area ?? .infinity }
-        shapes = places.map { place in
+        entries = places.enumerated().map { index, place in
+            Entry(size: place.shape.area ?? .infinity, floor: place.floor, index: Int32(truncatingIfNeeded: index),
+                  isPolygon: { if case .polygon = place.shape { true } else { false } }())
+        }
+        var xs: [Double] = [], ys: [Double] = [], radii: [Double] = []
+        for place in places {
             switch place.shape {
-            case .circle(let center, let radius, _): .circle(x: center.x, y: center.y, radius: radius)
-            case .polygon(let vertices): .polygon(vertices)
-            case .label: .label
+            case .circle(let center, let radius, _):
+                xs.append(center.x)
+                ys.append(center.y)
+                radii.append(radius)
+            case .polygon:
+                xs.append(0)
+                ys.append(0)
+                radii.append(0)
+            case .label:
+                xs.append(0)
+                ys.append(0)
+                radii.append(-.infinity)
             }
         }
-        distances = Array(repeating: .infinity, count: places.count)
-        keys = Array(repeating: Key(inside: false, first: 0, second: 0, third: 0, index: 0), count: places.count)
-        order = Array(places.indices)
+        self.xs = xs
+        self.ys = ys
+        self.radii = radii
+        scratch = Array(repeating: 0, count: places.count)
     }
 
     /// The places in ranked order, or in input order when no position is known (Hekaerge's
     /// `getOrderedLocations`).
-    public var orderedPlaces: [Venue.Place] { order.map { places[$0] } }
+    public var orderedPlaces: [Venue.Place] { entries.map { places[Int($0.index)] } }
 
     /// The places in ranked order with their distances (all `nil` when no position is known).
     public var rankedPlaces: [RankedPlace] {
-        order.map { RankedPlace(place: places[$0], distance: position == nil ? nil : distances[$0]) }
+        entries.map { RankedPlace(place: places[Int($0.index)], distance: position == nil ? nil : $0.distance) }
     }
 
     /// The indices into ``places`` in ranked order.
-    public var orderedIndices: [Int] { order }
+    public var orderedIndices: [Int] { entries.map { Int($0.index) } }
 
     /// Moves the position (or forgets it, with `nil`) and re-sorts. Returns whether anything a
     /// listener cares about changed: the order, or whether a position is known. A position that
@@ -120,12 +155,22 @@ public struct PlaceRanking: Sendable {
         position = newPosition
         guard let newPosition else {
             // Back to the input order.
-            var changed = wasKnown
-            for i in order.indices where order[i] != i {
-                order[i] = i
-                changed = true
+            let moved = entries.indices.contains { entries[$0].index != Int32(truncatingIfNeeded: $0) }
+            if moved {
+                // Undo the permutation of the geometry, then of the entries.
+                var xs = xs, ys = ys, radii = radii
+                for (position, entry) in entries.enumerated() {
+                    let index = Int(entry.index)
+                    xs[index] = self.xs[position]
+                    ys[index] = self.ys[position]
+                    radii[index] = self.radii[position]
+                }
+                self.xs = xs
+                self.ys = ys
+                self.radii = radii
+                entries.sort { $0.index < $1.index }
             }
-            return changed
+            return moved || wasKnown
         }
         computeKeys(for: newPosition)
         return insertionSort() || !wasKnown
@@ -134,75 +179,80 @@ public struct PlaceRanking: Sendable {
     private mutating func computeKeys(for position: Position) {
         let px = position.point.x, py = position.point.y
         let floor = position.floor
-        places.withUnsafeBufferPointer { places in
-            for i in 0..<places.count {
-                let distance: Double
-                switch shapes[i] {
-                case .circle(let x, let y, let radius):
-                    let dx = px - x, dy = py - y
-                    distance = (dx * dx + dy * dy).squareRoot() - radius
-                case .polygon:
-                    distance = places[i].shape.signedDistance(from: position.point)
-                case .label:
-                    distance = .infinity
+        let places = self.places
+        let count = entries.count
+        // The circles' distances in one loop the compiler can vectorise.
+        xs.withUnsafeBufferPointer { xs in
+            ys.withUnsafeBufferPointer { ys in
+                radii.withUnsafeBufferPointer { radii in
+                    scratch.withUnsafeMutableBufferPointer { distances in
+                        for i in 0..<count {
+                            let dx = px - xs[i], dy = py - ys[i]
+                            distances[i] = (dx * dx + dy * dy).squareRoot() - radii[i]
+                        }
+                    }
                 }
-                distances[i] = distance
-                let otherFloor: Double = places[i].floor == floor ? 0 : 1
+            }
+        }
+        let hasFloor = floor != nil, currentFloor = floor ?? 0
+        let distances = scratch
+        entries.withUnsafeMutableBufferPointer { entries in
+            for i in entries.indices {
+                let entry = entries[i]
+                var distance = distances[i]
+                if entry.isPolygon {
+                    distance = places[Int(entry.index)].shape.signedDistance(from: position.point)
+                }
+                let onCurrentFloor = hasFloor && currentFloor == entry.floor
                 if distance <= 0 {
-                    keys[i] = Key(inside: true, first: otherFloor, second: sizes[i], third: distance, index: i)
+                    entries[i].a = onCurrentFloor ? -2 : -1
+                    entries[i].b = entry.size
+                    entries[i].c = distance
                 } else {
-                    keys[i] = Key(inside: false, first: distance, second: otherFloor, third: 0, index: i)
+                    entries[i].a = distance
+                    entries[i].b = onCurrentFloor ? 0 : 1
+                    entries[i].c = 0
                 }
             }
         }
     }
 
-    /// Sorts ``order`` by ``keys`` by insertion, starting from the previous order; returns whether
+    /// Sorts ``entries`` by insertion, starting from the previous order; returns whether
     /// anything moved.
     private mutating func insertionSort() -> Bool {
         var moved = false
-        let keys = self.keys
-        order.withUnsafeMutableBufferPointer { order in
-            keys.withUnsafeBufferPointer { keys in
-                guard order.count > 1 else { return }
-                for i in 1..<order.count {
-                    let current = order[i]
-                    let key = keys[current]
-                    var j = i
-                    while j > 0, key < keys[order[j - 1]] {
-                        order[j] = order[j - 1]
-                        j -= 1
-                    }
-                    if j != i {
-                        order[j] = current
-                        moved = true
+        let count = entries.count
+        guard count > 1 else { return false }
+        entries.withUnsafeMutableBufferPointer { entries in
+            xs.withUnsafeMutableBufferPointer { xs in
+                ys.withUnsafeMutableBufferPointer { ys in
+                    radii.withUnsafeMutableBufferPointer { radii in
+                        for i in 1..<count {
+                            let current = entries[i]
+                            guard current < entries[i - 1] else { continue }
+                            let x = xs[i], y = ys[i], radius = radii[i]
+                            var j = i - 1
+                            while j > 0, current < entries[j - 1] { j -= 1 }
+                            // Shift [j, i) up by one, the geometry along with the entries.
+                            var k = i
+                            while k > j {
+                                entries[k] = entries[k - 1]
+                                xs[k] = xs[k - 1]
+                                ys[k] = ys[k - 1]
+                                radii[k] = radii[k - 1]
+                                k -= 1
+                            }
+                            entries[j] = current
+                            xs[j] = x
+                            ys[j] = y
+                            radii[j] = radius
+                            moved = true
+                        }
                     }
                 }
             }
         }
         return moved
-    }
-
-    /// The sort key of a place: every decision of the seed's comparator, as a lexicographic order.
-    private struct Key: Sendable {
-        /// Inside places (distance ≤ 0) come first.
-        var inside: Bool
-        /// Inside: 0 on the current floor, 1 elsewhere. Outside: the distance.
-        var first: Double
-        /// Inside: the area. Outside: 0 on the current floor, 1 elsewhere.
-        var second: Double
-        /// Inside: the distance. Outside: 0.
-        var third: Double
-        /// The input index, the last tie-breaker.
-        var index: Int
-
-        static func < (a: Key, b: Key) -> Bool {
-            if a.inside != b.inside { return a.inside }
-            if a.first != b.first { return a.first < b.first }
-            if a.second != b.second { return a.second < b.second }
-            if a.third != b.third { return a.third < b.third }
-            return a.index < b.index
-        }
     }
 }
 

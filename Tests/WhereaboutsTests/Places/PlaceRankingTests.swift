@@ -91,7 +91,9 @@ struct PlaceRankingTests {
         // The order is a total order, so re-sorting the previous order gives what a fresh ranking gives.
         var moving = PlaceRanking(places: Self.places)
         var random = SeededRandom(seed: 3)
-        for _ in 0..<200 {
+        for step in 0..<200 {
+            // Now and then the position is lost (back to the input order) and found again.
+            if step % 50 == 25 { moving.update(position: nil) }
             let position = PlaceRanking.Position(point: PlanarPoint(x: -400 + 900 * random.nextUniform(),
                                                                     y: -250 + 500 * random.nextUniform()),
                                                  floor: random.nextUniform() < 0.5 ? 0 : 1)
