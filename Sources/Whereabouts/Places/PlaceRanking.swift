@@ -69,50 +69,28 @@ public struct PlaceRanking: Sendable {
     /// The position the order is measured from, or `nil` when none is known.
     public private(set) var position: Position?
 
-    /// One entry per place, kept in ranked order: its geometry, its floor and its sort key, side
-    /// by side so that a re-sort walks memory in order.
-    private var entries: [Entry]
-    /// The circles' centres and radii in ranked order, apart from the entries so that the
-    /// distance loop vectorises (a label's radius is −∞, so its distance is +∞; a polygon's is unused).
-    private var xs: [Double], ys: [Double], radii: [Double]
-    /// Scratch space for the distances of one update.
-    private var scratch: [Double]
-
-    /// A place's precomputed geometry and current sort key.
-    private struct Entry: Sendable {
-        /// The sort key, compared lexicographically as (a, b, c, index). Inside (distance ≤ 0):
-        /// a = −2 on the current floor, −1 elsewhere; b = the area; c = the distance. Outside:
-        /// a = the distance (> 0); b = 0 on the current floor, 1 elsewhere; c = 0.
-        var a: Double = .infinity, b: Double = 0, c: Double = 0
-        /// The area (+∞ for a label).
-        let size: Double
-        let floor: Int
-        /// The index into ``PlaceRanking/places``, the last tie-breaker.
-        let index: Int32
-        /// Whether the place is a polygon (its distance is then measured to its edges).
-        let isPolygon: Bool
-
-        /// The signed distance from the position.
-        var distance: Double { a > 0 ? a : c }
-
-        @inline(__always)
-        static func < (l: Entry, r: Entry) -> Bool {
-            if l.a != r.a { return l.a < r.a }
-            if l.b != r.b { return l.b < r.b }
-            if l.c != r.c { return l.c < r.c }
-            return l.index < r.index
-        }
-    }
+    // The geometry and the sort keys are kept per place in input order, one array per field, so
+    // that the key loop runs over contiguous memory and vectorises; the ranked order is a
+    // permutation sorted by insertion. The key of place i, compared lexicographically as
+    // (a, b, c, i): inside (distance ≤ 0), a = −2 on the current floor and −1 elsewhere, b = the
+    // area, c = the distance; outside, a = the distance (> 0), b = 0 on the current floor and 1
+    // elsewhere, c = 0.
+    private let xs: [Double], ys: [Double]
+    /// Circle radii; a label's is −∞ so that its distance is +∞; a polygon's is unused.
+    private let radii: [Double]
+    private let sizes: [Double]
+    private let floors: [Int]
+    /// The indices of the polygon places, whose distances are measured to their edges.
+    private let polygons: [Int]
+    private var keyA: [Double], keyB: [Double], keyC: [Double]
+    /// Indices into ``places``, in ranked order.
+    private var order: [Int32]
 
     /// Creates a ranking of `places`, in their order until a position is known.
     public init(places: [Venue.Place]) {
         self.places = places
-        entries = places.enumerated().map { index, place in
-            Entry(size: place.shape.area ?? .infinity, floor: place.floor, index: Int32(truncatingIfNeeded: index),
-                  isPolygon: { if case .polygon = place.shape { true } else { false } }())
-        }
-        var xs: [Double] = [], ys: [Double] = [], radii: [Double] = []
-        for place in places {
+        var xs: [Double] = [], ys: [Double] = [], radii: [Double] = [], polygons: [Int] = []
+        for (index, place) in places.enumerated() {
             switch place.shape {
             case .circle(let center, let radius, _):
                 xs.append(center.x)
@@ -122,6 +100,7 @@ public struct PlaceRanking: Sendable {
                 xs.append(0)
                 ys.append(0)
                 radii.append(0)
+                polygons.append(index)
             case .label:
                 xs.append(0)
                 ys.append(0)
@@ -131,20 +110,31 @@ public struct PlaceRanking: Sendable {
         self.xs = xs
         self.ys = ys
         self.radii = radii
-        scratch = Array(repeating: 0, count: places.count)
+        self.polygons = polygons
+        sizes = places.map { $0.shape.area ?? .infinity }
+        floors = places.map(\.floor)
+        keyA = Array(repeating: .infinity, count: places.count)
+        keyB = Array(repeating: 0, count: places.count)
+        keyC = Array(repeating: 0, count: places.count)
+        order = (0..<places.count).map { Int32(truncatingIfNeeded: $0) }
+    }
+
+    /// The signed distance of place `index` from the position.
+    private func distance(_ index: Int) -> Double {
+        keyA[index] > 0 ? keyA[index] : keyC[index]
     }
 
     /// The places in ranked order, or in input order when no position is known (Hekaerge's
     /// `getOrderedLocations`).
-    public var orderedPlaces: [Venue.Place] { entries.map { places[Int($0.index)] } }
+    public var orderedPlaces: [Venue.Place] { order.map { places[Int($0)] } }
 
     /// The places in ranked order with their distances (all `nil` when no position is known).
     public var rankedPlaces: [RankedPlace] {
-        entries.map { RankedPlace(place: places[Int($0.index)], distance: position == nil ? nil : $0.distance) }
+        order.map { RankedPlace(place: places[Int($0)], distance: position == nil ? nil : distance(Int($0))) }
     }
 
     /// The indices into ``places`` in ranked order.
-    public var orderedIndices: [Int] { entries.map { Int($0.index) } }
+    public var orderedIndices: [Int] { order.map { Int($0) } }
 
     /// Moves the position (or forgets it, with `nil`) and re-sorts. Returns whether anything a
     /// listener cares about changed: the order, or whether a position is known. A position that
@@ -155,20 +145,10 @@ public struct PlaceRanking: Sendable {
         position = newPosition
         guard let newPosition else {
             // Back to the input order.
-            let moved = entries.indices.contains { entries[$0].index != Int32(truncatingIfNeeded: $0) }
-            if moved {
-                // Undo the permutation of the geometry, then of the entries.
-                var xs = xs, ys = ys, radii = radii
-                for (position, entry) in entries.enumerated() {
-                    let index = Int(entry.index)
-                    xs[index] = self.xs[position]
-                    ys[index] = self.ys[position]
-                    radii[index] = self.radii[position]
-                }
-                self.xs = xs
-                self.ys = ys
-                self.radii = radii
-                entries.sort { $0.index < $1.index }
+            var moved = false
+            for i in order.indices where order[i] != Int32(truncatingIfNeeded: i) {
+                order[i] = Int32(truncatingIfNeeded: i)
+                moved = true
             }
             return moved || wasKnown
         }
@@ -178,80 +158,65 @@ public struct PlaceRanking: Sendable {
 
     private mutating func computeKeys(for position: Position) {
         let px = position.point.x, py = position.point.y
-        let floor = position.floor
-        let places = self.places
-        let count = entries.count
-        // The circles' distances in one loop the compiler can vectorise.
+        let hasFloor = position.floor != nil, currentFloor = position.floor ?? 0
+        let count = places.count
         xs.withUnsafeBufferPointer { xs in
-            ys.withUnsafeBufferPointer { ys in
-                radii.withUnsafeBufferPointer { radii in
-                    scratch.withUnsafeMutableBufferPointer { distances in
-                        for i in 0..<count {
-                            let dx = px - xs[i], dy = py - ys[i]
-                            distances[i] = (dx * dx + dy * dy).squareRoot() - radii[i]
-                        }
-                    }
-                }
+        ys.withUnsafeBufferPointer { ys in
+        radii.withUnsafeBufferPointer { radii in
+        sizes.withUnsafeBufferPointer { sizes in
+        floors.withUnsafeBufferPointer { floors in
+        keyA.withUnsafeMutableBufferPointer { keyA in
+        keyB.withUnsafeMutableBufferPointer { keyB in
+        keyC.withUnsafeMutableBufferPointer { keyC in
+            for i in 0..<count {
+                let dx = px - xs[i], dy = py - ys[i]
+                let distance = (dx * dx + dy * dy).squareRoot() - radii[i]
+                let onCurrentFloor = hasFloor && floors[i] == currentFloor
+                let inside = distance <= 0
+                keyA[i] = inside ? (onCurrentFloor ? -2 : -1) : distance
+                keyB[i] = inside ? sizes[i] : (onCurrentFloor ? 0 : 1)
+                keyC[i] = inside ? distance : 0
             }
-        }
-        let hasFloor = floor != nil, currentFloor = floor ?? 0
-        let distances = scratch
-        entries.withUnsafeMutableBufferPointer { entries in
-            for i in entries.indices {
-                let entry = entries[i]
-                var distance = distances[i]
-                if entry.isPolygon {
-                    distance = places[Int(entry.index)].shape.signedDistance(from: position.point)
-                }
-                let onCurrentFloor = hasFloor && currentFloor == entry.floor
-                if distance <= 0 {
-                    entries[i].a = onCurrentFloor ? -2 : -1
-                    entries[i].b = entry.size
-                    entries[i].c = distance
-                } else {
-                    entries[i].a = distance
-                    entries[i].b = onCurrentFloor ? 0 : 1
-                    entries[i].c = 0
-                }
-            }
+        }}}}}}}}
+        for i in polygons {
+            let distance = places[i].shape.signedDistance(from: position.point)
+            let onCurrentFloor = hasFloor && floors[i] == currentFloor
+            let inside = distance <= 0
+            keyA[i] = inside ? (onCurrentFloor ? -2 : -1) : distance
+            keyB[i] = inside ? sizes[i] : (onCurrentFloor ? 0 : 1)
+            keyC[i] = inside ? distance : 0
         }
     }
 
-    /// Sorts ``entries`` by insertion, starting from the previous order; returns whether
-    /// anything moved.
+    /// Sorts ``order`` by insertion, starting from the previous order; returns whether anything moved.
     private mutating func insertionSort() -> Bool {
         var moved = false
-        let count = entries.count
+        let count = order.count
         guard count > 1 else { return false }
-        entries.withUnsafeMutableBufferPointer { entries in
-            xs.withUnsafeMutableBufferPointer { xs in
-                ys.withUnsafeMutableBufferPointer { ys in
-                    radii.withUnsafeMutableBufferPointer { radii in
-                        for i in 1..<count {
-                            let current = entries[i]
-                            guard current < entries[i - 1] else { continue }
-                            let x = xs[i], y = ys[i], radius = radii[i]
-                            var j = i - 1
-                            while j > 0, current < entries[j - 1] { j -= 1 }
-                            // Shift [j, i) up by one, the geometry along with the entries.
-                            var k = i
-                            while k > j {
-                                entries[k] = entries[k - 1]
-                                xs[k] = xs[k - 1]
-                                ys[k] = ys[k - 1]
-                                radii[k] = radii[k - 1]
-                                k -= 1
-                            }
-                            entries[j] = current
-                            xs[j] = x
-                            ys[j] = y
-                            radii[j] = radius
-                            moved = true
-                        }
-                    }
-                }
+        keyA.withUnsafeBufferPointer { a in
+        keyB.withUnsafeBufferPointer { b in
+        keyC.withUnsafeBufferPointer { c in
+        order.withUnsafeMutableBufferPointer { order in
+            @inline(__always) func less(_ p: Int32, _ q: Int32) -> Bool {
+                let i = Int(p), j = Int(q)
+                if a[i] != a[j] { return a[i] < a[j] }
+                if b[i] != b[j] { return b[i] < b[j] }
+                if c[i] != c[j] { return c[i] < c[j] }
+                return p < q
             }
-        }
+            for i in 1..<count {
+                let current = order[i]
+                guard less(current, order[i - 1]) else { continue }
+                var j = i - 1
+                order[i] = order[j]
+                while j > 0, less(current, order[j - 1]) {
+                    order[j] = order[j - 1]
+                    j -= 1
+                }
+                order[j] = current
+                moved = true
+            }
+        }}}}
         return moved
     }
 }
