@@ -53,6 +53,17 @@ struct EventHubTests {
         #expect(after.first?.payload == .object([("region", .null), ("location", .string("hall"))]))
     }
 
+    @Test func thePlaceIsLeftBeforeTheRegionWhenBothFallDueTogether() async {
+        let hub = EventHub()
+        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.process(scan(0, [1]))
+        for _ in 0..<3 { await hub.process(PlaceEstimate(place: "lobby"), at: 0) }   // three votes: entered at 0
+        // Nothing for 100 s: both exits fell due at 0 + 30 = 30; the place's first, still naming the region.
+        let events = await hub.advance(to: 100).filter { $0.topic != "iBeaconAdvertisement" }
+        #expect(events == [MonitoringEvent(time: 30, kind: .exitLocation(region: "campus", location: "lobby")),
+                           MonitoringEvent(time: 30, kind: .exitRegion(referenceId: "campus"))])
+    }
+
     @Test func topicSubscribersGetPayloadsUntilTheyUnsubscribe() async {
         let hub = EventHub(configuration: .init(regionExitTimeout: 5))
         await hub.track(uuid: Self.uuid, referenceId: "campus")
