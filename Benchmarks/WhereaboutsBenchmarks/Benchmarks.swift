@@ -8,4 +8,5 @@ let benchmarks: @Sendable () -> Void = {
     registerPipelineBenchmarks()
     registerBluetoothBenchmarks()
     registerClassifierBenchmarks()
+    registerPlaceBenchmarks()
 }

@@ -23,6 +23,8 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             RecordCommand.self,
             TrainCommand.self,
             ClassifyCommand.self,
+            RankCommand.self,
+            WatchCommand.self,
             VersionCommand.self,
         ]
     )

@@ -1,0 +1,323 @@
+import Foundation
+
+/// One device's events in one place: Bluenet Localization's event bus, fed with scans and place
+/// estimates, timed by the scans' clock.
+///
+/// - Scans of tracked iBeacon regions give `iBeaconAdvertisement` batches (about one a second of
+///   scan time; readings whose RSSI is not a measurement are dropped) and `enterRegion` /
+///   `exitRegion` (a region is left after ``Configuration/regionExitTimeout`` seconds without a
+///   sighting, see ``RegionMonitor``).
+/// - Place estimates (from fix containment or a room classifier) go through a ``PlaceMonitor``
+///   and give `exitLocation`, `enterLocation` (in that order) and `currentLocation`, carrying the
+///   reference id of the region the device was last seen in.
+///
+/// Swift code reads the typed ``events()`` stream; code ported from Bluenet subscribes to topic
+/// names with ``on(_:_:)``, whose returned closure unsubscribes. Every input method also returns
+/// the events it caused.
+///
+/// ```swift
+/// let hub = EventHub(venue: venue)
+/// await hub.track(uuid: uuid, referenceId: "campus")
+/// let unsubscribe = await hub.on("enterRegion") { data in print("entered", data) }
+/// await hub.process(scan)
+/// await hub.process(containment.estimate(for: fix), at: scan.time)
+/// unsubscribe()
+/// ```
+public actor EventHub {
+    /// The hub's timing and hysteresis settings.
+    public struct Configuration: Hashable, Sendable {
+        /// Seconds without a sighting after which a region is left; default 30.
+        public var regionExitTimeout: Double
+        /// Seconds of scan time an advertisement batch covers; default 1.
+        public var advertisementInterval: Double
+        /// The place monitor's hysteresis.
+        public var placeMonitor: PlaceMonitor.Configuration
+
+        /// Creates settings.
+        public init(regionExitTimeout: Double = 30, advertisementInterval: Double = 1,
+                    placeMonitor: PlaceMonitor.Configuration = PlaceMonitor.Configuration()) {
+            self.regionExitTimeout = regionExitTimeout
+            self.advertisementInterval = advertisementInterval
+            self.placeMonitor = placeMonitor
+        }
+    }
+
+    /// The settings.
+    public nonisolated let configuration: Configuration
+    private var regions: RegionMonitor
+    private var places: PlaceMonitor
+    private let identities: [String: IBeaconIdentity]
+    private var paused = false
+    private var lastRegion: String?
+    private var pending: [BeaconPacket] = []
+    private var batchStart: Double?
+    private var subscriptions: [Subscription] = []
+    private var continuations: [Int: AsyncStream<MonitoringEvent>.Continuation] = [:]
+    private var nextListener = 0
+
+    /// Creates a hub tracking nothing. With a venue, readings that name beacons by venue id are
+    /// resolved to the beacons' iBeacon identities.
+    public init(configuration: Configuration = Configuration(), venue: Venue? = nil) {
+        self.configuration = configuration
+        regions = RegionMonitor(exitTimeout: configuration.regionExitTimeout)
+        places = PlaceMonitor(configuration: configuration.placeMonitor)
+        var identities: [String: IBeaconIdentity] = [:]
+        for beacon in venue?.beacons ?? [] {
+            if let identity = beacon.iBeacon { identities[beacon.id] = identities[beacon.id] ?? identity }
+        }
+        self.identities = identities
+    }
+
+    // MARK: Tracking
+
+    /// Starts watching every beacon of a UUID under a reference id (Bluenet's `trackIBeacon`);
+    /// tracking the same UUID again replaces its reference id.
+    public func track(uuid: UUID, referenceId: String) {
+        regions.track(BeaconRegion(uuid: uuid, referenceId: referenceId))
+    }
+
+    /// Starts watching a region, narrowed to a major (and minor) if it says so.
+    public func track(_ region: BeaconRegion) {
+        regions.track(region)
+    }
+
+    /// Stops watching the regions of a UUID, silently (Bluenet's `stopTrackingIBeacon`).
+    public func stopTracking(uuid: UUID) {
+        regions.stopTracking(uuid: uuid)
+        pending.removeAll { $0.identity.uuid == uuid }
+        if let lastRegion, !regions.activeRegions.contains(where: { $0.referenceId == lastRegion }) { self.lastRegion = nil }
+    }
+
+    /// Stops watching every region, silently (Bluenet's `clearTrackedBeacons`).
+    public func clearTracked() {
+        regions.removeAll()
+        pending = []
+        batchStart = nil
+        lastRegion = nil
+    }
+
+    /// The regions watched.
+    public var trackedRegions: [BeaconRegion] { regions.regions }
+
+    /// The regions currently entered.
+    public var activeRegions: [BeaconRegion] { regions.activeRegions }
+
+    /// The place the device is in, as the place monitor holds it.
+    public var currentPlace: String? { places.currentPlace }
+
+    /// Whether input is ignored.
+    public var isPaused: Bool { paused }
+
+    /// Ignores every input until ``resume()`` (Bluenet's `pauseTracking`).
+    public func pause() {
+        paused = true
+    }
+
+    /// Takes input again; regions and places are entered afresh, so their enter events fire
+    /// again. Calling it while not paused does nothing (no duplicate events).
+    public func resume() {
+        guard paused else { return }
+        paused = false
+        regions.clearActive()
+        places.reset()
+        pending = []
+        batchStart = nil
+        lastRegion = nil
+    }
+
+    /// Forgets which regions are entered, so that the next sighting fires a fresh `enterRegion`
+    /// (Bluenet's `forceClearActiveRegion`).
+    public func forceClearActiveRegion() {
+        regions.clearActive()
+        lastRegion = nil
+    }
+
+    // MARK: Input
+
+    /// Takes in one scan: a due advertisement batch, region exits that fell due, then enters.
+    @discardableResult
+    public func process(_ scan: Scan) -> [MonitoringEvent] {
+        guard !paused else { return [] }
+        var events = flushIfDue(at: scan.time)
+        var heard: [IBeaconIdentity] = []
+        var packets: [BeaconPacket] = []
+        for reading in scan.readings where reading.isValid {
+            guard let identity = identity(of: reading.beacon),
+                  let region = regions.regions.first(where: { $0.contains(identity) }) else { continue }
+            heard.append(identity)
+            packets.append(BeaconPacket(identity: identity, rssi: reading.rssi, referenceId: region.referenceId))
+        }
+        events += regionEvents(regions.observe(heard, at: scan.time))
+        if let latest = packets.last { lastRegion = latest.referenceId }
+        if !packets.isEmpty {
+            if batchStart == nil { batchStart = scan.time }
+            pending += packets
+        }
+        emit(events)
+        return events
+    }
+
+    /// Takes in one scan's place estimate: `exitLocation` before `enterLocation` on a change,
+    /// then `currentLocation` while in a place.
+    @discardableResult
+    public func process(_ estimate: PlaceEstimate, at time: Double) -> [MonitoringEvent] {
+        guard !paused else { return [] }
+        let events = placeEvents(places.observe(estimate, at: time))
+        emit(events)
+        return events
+    }
+
+    /// Moves the clock to `time` without a scan: a due advertisement batch, then the place and
+    /// region exits that fell due, by the time they fell due (the place first on a tie).
+    @discardableResult
+    public func advance(to time: Double) -> [MonitoringEvent] {
+        guard !paused else { return [] }
+        var events = flushIfDue(at: time)
+        // The place is left before the region when both fall due together (and the place's exit
+        // still names the region).
+        let placeExits = placeEvents(places.advance(to: time))
+        let regionExits = regionEvents(regions.advance(to: time))
+        var merged = placeExits
+        for exit in regionExits {
+            let index = merged.firstIndex { $0.time > exit.time } ?? merged.endIndex
+            merged.insert(exit, at: index)
+        }
+        events += merged
+        emit(events)
+        return events
+    }
+
+    /// Emits the advertisement batch still being gathered, if any (at the end of a replay).
+    @discardableResult
+    public func flush() -> [MonitoringEvent] {
+        guard let batchStart, !pending.isEmpty else { return [] }
+        let events = [MonitoringEvent(time: batchStart, kind: .advertisements(pending))]
+        pending = []
+        self.batchStart = nil
+        emit(events)
+        return events
+    }
+
+    // MARK: Output
+
+    /// A stream of every event from now on; it ends when the hub is gone or the listener stops.
+    public func events() -> AsyncStream<MonitoringEvent> {
+        let (stream, continuation) = AsyncStream<MonitoringEvent>.makeStream()
+        let id = nextListener
+        nextListener += 1
+        continuations[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeListener(id) }
+        }
+        return stream
+    }
+
+    /// Calls `callback` with the payload of every event of `topic` (see ``MonitoringEvent`` for
+    /// the names and payloads) until the returned closure is called. Unsubscribing takes effect at
+    /// once: no event emitted after the call reaches the callback.
+    ///
+    /// ```swift
+    /// let unsubscribe = await hub.on("enterRegion") { data in
+    ///     if case .string(let referenceId) = data { print("entered", referenceId) }
+    /// }
+    /// unsubscribe()
+    /// ```
+    public func on(_ topic: String, _ callback: @escaping @Sendable (JSONValue) -> Void) -> @Sendable () -> Void {
+        let subscription = Subscription(topic: topic, callback: callback)
+        subscriptions.append(subscription)
+        return { subscription.cancel() }
+    }
+
+    // MARK: Internals
+
+    private func identity(of reference: BeaconReference) -> IBeaconIdentity? {
+        switch reference {
+        case .iBeacon(let identity): identity
+        case .id(let id): identities[id]
+        case .eddystone: nil
+        }
+    }
+
+    private func flushIfDue(at time: Double) -> [MonitoringEvent] {
+        guard let batchStart, time >= batchStart + configuration.advertisementInterval else { return [] }
+        guard !pending.isEmpty else {
+            self.batchStart = nil
+            return []
+        }
+        let events = [MonitoringEvent(time: batchStart, kind: .advertisements(pending))]
+        pending = []
+        self.batchStart = nil
+        return events
+    }
+
+    private func regionEvents(_ events: [RegionEvent]) -> [MonitoringEvent] {
+        events.map { event in
+            switch event.kind {
+            case .enter:
+                lastRegion = event.region.referenceId
+                return MonitoringEvent(time: event.time, kind: .enterRegion(referenceId: event.region.referenceId))
+            case .exit:
+                if lastRegion == event.region.referenceId,
+                   !regions.activeRegions.contains(where: { $0.referenceId == event.region.referenceId }) {
+                    lastRegion = nil
+                }
+                return MonitoringEvent(time: event.time, kind: .exitRegion(referenceId: event.region.referenceId))
+            }
+        }
+    }
+
+    private func placeEvents(_ events: [PlaceEvent]) -> [MonitoringEvent] {
+        events.map { event in
+            switch event.kind {
+            case .enter: MonitoringEvent(time: event.time, kind: .enterLocation(region: lastRegion, location: event.place))
+            case .exit: MonitoringEvent(time: event.time, kind: .exitLocation(region: lastRegion, location: event.place))
+            case .current: MonitoringEvent(time: event.time, kind: .currentLocation(region: lastRegion, location: event.place))
+            }
+        }
+    }
+
+    private func emit(_ events: [MonitoringEvent]) {
+        guard !events.isEmpty else { return }
+        subscriptions.removeAll { $0.isCancelled }
+        for event in events {
+            for continuation in continuations.values { continuation.yield(event) }
+            let topic = event.topic
+            var payload: JSONValue?
+            for subscription in subscriptions where subscription.topic == topic {
+                if payload == nil { payload = event.payload }
+                if let payload { subscription.deliver(payload) }
+            }
+        }
+    }
+
+    private func removeListener(_ id: Int) {
+        continuations[id] = nil
+    }
+
+    deinit {
+        for continuation in continuations.values { continuation.finish() }
+    }
+
+    /// A topic callback and whether it was unsubscribed; the flag is read and set under a lock so
+    /// that unsubscribing from any thread takes effect at once.
+    private final class Subscription: @unchecked Sendable {
+        let topic: String
+        private let callback: @Sendable (JSONValue) -> Void
+        private let lock = NSLock()
+        private var cancelled = false
+
+        init(topic: String, callback: @escaping @Sendable (JSONValue) -> Void) {
+            self.topic = topic
+            self.callback = callback
+        }
+
+        var isCancelled: Bool { lock.withLock { cancelled } }
+
+        func cancel() { lock.withLock { cancelled = true } }
+
+        func deliver(_ payload: JSONValue) {
+            guard !isCancelled else { return }
+            callback(payload)
+        }
+    }
+}

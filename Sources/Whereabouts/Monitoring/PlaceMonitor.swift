@@ -1,0 +1,147 @@
+import Foundation
+
+/// What a ``PlaceMonitor`` reports: a device entered, left or is in a place.
+public struct PlaceEvent: Hashable, Sendable {
+    /// The kinds of place events.
+    public enum Kind: String, Hashable, Sendable {
+        /// The device entered the place.
+        case enter
+        /// The device left the place.
+        case exit
+        /// The device is in the place (after every observation while it is in one).
+        case current
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The place's id.
+    public var place: String
+    /// When, seconds on the scans' clock.
+    public var time: Double
+
+    /// Creates an event.
+    public init(_ kind: Kind, place: String, time: Double) {
+        self.kind = kind
+        self.place = place
+        self.time = time
+    }
+}
+
+/// Turns noisy per-scan place estimates into steady enter / exit / current events, with
+/// hysteresis: one stray scan never flips the place.
+///
+/// A scan *votes* for the place its estimate names (or for "no place") when the estimate's
+/// probability is at least ``Configuration/minimumProbability``; less sure scans are neutral.
+/// A place other than the current one takes over when it wins ``Configuration/requiredScans``
+/// consecutive votes, or at least two consecutive votes spanning
+/// ``Configuration/requiredDuration`` seconds (for slow scanners); a vote for the current place
+/// starts the count again. Time is the scans' clock, so replays are deterministic. On a change
+/// the exit of the old place comes before the enter of the new one; while in a place, every
+/// observation also reports it as current.
+///
+/// With the defaults (3 votes, 3 s, probability 0.6) a device scanning once a second is reported
+/// in a new place 2 s after its estimates turn; on the package's simulated two-room walk (see
+/// the tests), that is about 4 s after the device really crossed the wall, while ten minutes
+/// standing by that wall give no flip.
+///
+/// ```swift
+/// var monitor = PlaceMonitor()
+/// for scan in scans {
+///     let estimate = containment.estimate(for: fix)      // or a room classifier's answer
+///     for event in monitor.observe(estimate, at: scan.time) where event.kind != .current {
+///         print(event.kind, event.place)                 // exit hall, enter kitchen
+///     }
+/// }
+/// ```
+public struct PlaceMonitor: Sendable {
+    /// The hysteresis settings.
+    public struct Configuration: Hashable, Sendable {
+        /// Consecutive votes a new place must win; default 3 (at least 2 are always needed).
+        public var requiredScans: Int
+        /// Seconds over which two or more consecutive votes also suffice, for slow scanners; default 3.
+        public var requiredDuration: Double
+        /// The probability an estimate needs to vote; default 0.6.
+        public var minimumProbability: Double
+        /// Seconds without any observation after which ``PlaceMonitor/advance(to:)`` leaves the
+        /// current place; default 30.
+        public var exitTimeout: Double
+
+        /// Creates settings.
+        public init(requiredScans: Int = 3, requiredDuration: Double = 3, minimumProbability: Double = 0.6,
+                    exitTimeout: Double = 30) {
+            self.requiredScans = requiredScans
+            self.requiredDuration = requiredDuration
+            self.minimumProbability = minimumProbability
+            self.exitTimeout = exitTimeout
+        }
+    }
+
+    /// The settings.
+    public var configuration: Configuration
+    /// The place the device is in, or `nil` for none (or not yet known).
+    public private(set) var currentPlace: String?
+    /// The place winning votes against the current one (`.some(nil)`: no place), if any.
+    public private(set) var candidate: String??
+    /// How many consecutive votes ``candidate`` has won.
+    public private(set) var candidateVotes = 0
+
+    private var candidateSince = 0.0
+    private var lastTime: Double?
+
+    /// Creates a monitor in no place.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Takes in one scan's estimate and returns the events it causes: an exit and/or an enter on
+    /// a change, then `current` while in a place.
+    public mutating func observe(_ estimate: PlaceEstimate, at time: Double) -> [PlaceEvent] {
+        lastTime = Swift.max(lastTime ?? time, time)
+        var events: [PlaceEvent] = []
+        if estimate.probability >= configuration.minimumProbability {
+            if estimate.place == currentPlace {
+                candidate = nil
+                candidateVotes = 0
+            } else if candidate == .some(estimate.place) {
+                candidateVotes += 1
+            } else {
+                candidate = .some(estimate.place)
+                candidateVotes = 1
+                candidateSince = time
+            }
+            if let next = candidate, candidateVotes >= Swift.max(2, configuration.requiredScans)
+                || (candidateVotes >= 2 && time - candidateSince >= configuration.requiredDuration) {
+                events += switchPlace(to: next, at: time)
+            }
+        }
+        if let currentPlace { events.append(PlaceEvent(.current, place: currentPlace, time: time)) }
+        return events
+    }
+
+    /// Leaves the current place when nothing was observed for ``Configuration/exitTimeout``
+    /// seconds before `time`; the exit is dated when it fell due.
+    public mutating func advance(to time: Double) -> [PlaceEvent] {
+        guard let lastTime, let currentPlace, time - lastTime >= configuration.exitTimeout else { return [] }
+        reset()
+        return [PlaceEvent(.exit, place: currentPlace, time: lastTime + configuration.exitTimeout)]
+    }
+
+    /// Forgets the place and the votes without reporting anything, so that the next place is
+    /// entered afresh.
+    public mutating func reset() {
+        currentPlace = nil
+        candidate = nil
+        candidateVotes = 0
+        lastTime = nil
+    }
+
+    private mutating func switchPlace(to place: String?, at time: Double) -> [PlaceEvent] {
+        var events: [PlaceEvent] = []
+        if let old = currentPlace { events.append(PlaceEvent(.exit, place: old, time: time)) }
+        if let place { events.append(PlaceEvent(.enter, place: place, time: time)) }
+        currentPlace = place
+        candidate = nil
+        candidateVotes = 0
+        return events
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Which place a fix is in, as a probability that takes its accuracy radius into account.
+///
+/// A fix is read as a circular 2-D Gaussian around its point whose 68 % radius is the fix's
+/// ``Fix/accuracy`` (see ``PositionEstimate``): the per-axis standard deviation is
+/// σ = accuracy / √(−2 ln 0.32) ≈ accuracy / 1.5096. The probability of a place is the mass of
+/// that Gaussian inside the place's shape, computed without sampling:
+///
+/// - a circle: P(|X − c| ≤ R) for X ~ N(m, σ²I) is the CDF of a non-central χ² with two degrees
+///   of freedom (1 − Marcum Q₁(d/σ, R/σ)), summed as its Poisson mixture
+///   Σⱼ Pois(j; d²/2σ²) · P(Pois(R²/2σ²) ≥ j + 1), whose terms are all positive;
+/// - a polygon: the sum over its edges of the signed mass of the triangle (mean, edge), each the
+///   angular integral (1/2π) ∫ (1 − exp(−r(θ)²/2σ²)) dθ, by adaptive Simpson quadrature.
+///
+/// A fix with accuracy 0 is a point: probability 1 inside (edge included), 0 outside.
+///
+/// ```swift
+/// let containment = PlaceContainment(venue: venue)
+/// for membership in containment.memberships(of: fix) {
+///     print(membership.place.id, membership.probability)   // "kitchen" 0.93, "hall" 0.07
+/// }
+/// let estimate = containment.estimate(for: fix)            // PlaceEstimate(place: "kitchen", probability: 0.93)
+/// ```
+public struct PlaceContainment: Sendable {
+    /// A place and the probability that the fix is in it.
+    public struct Membership: Hashable, Sendable {
+        /// The place.
+        public var place: Venue.Place
+        /// The probability, 0…1.
+        public var probability: Double
+    }
+
+    /// The places with a geometry, in venue order.
+    public let places: [Venue.Place]
+
+    /// Takes the circle and polygon places of a venue (labels have no geometry to be in).
+    public init(venue: Venue) {
+        self.init(places: venue.places)
+    }
+
+    /// Takes the circle and polygon places of a list.
+    public init(places: [Venue.Place]) {
+        self.places = places.filter { $0.shape.area != nil }
+    }
+
+    /// The places of the fix's floor (of every floor when the fix has none) that hold at least
+    /// `minimumProbability` of it, most probable first (ties: the smaller place first).
+    public func memberships(of fix: Fix, minimumProbability: Double = 1e-3) -> [Membership] {
+        let sigma = Self.standardDeviation(accuracy: fix.accuracy)
+        let point = fix.point.planar
+        var found: [Membership] = []
+        for place in places where fix.floor == nil || fix.floor == place.floor {
+            let probability = Self.probability(of: place.shape, aroundMean: point, standardDeviation: sigma)
+            if probability >= minimumProbability { found.append(Membership(place: place, probability: probability)) }
+        }
+        return found.sorted {
+            $0.probability != $1.probability ? $0.probability > $1.probability
+                : ($0.place.shape.area ?? 0) < ($1.place.shape.area ?? 0)
+        }
+    }
+
+    /// The place a fix is most probably in, as the per-scan input of a ``PlaceMonitor``: of the
+    /// places holding at least half of the fix, the smallest (a desk inside a hall wins over the
+    /// hall, as with ``PlaceLocator``), with its probability; when none does, no place, with the
+    /// probability 1 − (the largest probability of a place).
+    public func estimate(for fix: Fix) -> PlaceEstimate {
+        let found = memberships(of: fix)
+        let likely = found.filter { $0.probability >= 0.5 }
+        if let smallest = likely.min(by: { ($0.place.shape.area ?? 0) < ($1.place.shape.area ?? 0) }) {
+            return PlaceEstimate(place: smallest.place.id, probability: smallest.probability)
+        }
+        return PlaceEstimate(place: nil, probability: 1 - (found.first?.probability ?? 0))
+    }
+
+    /// √(−2 ln 0.32): the 68 % radius of a circular 2-D Gaussian in per-axis standard deviations.
+    public static let radius68 = (-2 * log(0.32)).squareRoot()
+
+    /// The per-axis standard deviation of a fix whose 68 % radius is `accuracy`
+    /// (accuracy / 1.5096); 0 for a negative or non-finite accuracy.
+    public static func standardDeviation(accuracy: Double) -> Double {
+        guard accuracy.isFinite, accuracy > 0 else { return 0 }
+        return accuracy / radius68
+    }
+
+    /// The probability mass inside `shape` of a circular Gaussian around `mean` with per-axis
+    /// standard deviation `standardDeviation` (0: a point). A label holds nothing.
+    public static func probability(of shape: Venue.Place.Shape, aroundMean mean: PlanarPoint,
+                                   standardDeviation sigma: Double) -> Double {
+        switch shape {
+        case .label:
+            return 0
+        case .circle(let center, let radius, _):
+            return circleProbability(offset: center.distance(to: mean), radius: radius, standardDeviation: sigma)
+        case .polygon(let vertices):
+            return polygonProbability(vertices, mean: mean, standardDeviation: sigma)
+        }
+    }
+
+    /// P(|X − c| ≤ R) for X ~ N(m, σ²I) with |m − c| = `offset`: 1 − Q₁(d/σ, R/σ).
+    ///
+    /// At the centre it is 1 − exp(−R²/2σ²). Far outside (more than 12 σ beyond the edge) it is
+    /// 0, far inside 1; for a circle more than 300 σ across it is the straight-edge limit
+    /// Φ((R − d)/σ).
+    public static func circleProbability(offset: Double, radius: Double, standardDeviation sigma: Double) -> Double {
+        guard radius > 0, radius.isFinite, offset.isFinite else { return 0 }
+        guard sigma > 0, sigma.isFinite else { return offset <= radius ? 1 : 0 }
+        let a = offset / sigma, b = radius / sigma
+        if a - b > 12 { return 0 }
+        if b - a > 12 { return 1 }
+        let mu = a * a / 2, nu = b * b / 2
+        if mu > 45_000 { return 0.5 * erfc(-(b - a) / 2.0.squareRoot()) }
+        // Σⱼ w_j · U_j, w_j = Pois(j; mu), U_j = P(Pois(nu) ≥ j + 1) = 1 − Σ_{i ≤ j} Pois(i; nu).
+        let logMu = mu > 0 ? log(mu) : -Double.infinity
+        let logNu = log(nu)
+        var logWeight = -mu
+        var logPoisson = -nu
+        var cumulative = exp(logPoisson)
+        var total = 0.0
+        var weightSum = 0.0
+        let last = Int(mu + 12 * mu.squareRoot() + 40)
+        var j = 0
+        while true {
+            let weight = exp(logWeight)
+            let upper = Swift.max(0, 1 - cumulative)
+            total += weight * upper
+            weightSum += weight
+            if j >= last || (Double(j) > mu && (upper < 1e-17 || weightSum > 1 - 1e-16)) { break }
+            j += 1
+            logWeight += logMu - log(Double(j))
+            logPoisson += logNu - log(Double(j))
+            cumulative += exp(logPoisson)
+        }
+        return Swift.min(1, Swift.max(0, total))
+    }
+
+    /// The mass of a circular Gaussian inside a simple polygon: Σ over edges of the signed mass of
+    /// the triangle (mean, a, b), (1/2π) ∫ (1 − exp(−r(θ)²/2σ²)) dθ over the edge's angle.
+    public static func polygonProbability(_ vertices: [PlanarPoint], mean: PlanarPoint,
+                                          standardDeviation sigma: Double) -> Double {
+        guard vertices.count >= 3 else { return 0 }
+        guard sigma > 0, sigma.isFinite else { return PlanarGeometry.contains(vertices, mean) ? 1 : 0 }
+        if PlanarGeometry.distanceToBoundary(vertices, mean) > 12 * sigma {
+            return PlanarGeometry.contains(vertices, mean) ? 1 : 0
+        }
+        var total = 0.0
+        var previous = vertices[vertices.count - 1]
+        for vertex in vertices {
+            let ax = (previous.x - mean.x) / sigma, ay = (previous.y - mean.y) / sigma
+            let bx = (vertex.x - mean.x) / sigma, by = (vertex.y - mean.y) / sigma
+            previous = vertex
+            total += triangleMass(ax: ax, ay: ay, bx: bx, by: by)
+        }
+        return Swift.min(1, Swift.max(0, abs(total)))
+    }
+
+    /// The signed mass of the standard Gaussian in the triangle (0, a, b), positive when a → b
+    /// turns counter-clockwise.
+    private static func triangleMass(ax: Double, ay: Double, bx: Double, by: Double) -> Double {
+        let cross = ax * by - ay * bx
+        let dot = ax * bx + ay * by
+        let ex = bx - ax, ey = by - ay
+        let length = (ex * ex + ey * ey).squareRoot()
+        guard length > 0, abs(cross) > 1e-300 else { return 0 }
+        let angle = atan2(cross, dot)
+        let h = abs(cross) / length
+        // The foot of the perpendicular from the origin to the line ab.
+        let t = -(ax * ex + ay * ey) / (length * length)
+        let foot = atan2(ay + t * ey, ax + t * ex)
+        let start = atan2(ay, ax)
+        let halfH2 = h * h / 2
+        let integrand: (Double) -> Double = { theta in
+            let c = Swift.max(cos(theta - foot), 1e-300)
+            return -expm1(-halfH2 / (c * c))
+        }
+        let integral = adaptiveSimpson(integrand, from: start, to: start + angle, tolerance: 1e-12)
+        return integral / (2 * .pi)
+    }
+
+    /// ∫ f over [a, b] by adaptive Simpson quadrature.
+    static func adaptiveSimpson(_ f: (Double) -> Double, from a: Double, to b: Double, tolerance: Double) -> Double {
+        let fa = f(a), fb = f(b), m = (a + b) / 2, fm = f(m)
+        let whole = (b - a) / 6 * (fa + 4 * fm + fb)
+        return simpsonStep(f, a, b, fa, fm, fb, whole, tolerance, depth: 40)
+    }
+
+    private static func simpsonStep(_ f: (Double) -> Double, _ a: Double, _ b: Double, _ fa: Double, _ fm: Double,
+                                    _ fb: Double, _ whole: Double, _ tolerance: Double, depth: Int) -> Double {
+        let m = (a + b) / 2
+        let lm = (a + m) / 2, rm = (m + b) / 2
+        let flm = f(lm), frm = f(rm)
+        let left = (m - a) / 6 * (fa + 4 * flm + fm)
+        let right = (b - m) / 6 * (fm + 4 * frm + fb)
+        let difference = left + right - whole
+        if depth <= 0 || abs(difference) <= 15 * tolerance {
+            return left + right + difference / 15
+        }
+        return simpsonStep(f, a, m, fa, flm, fm, left, tolerance / 2, depth: depth - 1)
+            + simpsonStep(f, m, b, fm, frm, fb, right, tolerance / 2, depth: depth - 1)
+    }
+}

@@ -1,0 +1,93 @@
+/// A long-lived ``PlaceRanking`` that tells listeners when the order changes: Hekaerge's object,
+/// with its synchronous read and its `didChangeLocation` delegate, plus an `AsyncSequence`.
+///
+/// Feed it fixes (or, without a positioning engine, the beacons in range); it re-sorts and
+/// notifies only when the order really changes or the position becomes known or unknown.
+///
+/// ```swift
+/// let ranker = PlaceRanker(places: venue.places)
+/// await ranker.setChangeHandler { update in print(update.places.map(\.place.id)) }   // the delegate
+/// Task { for await update in await ranker.updates() { print(update.places.first?.place.id ?? "-") } }
+/// await ranker.update(with: fix)
+/// let now = await ranker.orderedPlaces                                                 // the synchronous read
+/// ```
+public actor PlaceRanker {
+    /// What listeners receive: the new order with distances, and the position it was measured from.
+    public struct Update: Hashable, Sendable {
+        /// The places in ranked order (input order, with `nil` distances, when no position is known).
+        public var places: [PlaceRanking.RankedPlace]
+        /// The position, or `nil` when it became unknown.
+        public var position: PlaceRanking.Position?
+    }
+
+    private var ranking: PlaceRanking
+    private var changeHandler: (@Sendable (Update) -> Void)?
+    private var continuations: [Int: AsyncStream<Update>.Continuation] = [:]
+    private var nextListener = 0
+
+    /// Creates a ranker of `places`, in their order until a position is known.
+    public init(places: [Venue.Place]) {
+        ranking = PlaceRanking(places: places)
+    }
+
+    /// The places in ranked order, or in input order when no position is known.
+    public var orderedPlaces: [Venue.Place] { ranking.orderedPlaces }
+
+    /// The places in ranked order with their distances.
+    public var rankedPlaces: [PlaceRanking.RankedPlace] { ranking.rankedPlaces }
+
+    /// The places in the order given.
+    public var defaultPlaces: [Venue.Place] { ranking.places }
+
+    /// The current position, if known.
+    public var position: PlaceRanking.Position? { ranking.position }
+
+    /// Sets (or, with `nil`, removes) the callback that runs after every change, on the ranker.
+    public func setChangeHandler(_ handler: (@Sendable (Update) -> Void)?) {
+        changeHandler = handler
+    }
+
+    /// A stream of the changes from now on; it ends when the ranker is gone or the listener stops.
+    public func updates() -> AsyncStream<Update> {
+        let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = nextListener
+        nextListener += 1
+        continuations[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeListener(id) }
+        }
+        return stream
+    }
+
+    /// Moves the position to a fix's and notifies when the order changed.
+    @discardableResult
+    public func update(with fix: Fix) -> Bool {
+        update(position: PlaceRanking.Position(fix: fix))
+    }
+
+    /// Moves the position to the nearest beacon in range with a known place (see
+    /// ``PlaceRanking/position(nearestOf:in:)``), or forgets it when there is none.
+    @discardableResult
+    public func update(nearestOf sightings: [PlaceRanking.BeaconSighting], in venue: Venue) -> Bool {
+        update(position: PlaceRanking.position(nearestOf: sightings, in: venue))
+    }
+
+    /// Moves (or forgets) the position; notifies and returns `true` when the order or the
+    /// position's state changed.
+    @discardableResult
+    public func update(position: PlaceRanking.Position?) -> Bool {
+        guard ranking.update(position: position) else { return false }
+        let update = Update(places: ranking.rankedPlaces, position: ranking.position)
+        changeHandler?(update)
+        for continuation in continuations.values { continuation.yield(update) }
+        return true
+    }
+
+    private func removeListener(_ id: Int) {
+        continuations[id] = nil
+    }
+
+    deinit {
+        for continuation in continuations.values { continuation.finish() }
+    }
+}

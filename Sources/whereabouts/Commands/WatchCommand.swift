@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import Whereabouts
+
+/// `whereabouts watch`
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Replay a recording as a stream of events: regions and places entered and left.",
+        discussion: """
+        Each device gets an event hub (Bluenet Localization's events). Every proximity UUID of the \
+        venue's beacons is tracked as a region named by the UUID: enterRegion on its first sighting, \
+        exitRegion after --exit-timeout seconds of scan time without one. Every scan is located (as \
+        `locate` does) and the place the fix is in — the probability mass of the fix, a Gaussian whose \
+        68 % radius is its accuracy, inside each place — goes through the place monitor's hysteresis \
+        (a new place must win 3 consecutive scans, or 2 over 3 s): exitLocation, then enterLocation. \
+        When the recording ends, time runs on until every pending exit has fallen due.
+
+        Lines: time, device, topic, and what entered or left. --json prints one JSON object a line: \
+        {"t", "device", "topic", "data"} with Bluenet's payloads (a reference id for regions, \
+        {"region", "location"} for places). --all adds the iBeaconAdvertisement batches (about one a \
+        second) and currentLocation (every located scan while in a place).
+
+        Algorithms: \(PositioningInputs.algorithmNames).
+
+        Examples:
+          whereabouts watch --venue Examples/venue.json --recording Examples/visit.jsonl
+          whereabouts watch --venue venue.json --recording walk.jsonl --json --exit-timeout 10
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
+    var venue: String
+
+    @Option(name: .long, help: ArgumentHelp("The recording to replay (\"-\" for standard input).", valueName: "recording.jsonl"))
+    var recording: String
+
+    @Option(name: .long, help: ArgumentHelp("A recording with truth for the algorithms that learn.", valueName: "train.jsonl"))
+    var train: String?
+
+    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames).", valueName: "name"))
+    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
+
+    @Option(name: .long, help: ArgumentHelp("Seconds without a sighting before a region is left.", valueName: "seconds"))
+    var exitTimeout: Double = 30
+
+    @Flag(name: .long, help: "Print one JSON object a line.")
+    var json = false
+
+    @Flag(name: .long, help: "Also print iBeaconAdvertisement batches and currentLocation events.")
+    var all = false
+
+    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
+    var lenient = false
+
+    func validate() throws {
+        guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
+    }
+
+    func run() async throws {
+        let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
+        let venueValue = try PositioningInputs.venue(venue)
+        let reader = try PositioningInputs.reader(recording, lenient: lenient)
+        let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
+        guard let algorithm = chosen.first else { return }
+        var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
+        let estimator = PlaceEstimator.containment(of: venueValue)
+        var uuids: [UUID] = []
+        for beacon in venueValue.beacons {
+            if let uuid = beacon.iBeacon?.uuid, !uuids.contains(uuid) { uuids.append(uuid) }
+        }
+        if uuids.isEmpty {
+            Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
+        }
+        let configuration = EventHub.Configuration(regionExitTimeout: exitTimeout)
+
+        var hubs: [String: EventHub] = [:]
+        var order: [String] = []
+        var out = TextOutput()
+        var lastTime = -Double.infinity
+        func hub(for device: String) async -> EventHub {
+            if let hub = hubs[device] { return hub }
+            let hub = EventHub(configuration: configuration, venue: venueValue)
+            for uuid in uuids { await hub.track(uuid: uuid, referenceId: uuid.uuidString) }
+            hubs[device] = hub
+            order.append(device)
+            return hub
+        }
+        func write(_ events: [MonitoringEvent], device: String) {
+            for event in events where all || Self.isChange(event) {
+                out.line(json ? Self.jsonLine(event, device: device) : Self.textLine(event, device: device))
+            }
+        }
+
+        while let scan = try reader.next() {
+            let device = scan.device ?? ""
+            let deviceHub = await hub(for: device)
+            lastTime = max(lastTime, scan.time)
+            write(await deviceHub.process(scan), device: device)
+            let fix = locators.locate(scan)
+            if let estimate = estimator.estimate(scan, fix) {
+                write(await deviceHub.process(estimate, at: scan.time), device: device)
+            }
+        }
+        // The recording is over: let time run until every pending exit has fallen due.
+        let end = lastTime + max(exitTimeout, PlaceMonitor.Configuration().exitTimeout)
+        for device in order {
+            guard let deviceHub = hubs[device] else { continue }
+            write(await deviceHub.advance(to: end), device: device)
+            write(await deviceHub.flush(), device: device)
+        }
+        out.flush()
+        PositioningInputs.warnAboutSkippedLines(reader)
+    }
+
+    /// Whether an event is an enter or an exit (what is printed without --all).
+    static func isChange(_ event: MonitoringEvent) -> Bool {
+        switch event.kind {
+        case .enterRegion, .exitRegion, .enterLocation, .exitLocation: true
+        case .advertisements, .currentLocation: false
+        }
+    }
+
+    /// `1700000012 visitor enterLocation hall3 (region E2C56DB5-…)`
+    static func textLine(_ event: MonitoringEvent, device: String) -> String {
+        let what: String
+        switch event.kind {
+        case .advertisements(let packets): what = "\(packets.count) packet\(packets.count == 1 ? "" : "s")"
+        case .enterRegion(let id), .exitRegion(let id): what = id
+        case .enterLocation(let region, let place), .exitLocation(let region, let place), .currentLocation(let region, let place):
+            what = place + (region.map { " (region \($0))" } ?? "")
+        }
+        return "\(event.time.formatted(3)) \(device.isEmpty ? "-" : device) \(event.topic) \(what)"
+    }
+
+    /// `{"t", "device", "topic", "data"}`
+    static func jsonLine(_ event: MonitoringEvent, device: String) -> String {
+        var members: [(key: String, value: JSONValue)] = [("t", .number(event.time))]
+        if !device.isEmpty { members.append(("device", .string(device))) }
+        members.append(("topic", .string(event.topic)))
+        members.append(("data", event.payload))
+        return JSONWriter().string(from: .object(members))
+    }
+}
+
+/// Where `watch` gets each scan's place estimate: one function, swapped to change the source.
+///
+/// Today the estimate is the containment of the scan's fix (``PlaceContainment/estimate(for:)``);
+/// a room classifier (`--model`) plugs in by building another `PlaceEstimator` whose function
+/// classifies the scan's readings (it gets the scan and, if any, its fix) and returns its label
+/// with its probability, or `nil` when it has no answer.
+struct PlaceEstimator {
+    /// The estimate of one scan, given its fix if it got one; `nil` gives the monitor nothing.
+    let estimate: (Scan, Fix?) -> PlaceEstimate?
+
+    /// The place a fix is in, by the probability mass of the fix inside each place.
+    static func containment(of venue: Venue) -> PlaceEstimator {
+        let containment = PlaceContainment(venue: venue)
+        return PlaceEstimator { _, fix in fix.map(containment.estimate(for:)) }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// `whereabouts rank` and `whereabouts watch` on the bundled example, whose visitor walks through
+/// halls 3, 4, 6 and 8, going upstairs in hall 8 (hall81).
+@Suite("whereabouts rank and watch")
+struct PlaceCommandTests {
+    private let venue = "Examples/venue.json"
+    private let visit = "Examples/visit.jsonl"
+
+    private func objects(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func helpHasExamples() throws {
+        for command in ["rank", "watch"] {
+            let output = try CommandRunner.run([command, "--help"])
+            #expect(output.status == 0)
+            #expect(output.standardOutput.contains("Examples"))
+            #expect(output.standardOutput.contains("whereabouts \(command) --venue"))
+        }
+    }
+
+    @Test func rankPrintsTheOrderEachTimeItChanges() throws {
+        let output = try CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try objects(output.standardOutput)
+        #expect(lines.count > 5)
+        var previous: [String]?
+        for line in lines {
+            let places = try #require(line["places"] as? [[String: Any]])
+            let ids = places.compactMap { $0["id"] as? String }
+            #expect(ids.count == 10 && Set(ids).count == 10)   // every place of the venue, once
+            #expect(ids != previous)                            // a line only when the order changed
+            previous = ids
+            // Distances rise along the order, except inside places (smaller first) and on ties.
+            let distances = places.compactMap { $0["distance"] as? Double }
+            let outside = distances.filter { $0 > 0 }
+            #expect(outside == outside.sorted())
+            #expect(distances.firstIndex { $0 > 0 }.map { distances[..<$0].allSatisfy { $0 <= 0 } } ?? true)
+        }
+        // The visitor starts in hall 3 and ends upstairs in hall 8: hall81 before hall8 then.
+        let first = try #require(lines.first?["places"] as? [[String: Any]])
+        let last = try #require(lines.last?["places"] as? [[String: Any]])
+        #expect(first.first?["id"] as? String == "hall3")
+        #expect(last.prefix(2).compactMap { $0["id"] as? String } == ["hall81", "hall8"])
+        #expect(lines.last?["floor"] as? Int == 1)
+    }
+
+    @Test func rankTopPrintsTheFirstPlacesAsText() throws {
+        let output = try CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--top", "2"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = output.standardOutput.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("1700000000 visitor (") == true)
+        #expect(lines.first?.contains("floor 0: hall3 -") == true)
+        #expect(lines.allSatisfy { $0.split(separator: ",").count >= 2 })
+        let bad = try CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--top", "0"])
+        #expect(bad.status != 0 && bad.standardError.contains("--top"))
+    }
+
+    @Test func watchReportsRegionsAndHallsInOrder() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A second walk of the example (another seed) to train on.
+        let train = directory.appendingPathComponent("train.jsonl").path
+        let simulated = try CommandRunner.run(["simulate", "--preset", "example", "--seed", "7", "-o", train])
+        #expect(simulated.status == 0, "\(simulated.standardError)")
+        let output = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--train", train, "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let events = try objects(output.standardOutput)
+        let topics = events.compactMap { $0["topic"] as? String }
+        // The campus region (the venue's one UUID) is entered first and left last, 30 s after the
+        // last scan (t = 1700000624).
+        let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+        #expect(topics.first == "enterRegion" && events.first?["data"] as? String == uuid)
+        #expect(topics.filter { $0.hasSuffix("Region") } == ["enterRegion", "exitRegion"])
+        #expect(events.first { $0["topic"] as? String == "exitRegion" }?["t"] as? Double == 1_700_000_654)
+        // Places alternate enter/exit, each exit naming the place entered before it.
+        let places = events.filter { ($0["topic"] as? String)?.hasSuffix("Location") == true }
+        var inside: String?
+        var visited: [String] = []
+        for event in places {
+            let data = try #require(event["data"] as? [String: Any])
+            #expect(data["region"] as? String == uuid)
+            let place = try #require(data["location"] as? String)
+            if event["topic"] as? String == "enterLocation" {
+                #expect(inside == nil)
+                inside = place
+                if visited.last != place { visited.append(place) }
+            } else {
+                #expect(event["topic"] as? String == "exitLocation" && inside == place)
+                inside = nil
+            }
+        }
+        #expect(inside == nil)   // left at the end
+        #expect(visited == ["hall3", "hall4", "hall6", "hall8", "hall81"])
+        // Neither batches nor current-location events without --all.
+        #expect(!topics.contains("iBeaconAdvertisement") && !topics.contains("currentLocation"))
+    }
+
+    @Test func watchPrintsTextAndEverythingWithAll() throws {
+        let output = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--all", "--exit-timeout", "5"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = output.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "1700000000 visitor enterRegion E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
+        #expect(lines.contains { $0.contains(" iBeaconAdvertisement 3 packets") })
+        // The last scan is at 1700000624: the region is left 5 s later.
+        #expect(lines.contains("1700000629 visitor exitRegion E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        let bad = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--exit-timeout", "0"])
+        #expect(bad.status != 0 && bad.standardError.contains("--exit-timeout"))
+    }
+}
