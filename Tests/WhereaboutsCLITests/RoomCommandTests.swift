@@ -65,6 +65,24 @@ struct RoomCommandTests {
         #expect(table.standardOutput.hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
     }
 
+    /// The venue's beacons have no positions, so only a room classifier can name the places:
+    /// `watch --model` enters the kitchen, then leaves it before entering the study.
+    @Test func watchNamesPlacesWithAModel() throws {
+        let (directory, venue, train, test) = try files()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = directory.appendingPathComponent("model.json")
+        let trained = try CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "-o", model.path])
+        #expect(trained.status == 0, "\(trained.standardError)")
+        let output = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", test.path, "--model", model.path])
+        #expect(output.status == 0, "\(output.standardError)")
+        let places = output.standardOutput.split(separator: "\n").filter { $0.contains("Location") }.map {
+            $0.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ")
+        }
+        #expect(places == ["enterLocation kitchen", "exitLocation kitchen", "enterLocation study", "exitLocation study"])
+        let missing = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", test.path, "--model", "nothing.json"])
+        #expect(missing.status != 0 && missing.standardError.contains("nothing.json"))
+    }
+
     @Test func bluenetExportTrainsTheSameModel() throws {
         let (directory, venue, train, _) = try files()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -6,7 +6,7 @@ import Whereabouts
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Replay a recording as a stream of events: regions and places entered and left.",
+        abstract: "Turn sightings into a stream of events: regions and places entered and left.",
         discussion: """
         Each device gets an event hub (Bluenet Localization's events). Every proximity UUID of the \
         venue's beacons is tracked as a region named by the UUID: enterRegion on its first sighting, \
@@ -14,7 +14,10 @@ struct WatchCommand: AsyncParsableCommand {
         `locate` does) and the place the fix is in — the probability mass of the fix, a Gaussian whose \
         68 % radius is its accuracy, inside each place — goes through the place monitor's hysteresis \
         (a new place must win 3 consecutive scans, or 2 over 3 s): exitLocation, then enterLocation. \
-        When the recording ends, time runs on until every pending exit has fallen due.
+        With --model the place comes from a room classifier trained by `whereabouts train` instead \
+        (its smoothed answer and probability, per device and track); it needs no beacon positions. \
+        The sightings come from a recording, a live adapter (--adapter, Linux) or a btsnoop capture \
+        (--btsnoop). When they end, time runs on until every pending exit has fallen due.
 
         Lines: time, device, topic, and what entered or left. --json prints one JSON object a line: \
         {"t", "device", "topic", "data"} with Bluenet's payloads (a reference id for regions, \
@@ -26,14 +29,18 @@ struct WatchCommand: AsyncParsableCommand {
         Examples:
           whereabouts watch --venue Examples/venue.json --recording Examples/visit.jsonl
           whereabouts watch --venue venue.json --recording walk.jsonl --json --exit-timeout 10
+          whereabouts watch --venue venue.json --recording walk.jsonl --model model.json
+          whereabouts watch --venue venue.json --adapter hci0 --model model.json
         """
     )
 
     @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
     var venue: String
 
-    @Option(name: .long, help: ArgumentHelp("The recording to replay (\"-\" for standard input).", valueName: "recording.jsonl"))
-    var recording: String
+    @OptionGroup var source: SightingSourceOptions
+
+    @Option(name: .long, help: ArgumentHelp("A room classifier (from `whereabouts train`) that names each scan's place, instead of the fix's containment.", valueName: "model.json"))
+    var model: String?
 
     @Option(name: .long, help: ArgumentHelp("A recording with truth for the algorithms that learn.", valueName: "train.jsonl"))
     var train: String?
@@ -60,11 +67,17 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
         let venueValue = try PositioningInputs.venue(venue)
-        let reader = try PositioningInputs.reader(recording, lenient: lenient)
+        var estimator: PlaceEstimator
+        if let model {
+            guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
+            estimator = .classifier(try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker())
+        } else {
+            estimator = .containment(of: venueValue)
+        }
+        let reader = try source.open(lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
         var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
-        let estimator = PlaceEstimator.containment(of: venueValue)
         var uuids: [UUID] = []
         for beacon in venueValue.beacons {
             if let uuid = beacon.iBeacon?.uuid, !uuids.contains(uuid) { uuids.append(uuid) }
@@ -92,12 +105,12 @@ struct WatchCommand: AsyncParsableCommand {
             }
         }
 
-        while let scan = try reader.next() {
+        while let scan = try await reader.next() {
             let device = scan.device ?? ""
             let deviceHub = await hub(for: device)
             lastTime = max(lastTime, scan.time)
             write(await deviceHub.process(scan), device: device)
-            let fix = locators.locate(scan)
+            let fix = estimator.needsFixes ? locators.locate(scan) : nil
             if let estimate = estimator.estimate(scan, fix) {
                 write(await deviceHub.process(estimate, at: scan.time), device: device)
             }
@@ -110,7 +123,8 @@ struct WatchCommand: AsyncParsableCommand {
             write(await deviceHub.flush(), device: device)
         }
         out.flush()
-        PositioningInputs.warnAboutSkippedLines(reader)
+        reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
+        if let summary = reader.summary { Terminal.error(summary) }
     }
 
     /// Whether an event is an enter or an exit (what is printed without --all).
@@ -143,19 +157,41 @@ struct WatchCommand: AsyncParsableCommand {
     }
 }
 
-/// Where `watch` gets each scan's place estimate: one function, swapped to change the source.
-///
-/// Today the estimate is the containment of the scan's fix (``PlaceContainment/estimate(for:)``);
-/// a room classifier (`--model`) plugs in by building another `PlaceEstimator` whose function
-/// classifies the scan's readings (it gets the scan and, if any, its fix) and returns its label
-/// with its probability, or `nil` when it has no answer.
+/// Where `watch` gets each scan's place estimate: the containment of the scan's fix, or a room
+/// classifier's smoothed answer.
 struct PlaceEstimator {
-    /// The estimate of one scan, given its fix if it got one; `nil` gives the monitor nothing.
-    let estimate: (Scan, Fix?) -> PlaceEstimate?
+    private enum Source {
+        case containment(PlaceContainment)
+        case classifier(PlaceTracker)
+    }
+
+    private var source: Source
+
+    /// Whether the estimate needs the scan's fix (containment does; a classifier does not).
+    var needsFixes: Bool {
+        if case .containment = source { return true }
+        return false
+    }
 
     /// The place a fix is in, by the probability mass of the fix inside each place.
     static func containment(of venue: Venue) -> PlaceEstimator {
-        let containment = PlaceContainment(venue: venue)
-        return PlaceEstimator { _, fix in fix.map(containment.estimate(for:)) }
+        PlaceEstimator(source: .containment(PlaceContainment(venue: venue)))
+    }
+
+    /// The place a room classifier names, smoothed per device and track by `tracker`.
+    static func classifier(_ tracker: PlaceTracker) -> PlaceEstimator {
+        PlaceEstimator(source: .classifier(tracker))
+    }
+
+    /// The estimate of one scan, given its fix if it got one; `nil` gives the monitor nothing.
+    mutating func estimate(_ scan: Scan, _ fix: Fix?) -> PlaceEstimate? {
+        switch source {
+        case .containment(let containment):
+            return fix.map(containment.estimate(for:))
+        case .classifier(var tracker):
+            let result = tracker.classify(scan)
+            source = .classifier(tracker)
+            return result.map { PlaceEstimate(place: $0.place, probability: $0.probability) }
+        }
     }
 }
