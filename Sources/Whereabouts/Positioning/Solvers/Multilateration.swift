@@ -437,6 +437,14 @@ public struct Multilateration: PositionSolver {
                           uniform: uniform)
     }
 
+    /// The Huber weight k/a and loss k·a − k²/2 of a scaled residual a beyond the tuning constant
+    /// k. Out of line, so that the division is only done for the few ranges that need it rather
+    /// than for every range and thrown away.
+    @inline(never)
+    private static func huberTail(_ a: Double, _ k: Double) -> (weight: Double, rho: Double) {
+        (k / a, k * a - 0.5 * k * k)
+    }
+
     /// ``evaluate(_:at:spatial:plain:)`` with the options given, so that constants fold.
     @inline(__always)
     private func accumulate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
@@ -468,10 +476,7 @@ public struct Multilateration: PositionSolver {
                     break
                 case .huber:
                     let a = abs(u)
-                    if a > k {
-                        weightRobust = k / a
-                        rho = k * a - 0.5 * k * k
-                    }
+                    if a > k { (weightRobust, rho) = Self.huberTail(a, k) }
                 case .cauchy:
                     let q = u / k
                     weightRobust = 1 / (1 + q * q)
