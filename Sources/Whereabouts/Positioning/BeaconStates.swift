@@ -8,6 +8,10 @@ import Foundation
 /// a beacon unheard for longer than the locator's beacon timeout leaves the observations; its
 /// filter is forgotten after the bank's timeout (the beacon timeout when positive, else the bank's
 /// default), and a beacon heard again after that silence starts from a fresh filter.
+///
+/// Kalman filters (the default) are kept as such, in an array of plain values, rather than as
+/// ``BuiltInRSSIFilter`` enums, whose copies (the other kinds hold arrays) cost more than the
+/// filter's own arithmetic.
 struct BeaconStates: Sendable {
     /// How long a beacon stays in the observations after its latest reading, seconds.
     let beaconTimeout: Double
@@ -23,19 +27,33 @@ struct BeaconStates: Sendable {
     private var latestRSSI: [Double] = []
     private var latestTime: [Double] = []
     private var hasFilter: [Bool] = []
+    /// The filters of the kinds other than Kalman, by beacon.
     private var filters: [BuiltInRSSIFilter] = []
+    /// The Kalman filters, by beacon, when ``prototype`` is one.
+    private var kalmanFilters: [KalmanRSSIFilter] = []
     private var filterLastSeen: [Double] = []
     private let count: Int
+    /// Whether readings are filtered (``prototype`` is set).
+    private let filtered: Bool
+    /// ``prototype``'s Kalman filter, when it is one.
+    private let kalmanPrototype: KalmanRSSIFilter?
 
     /// States for `count` beacons, none heard yet.
     init(count: Int, beaconTimeout: Double, filter: BuiltInRSSIFilter?) {
         self.count = max(count, 0)
         self.beaconTimeout = beaconTimeout
         filterTimeout = beaconTimeout > 0 ? beaconTimeout : RSSIFilterBank<Int, BuiltInRSSIFilter>.defaultTimeout
-        prototype = filter.map { filter in
+        let prototype = filter.map { filter in
             var fresh = filter
             fresh.reset()
             return fresh
+        }
+        self.prototype = prototype
+        filtered = prototype != nil
+        if case .kalman(let kalman) = prototype {
+            kalmanPrototype = kalman
+        } else {
+            kalmanPrototype = nil
         }
     }
 
@@ -47,7 +65,11 @@ struct BeaconStates: Sendable {
         latestTime = [Double](repeating: 0, count: count)
         if let prototype {
             hasFilter = [Bool](repeating: false, count: count)
-            filters = [BuiltInRSSIFilter](repeating: prototype, count: count)
+            if let kalmanPrototype {
+                kalmanFilters = [KalmanRSSIFilter](repeating: kalmanPrototype, count: count)
+            } else {
+                filters = [BuiltInRSSIFilter](repeating: prototype, count: count)
+            }
             filterLastSeen = [Double](repeating: 0, count: count)
         }
         tracked.reserveCapacity(min(count, 64))
@@ -62,16 +84,34 @@ struct BeaconStates: Sendable {
         latestTime[index] = time
         track(index)
         // As RSSIFilterBank.add: a non-finite time is no sample.
-        guard let prototype, time.isFinite else { return }
+        guard filtered, time.isFinite else { return }
         if !hasFilter[index] {
             hasFilter[index] = true
-            filters[index] = prototype
+            resetFilter(index)
             filterLastSeen[index] = time
         } else if time - filterLastSeen[index] > filterTimeout {
+            resetFilter(index)
+        }
+        if kalmanPrototype != nil {
+            kalmanFilters[index].add(rssi: rssi, at: time)
+        } else {
+            filters[index].add(rssi: rssi, at: time)
+        }
+        filterLastSeen[index] = max(filterLastSeen[index], time)
+    }
+
+    /// Gives beacon `index` a fresh filter.
+    private mutating func resetFilter(_ index: Int) {
+        if let kalmanPrototype {
+            kalmanFilters[index] = kalmanPrototype
+        } else if let prototype {
             filters[index] = prototype
         }
-        filters[index].add(rssi: rssi, at: time)
-        filterLastSeen[index] = max(filterLastSeen[index], time)
+    }
+
+    /// The value of beacon `index`'s filter at `time`.
+    private func filterValue(_ index: Int, at time: Double) -> Double? {
+        kalmanPrototype != nil ? kalmanFilters[index].value(at: time) : filters[index].value(at: time)
     }
 
     private mutating func track(_ index: Int) {
@@ -100,17 +140,17 @@ struct BeaconStates: Sendable {
                 } else {
                     let raw = latestRSSI[index]
                     var rssi = raw
-                    if prototype != nil, hasFilter[index], !(time - filterLastSeen[index] > filterTimeout),
-                       let value = filters[index].value(at: time) {
+                    if filtered, hasFilter[index], !(time - filterLastSeen[index] > filterTimeout),
+                       let value = filterValue(index, at: time) {
                         rssi = value
                     }
                     body(index, rssi, raw)
                 }
             }
-            if prototype != nil, hasFilter[index], time - filterLastSeen[index] > filterTimeout {
+            if filtered, hasFilter[index], time - filterLastSeen[index] > filterTimeout {
                 hasFilter[index] = false
             }
-            if hasLatest[index] || (prototype != nil && hasFilter[index]) {
+            if hasLatest[index] || (filtered && hasFilter[index]) {
                 tracked[kept] = index
                 kept += 1
             } else {
@@ -125,7 +165,7 @@ struct BeaconStates: Sendable {
         for index in tracked {
             isTracked[index] = false
             hasLatest[index] = false
-            if prototype != nil { hasFilter[index] = false }
+            if filtered { hasFilter[index] = false }
         }
         tracked.removeAll(keepingCapacity: true)
     }

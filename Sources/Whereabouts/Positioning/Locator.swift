@@ -78,6 +78,9 @@ public struct Locator: Sendable {
     /// The observation arrays of the previous scan, kept for their capacity.
     private var signalBuffer: [BeaconSignal] = []
     private var rangeBuffer: [BeaconRange] = []
+    /// Per beacon, its latest range (its ``BeaconRange/rssi`` the RSSI it came from), reused while
+    /// that RSSI stays the same.
+    private var rangeCache: [BeaconRange?] = []
     /// The beacon ids of the previous fix, shared with the next one when it used the same beacons.
     private var lastFixBeacons: (indices: [Int], ids: [String]) = ([], [])
 
@@ -143,18 +146,27 @@ public struct Locator: Sendable {
         signals.reserveCapacity(beacons.tracked.count)
         ranges.reserveCapacity(beacons.tracked.count)
         // In beacon order, so that equal RSSIs always sort the same way.
-        let models = rangeModels
-        let deviation = configuration.rssiStandardDeviation, minimumRange = configuration.minimumRange
-        let metresPerUnit = metresPerUnit
         beacons.collect(at: time) { index, rssi, raw in
             signals.append(BeaconSignal(beaconIndex: index, rssi: rssi, rawRSSI: raw))
-            if index < models.count, let model = models[index],
-               let range = Self.range(of: index, model: model, rssi: rssi, rssiStandardDeviation: deviation,
-                                      minimumRange: minimumRange, metresPerUnit: metresPerUnit) {
+        }
+        Observation.sortSignals(&signals)
+        // The ranges in the order of the signals, strongest first: the order of distance when the
+        // beacons share a calibration, so that sorting them has little left to do.
+        if rangeCache.count != rangeModels.count { rangeCache = Array(repeating: nil, count: rangeModels.count) }
+        let deviation = configuration.rssiStandardDeviation, minimumRange = configuration.minimumRange
+        for signal in signals {
+            let index = signal.beaconIndex, rssi = signal.rssi
+            guard index < rangeModels.count, let model = rangeModels[index] else { continue }
+            // A beacon whose RSSI has not changed since the last scan (its filter took no new
+            // reading) keeps its range.
+            if let cached = rangeCache[index], cached.rssi.bitPattern == rssi.bitPattern {
+                ranges.append(cached)
+            } else if let range = Self.range(of: index, model: model, rssi: rssi, rssiStandardDeviation: deviation,
+                                             minimumRange: minimumRange, metresPerUnit: metresPerUnit) {
+                rangeCache[index] = range
                 ranges.append(range)
             }
         }
-        Observation.sortSignals(&signals)
         Observation.sortRanges(&ranges)
         return Observation(time: time, device: scan.device, sortedSignals: signals, sortedRanges: ranges)
     }

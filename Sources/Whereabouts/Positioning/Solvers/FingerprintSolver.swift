@@ -437,6 +437,16 @@ struct FingerprintTable: Sendable {
     let blocks: ContiguousArray<SIMD8<Double>>
     /// The fill of "not heard" in ``blocks``, or `nil` when they keep NaN.
     let blockFill: Double?
+    /// Per block, its centre: the mean of its rows' values (as in ``blocks``), one per beacon, so
+    /// that a block far from a query is passed over on the triangle inequality. Block b's starts
+    /// at b · ``centreStride``, zeros after its last beacon. Empty when the blocks keep NaN.
+    let centres: ContiguousArray<Double>
+    /// The width rounded up to a multiple of eight.
+    var centreStride: Int { (width + 7) / 8 * 8 }
+    /// Per block, each row's Manhattan distance to the centre over every beacon.
+    let manhattanRadii: ContiguousArray<SIMD8<Double>>
+    /// Per block, each row's Euclidean distance to the centre over every beacon.
+    let euclideanRadii: ContiguousArray<SIMD8<Double>>
     /// The blocks measured first for a query whose loudest beacon is c: entries
     /// c · ``seedsPerBeacon`` … (see ``seeds(of:width:)``).
     let seeds: ContiguousArray<Int>
@@ -444,6 +454,9 @@ struct FingerprintTable: Sendable {
     let points: ContiguousArray<PlanarPoint>
     /// Floor of each row, `Int.min` when unknown.
     let floors: ContiguousArray<Int>
+    /// Per block of ``blocks``: the floor its eight rows share (`Int.min` when all unknown), or
+    /// ``mixedFloors`` when they differ or the block has fewer than eight rows.
+    let blockFloors: ContiguousArray<Int>
     /// Floor of each beacon.
     let beaconFloors: ContiguousArray<Int>
     /// Every beacon index.
@@ -461,9 +474,12 @@ struct FingerprintTable: Sendable {
         self.values = values
         blockFill = fill
         blocks = Self.blocks(of: values, width: width, fill: fill)
+        (centres, manhattanRadii, euclideanRadii) = Self.centres(of: blocks, width: width, rows: samples.count,
+                                                                 filled: fill != nil)
         seeds = Self.seeds(of: values, width: width)
         points = ContiguousArray(samples.map(\.point))
         floors = ContiguousArray(samples.map { $0.floor ?? Int.min })
+        blockFloors = Self.blockFloors(of: floors)
         beaconFloors = ContiguousArray((0..<width).map { $0 < venue.floors.count ? venue.floors[$0] : 0 })
         allBeacons = ContiguousArray(0..<width)
         var byFloor: [Int: ContiguousArray<Int>] = [:]
@@ -485,6 +501,57 @@ struct FingerprintTable: Sendable {
         }
         return blocks
     }
+
+    /// The ``centres`` of filled `blocks` of `rows` rows and their rows' distances to them (rows
+    /// past the last: 0); nothing when the blocks are not filled.
+    static func centres(of blocks: ContiguousArray<SIMD8<Double>>, width: Int, rows: Int, filled: Bool)
+        -> (ContiguousArray<Double>, ContiguousArray<SIMD8<Double>>, ContiguousArray<SIMD8<Double>>) {
+        guard filled, width > 0 else { return ([], [], []) }
+        let blockCount = blocks.count / width
+        let stride = (width + 7) / 8 * 8
+        var centres = ContiguousArray<Double>(repeating: 0, count: blockCount * stride)
+        var manhattan = ContiguousArray<SIMD8<Double>>(repeating: .zero, count: blockCount)
+        var euclidean = ContiguousArray<SIMD8<Double>>(repeating: .zero, count: blockCount)
+        for block in 0..<blockCount {
+            let lanes = min(8, rows - block * 8)
+            var squares = SIMD8<Double>.zero
+            for column in 0..<width {
+                let values = blocks[block * width + column]
+                var sum = 0.0
+                for lane in 0..<lanes { sum += values[lane] }
+                let centre = sum / Double(lanes)
+                centres[block * stride + column] = centre
+                for lane in 0..<lanes {
+                    let d = values[lane] - centre
+                    manhattan[block][lane] += abs(d)
+                    squares[lane] += d * d
+                }
+            }
+            for lane in 0..<lanes { euclidean[block][lane] = squares[lane].squareRoot() }
+        }
+        return (centres, manhattan, euclidean)
+    }
+
+    /// The ``blockFloors`` entry of a block whose rows do not share one floor.
+    static let mixedFloors = Int.max
+
+    /// The floor shared by each block's eight rows (see ``blockFloors``).
+    static func blockFloors(of floors: ContiguousArray<Int>) -> ContiguousArray<Int> {
+        let rows = floors.count
+        return ContiguousArray((0..<(rows + 7) / 8).map { block in
+            let start = block * 8
+            guard start + 8 <= rows else { return mixedFloors }
+            let first = floors[start]
+            return floors[start..<start + 8].allSatisfy { $0 == first } && first != mixedFloors ? first : mixedFloors
+        })
+    }
+
+    /// How many of the query's loudest beacons make the lower bound a block must pass.
+    static let boundBeacons = 24
+
+    /// The relative margin by which the lower bound must exceed the k-th distance: far above the
+    /// rounding of a sum of a few dozen terms (~1e-14), far below any real difference.
+    static let boundMargin = 1e-9
 
     /// How many blocks ``seeds`` holds per beacon.
     static let seedsPerBeacon = 4
@@ -525,15 +592,17 @@ struct FingerprintTable: Sendable {
     /// beacon loudest (``seeds``) are measured first, so that the k-th distance is small early,
     /// then the others in order. The buffer holds the `k` least (distance, row) pairs seen so
     /// far, whatever the order they come in, so the neighbours, their distances and the ties are
-    /// those of the row-by-row search. A block stops early once every lane is past the distance of
-    /// the current k-th neighbour (checked every four beacons), and its lanes are looked at only
-    /// when one of them can enter the buffer.
+    /// those of the row-by-row search. Once the buffer is full, a block is passed over when the
+    /// triangle inequality around its centre (``centres``) puts every row past the k-th distance by
+    /// more than a relative 1e-9 (rounding moves sums by ~1e-15), and one whose floor
+    /// (``blockFloors``) is not the query's is passed over at once. A block stops early once every
+    /// lane is past the distance of the current k-th neighbour (checked every four beacons), and
+    /// its lanes are looked at only when one of them can enter the buffer.
     func nearest(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
                  metric: FingerprintSolver.Metric, fill: Double,
                  into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
         let capacity = buffer.count
         guard capacity > 0, width > 0, query.count >= width else { return 0 }
-        var found = 0
         let code: Int, penalty: Double
         switch metric {
         case .euclidean: (code, penalty) = (0, 0)
@@ -561,64 +630,139 @@ struct FingerprintTable: Sendable {
             }
             (loudest[slot], loudestRSSI[slot]) = (column, query[column])
         }
-        // The query with "not heard" as the fill, for the metrics that fill.
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: width) { filled in
+        // The query with "not heard" as the fill, for the metrics that fill, and zeros past the
+        // last beacon up to the ``centreStride``.
+        let stride = centreStride
+        let found = withUnsafeTemporaryAllocation(of: Double.self, capacity: max(stride, width)) { filled -> Int in
         for column in 0..<width { filled.initializeElement(at: column, to: query[column].isNaN ? fill : query[column]) }
+        for column in width..<max(stride, width) { filled.initializeElement(at: column, to: 0) }
         defer { filled.deinitialize() }
-        blocks.withUnsafeBufferPointer { matrix in
-            beacons.withUnsafeBufferPointer { columns in
+        // The centres bound the distances of the metrics that fill (see ``centres``).
+        let bounded = code != 2 && blockFill != nil && centres.count == blockCount * stride
+        return blocks.withUnsafeBufferPointer { matrix -> Int in
+          centres.withUnsafeBufferPointer { centres -> Int in
+            beacons.withUnsafeBufferPointer { columns -> Int in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: blockCount) { order -> Int in
                 let count = columns.count
-                /// Measures the rows of block `block` and enters those that belong in the buffer.
-                func measure(_ block: Int) {
+                // `beacons` holds distinct columns: as many as the width are all of them.
+                let filledChunks = UnsafeRawPointer(filled.baseAddress)
+                let centreChunks = UnsafeRawPointer(centres.baseAddress)
+                // The order measured: the seeds, so that the k-th distance is small early, then the
+                // others in order.
+                var ordered = 0
+                withUnsafeTemporaryAllocation(of: Bool.self, capacity: blockCount) { measured in
+                    measured.initialize(repeating: false)
+                    seeds.withUnsafeBufferPointer { seeds in
+                        for beacon in 0..<Self.seedBeacons where loudest[beacon] >= 0 {
+                            let first = loudest[beacon] * Self.seedsPerBeacon
+                            for index in 0..<Self.seedsPerBeacon {
+                                let block = seeds[first + index]
+                                guard block >= 0, block < blockCount, !measured[block] else { continue }
+                                measured[block] = true
+                                order[ordered] = block
+                                ordered += 1
+                            }
+                        }
+                    }
+                    for block in 0..<blockCount where !measured[block] {
+                        order[ordered] = block
+                        ordered += 1
+                    }
+                }
+                var found = 0
+                /// The term of beacon `column` for the eight rows of the block at `base`.
+                @inline(__always) func term(_ code: Int, _ column: Int, _ base: Int) -> Lanes {
+                    switch code {
+                    case 0:
+                        let d = Lanes(repeating: filled[column]) - matrix[base + column]
+                        return d * d
+                    case 1:
+                        let d = Lanes(repeating: filled[column]) - matrix[base + column]
+                        // |d|: the sign bit cleared, as `abs` does.
+                        return unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & magnitude, to: Lanes.self)
+                    default:
+                        let a = query[column], b = matrix[base + column]
+                        let bHeard = b .== b
+                        if a.isNaN { return zeros.replacing(with: penalties, where: bHeard) }
+                        let d = Lanes(repeating: a) - b
+                        return penalties.replacing(with: d * d, where: bHeard)
+                    }
+                }
+                for block in UnsafeBufferPointer(rebasing: order[..<ordered]) {
                     let start = block * 8
                     let base = block * width
                     // Lanes that are not rows of the floor (or not rows at all) start at infinity.
                     var sum = zeros
-                    for lane in 0..<8 {
-                        let row = start + lane
-                        if row >= rows || (floor != nil && floors[row] != Int.min && floors[row] != floor) {
-                            sum[lane] = .infinity
+                    let shared = blockFloors[block]
+                    if shared == Self.mixedFloors {
+                        for lane in 0..<8 {
+                            let row = start + lane
+                            if row >= rows || (floor != nil && floors[row] != Int.min && floors[row] != floor) {
+                                sum[lane] = .infinity
+                            }
                         }
+                    } else if let floor, shared != Int.min, shared != floor {
+                        continue
                     }
                     let full = found == capacity
+                    if full, bounded {
+                        // The triangle inequality around the block's centre p: a row r is at least
+                        // d(q, p) − d(p, r) from the query (over the beacons measured; d(p, r) over
+                        // every beacon is at least as large). Rounding moves those sums by a few
+                        // ulps, never by the relative margin: a lane it puts past the k-th distance
+                        // plus the margin cannot enter.
+                        let centre = block * stride
+                        var toCentre = 0.0
+                        if let filledChunks, let centreChunks, count == width {
+                            // Eight beacons at a time, the padding adding zeros (any order bounds as well).
+                            var partial = Lanes(repeating: 0)
+                            for offset in Swift.stride(from: 0, to: stride, by: 8) {
+                                let d = filledChunks.loadUnaligned(fromByteOffset: offset * 8, as: Lanes.self)
+                                    - centreChunks.loadUnaligned(fromByteOffset: (centre + offset) * 8, as: Lanes.self)
+                                partial += code == 1
+                                    ? unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & magnitude, to: Lanes.self)
+                                    : d * d
+                            }
+                            toCentre = partial.sum()
+                        } else {
+                            for column in columns {
+                                let d = filled[column] - centres[centre + column]
+                                toCentre += code == 1 ? abs(d) : d * d
+                            }
+                        }
+                        var limit = buffer[capacity - 1].distance
+                        if code == 0 {
+                            toCentre = toCentre.squareRoot()
+                            limit = limit.squareRoot()
+                        }
+                        let radii = code == 1 ? manhattanRadii[block] : euclideanRadii[block]
+                        let near = Lanes(repeating: toCentre) - radii
+                        let needed = Lanes(repeating: limit) + Self.boundMargin * (Lanes(repeating: toCentre + limit) + radii)
+                        if all((near .> needed) .| (sum .== Lanes(repeating: .infinity))) { continue }
+                    }
                     // A lane whose partial sum is past the k-th distance cannot enter any more (the
                     // terms are never negative); one equal to it still can, with an earlier row.
                     let worst = Lanes(repeating: full ? buffer[capacity - 1].distance : .infinity)
                     var next = 0
+                    var past = false
                     while next < count {
                         let end = min(next + 4, count)
                         switch code {
                         case 0:
-                            for position in next..<end {
-                                let column = columns[position]
-                                let d = Lanes(repeating: filled[column]) - matrix[base + column]
-                                sum += d * d
-                            }
+                            for position in next..<end { sum += term(0, columns[position], base) }
                         case 1:
-                            for position in next..<end {
-                                let column = columns[position]
-                                let d = Lanes(repeating: filled[column]) - matrix[base + column]
-                                // |d|: the sign bit cleared, as `abs` does.
-                                sum += unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & magnitude, to: Lanes.self)
-                            }
+                            for position in next..<end { sum += term(1, columns[position], base) }
                         default:
-                            for position in next..<end {
-                                let column = columns[position]
-                                let a = query[column], b = matrix[base + column]
-                                let bHeard = b .== b
-                                if a.isNaN {
-                                    sum += zeros.replacing(with: penalties, where: bHeard)
-                                } else {
-                                    let d = Lanes(repeating: a) - b
-                                    sum += penalties.replacing(with: d * d, where: bHeard)
-                                }
-                            }
+                            for position in next..<end { sum += term(2, columns[position], base) }
                         }
                         next = end
-                        if all(sum .> worst) { return }
+                        if all(sum .> worst) {
+                            past = true
+                            break
+                        }
                     }
                     // Only a lane below infinity (not full) or at most the k-th distance can enter.
-                    guard any(full ? sum .<= worst : sum .< worst) else { return }
+                    guard !past, any(full ? sum .<= worst : sum .< worst) else { continue }
                     for lane in 0..<min(8, rows - start) {
                         let distance = sum[lane], row = start + lane
                         if found == capacity {
@@ -638,23 +782,10 @@ struct FingerprintTable: Sendable {
                         buffer[slot] = Neighbour(distance: distance, row: row)
                     }
                 }
-
-                seeds.withUnsafeBufferPointer { seeds in
-                    withUnsafeTemporaryAllocation(of: Bool.self, capacity: blockCount) { measured in
-                        measured.initialize(repeating: false)
-                        for beacon in 0..<Self.seedBeacons where loudest[beacon] >= 0 {
-                            let first = loudest[beacon] * Self.seedsPerBeacon
-                            for index in 0..<Self.seedsPerBeacon {
-                                let block = seeds[first + index]
-                                guard block >= 0, block < blockCount, !measured[block] else { continue }
-                                measured[block] = true
-                                measure(block)
-                            }
-                        }
-                        for block in 0..<blockCount where !measured[block] { measure(block) }
-                    }
+                return found
                 }
             }
+          }
         }
         }
         if code != 1 {
@@ -823,9 +954,12 @@ extension FingerprintTable {
         self.values = values
         blockFill = fill
         blocks = Self.blocks(of: values, width: width, fill: fill)
+        (centres, manhattanRadii, euclideanRadii) = Self.centres(of: blocks, width: width, rows: references.count,
+                                                                 filled: fill != nil)
         seeds = Self.seeds(of: values, width: width)
         points = ContiguousArray(references.map(\.point))
         floors = ContiguousArray(repeating: Int.min, count: references.count)
+        blockFloors = Self.blockFloors(of: floors)
         beaconFloors = ContiguousArray(repeating: 0, count: width)
         allBeacons = ContiguousArray(0..<width)
         floorBeacons = [0: allBeacons]
