@@ -45,21 +45,7 @@ import Testing
                 let floor: Int? = floors && trial % 2 == 0 ? trial % 4 / 2 : nil
                 let beacons = floor.flatMap { table.floorBeacons[$0] } ?? table.allBeacons
                 for k in [1, 5, 20] {
-                    var fast = [FingerprintTable.Neighbour](repeating: .init(distance: -1, row: -1), count: k)
-                    var plain = fast
-                    let found = query.withUnsafeBufferPointer { query in
-                        fast.withUnsafeMutableBufferPointer {
-                            table.nearest(to: query, beacons: beacons, floor: floor, metric: metric, fill: fill, into: $0)
-                        }
-                    }
-                    let expected = query.withUnsafeBufferPointer { query in
-                        plain.withUnsafeMutableBufferPointer {
-                            table.nearestRowByRow(to: query, beacons: beacons, floor: floor, metric: metric, fill: fill, into: $0)
-                        }
-                    }
-                    #expect(found == expected)
-                    #expect(fast.prefix(found).map(\.row) == plain.prefix(expected).map(\.row))
-                    #expect(fast.prefix(found).map(\.distance.bitPattern) == plain.prefix(expected).map(\.distance.bitPattern))
+                    table.expectSameNeighbours(of: query, beacons: beacons, floor: floor, metric: metric, fill: fill, k: k)
                 }
             }
         }
