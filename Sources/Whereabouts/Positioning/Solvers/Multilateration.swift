@@ -418,25 +418,6 @@ public struct Multilateration: PositionSolver {
         }
     }
 
-    /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
-    /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
-    ///
-    /// The default options (Huber loss, distance residuals, inverse-variance weights) get a loop of
-    /// their own, with every option settled before it rather than tested for each range: the same
-    /// arithmetic in the same order.
-    private func evaluate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
-                          plain: Bool = false) -> NormalEquations {
-        let logarithmic = options.residual == .logDistance
-        let uniform = options.weighting == .uniform
-        if !plain, options.loss == .huber, !logarithmic, !uniform {
-            return spatial
-                ? accumulate(ranges, at: point, spatial: true, plain: false, loss: .huber, logarithmic: false, uniform: false)
-                : accumulate(ranges, at: point, spatial: false, plain: false, loss: .huber, logarithmic: false, uniform: false)
-        }
-        return accumulate(ranges, at: point, spatial: spatial, plain: plain, loss: options.loss, logarithmic: logarithmic,
-                          uniform: uniform)
-    }
-
     /// The Huber weight k/a and loss k·a − k²/2 of a scaled residual a beyond the tuning constant
     /// k. Out of line, so that the division is only done for the few ranges that need it rather
     /// than for every range and thrown away.
@@ -445,11 +426,13 @@ public struct Multilateration: PositionSolver {
         (k / a, k * a - 0.5 * k * k)
     }
 
-    /// ``evaluate(_:at:spatial:plain:)`` with the options given, so that constants fold.
-    @inline(__always)
-    private func accumulate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
-                            plain: Bool, loss: Loss, logarithmic: Bool, uniform: Bool) -> NormalEquations {
+    /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
+    /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
+    private func evaluate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
+                          plain: Bool = false) -> NormalEquations {
         var sums = NormalEquations()
+        let logarithmic = options.residual == .logDistance
+        let uniform = options.weighting == .uniform
         let k = tuning
         for range in ranges {
             let dx = point.x - range.x, dy = point.y - range.y, dz = point.z - range.z
@@ -471,7 +454,7 @@ public struct Multilateration: PositionSolver {
             let u = residual * inverseScale
             var weightRobust = 1.0, rho = 0.5 * u * u
             if !plain {
-                switch loss {
+                switch options.loss {
                 case .squared:
                     break
                 case .huber:
