@@ -160,38 +160,30 @@ struct WatchCommand: AsyncParsableCommand {
 /// Where `watch` gets each scan's place estimate: the containment of the scan's fix, or a room
 /// classifier's smoothed answer.
 struct PlaceEstimator {
-    private enum Source {
-        case containment(PlaceContainment)
-        case classifier(PlaceTracker)
-    }
-
-    private var source: Source
+    /// The containment of fixes, when the places come from them.
+    private let containment: PlaceContainment?
+    /// The room classifier's stream tracker, when the places come from it (mutated in place).
+    private var tracker: PlaceTracker?
 
     /// Whether the estimate needs the scan's fix (containment does; a classifier does not).
-    var needsFixes: Bool {
-        if case .containment = source { return true }
-        return false
-    }
+    var needsFixes: Bool { tracker == nil }
 
     /// The place a fix is in, by the probability mass of the fix inside each place.
     static func containment(of venue: Venue) -> PlaceEstimator {
-        PlaceEstimator(source: .containment(PlaceContainment(venue: venue)))
+        PlaceEstimator(containment: PlaceContainment(venue: venue), tracker: nil)
     }
 
     /// The place a room classifier names, smoothed per device and track by `tracker`.
     static func classifier(_ tracker: PlaceTracker) -> PlaceEstimator {
-        PlaceEstimator(source: .classifier(tracker))
+        PlaceEstimator(containment: nil, tracker: tracker)
     }
 
     /// The estimate of one scan, given its fix if it got one; `nil` gives the monitor nothing.
     mutating func estimate(_ scan: Scan, _ fix: Fix?) -> PlaceEstimate? {
-        switch source {
-        case .containment(let containment):
-            return fix.map(containment.estimate(for:))
-        case .classifier(var tracker):
-            let result = tracker.classify(scan)
-            source = .classifier(tracker)
-            return result.map { PlaceEstimate(place: $0.place, probability: $0.probability) }
+        if tracker != nil {
+            return tracker?.classify(scan).map { PlaceEstimate(place: $0.place, probability: $0.probability) }
         }
+        guard let containment, let fix else { return nil }
+        return containment.estimate(for: fix)
     }
 }
