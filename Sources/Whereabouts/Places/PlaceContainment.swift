@@ -74,7 +74,7 @@ public struct PlaceContainment: Sendable {
     }
 
     /// √(−2 ln 0.32): the 68 % radius of a circular 2-D Gaussian in per-axis standard deviations.
-    public static let radius68 = (-2 * log(0.32)).squareRoot()
+    public static let radius68 = PositionEstimate.radiusPerStandardDeviation
 
     /// The per-axis standard deviation of a fix whose 68 % radius is `accuracy`
     /// (accuracy / 1.5096); 0 for a negative or non-finite accuracy.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A solver's answer: a point and how far from it the truth probably is.
 ///
 /// ``accuracy`` is a radius in venue units meant to hold the true position with probability
@@ -18,6 +20,11 @@ public struct PositionEstimate: Hashable, Sendable {
         self.accuracy = accuracy
         self.beaconCount = beaconCount
     }
+
+    /// The 68 % radius of a circular 2-D Gaussian in its per-axis standard deviations,
+    /// √(−2 ln 0.32) ≈ 1.5096: P(r ≤ ρ) = 1 − exp(−ρ²/2σ²) = 0.68. An ``accuracy`` divided by it is
+    /// the per-axis σ of the position.
+    public static let radiusPerStandardDeviation = (-2 * log(0.32)).squareRoot()
 
     /// Whether every coordinate and the accuracy are finite, and the accuracy is not negative.
     public var isFinite: Bool {

@@ -142,7 +142,7 @@ struct ConstantVelocityFilter: Sendable {
 
     /// The per-axis standard deviation over the 68 % radius of a circular 2-D normal:
     /// P(r ≤ ρ) = 1 − exp(−ρ²/2σ²) = 0.68 ⇔ ρ = σ·√(−2 ln 0.32) ≈ 1.5096 σ.
-    static let radius68 = (-2 * log(0.32)).squareRoot()
+    static let radius68 = PositionEstimate.radiusPerStandardDeviation
 
     init(configuration: MotionTracker.Configuration, metresPerUnit: Double) {
         let m = metresPerUnit > 0 && metresPerUnit.isFinite ? metresPerUnit : 1
