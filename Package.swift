@@ -7,20 +7,49 @@ let package = Package(
     products: [
         .library(name: "Whereabouts", targets: ["Whereabouts"]),
         .library(name: "WhereaboutsBluetooth", targets: ["WhereaboutsBluetooth"]),
+        .library(name: "WhereaboutsServer", targets: ["WhereaboutsServer"]),
         .executable(name: "whereabouts", targets: ["whereabouts"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
     ],
     targets: [
         .target(name: "Whereabouts"),
         .target(name: "WhereaboutsBluetooth", dependencies: ["Whereabouts"]),
+        .target(
+            name: "WhereaboutsServer",
+            dependencies: [
+                "Whereabouts",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "whereabouts",
             dependencies: [
                 "Whereabouts",
                 "WhereaboutsBluetooth",
+                "WhereaboutsServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -31,6 +60,14 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsBluetoothTests",
             dependencies: ["WhereaboutsBluetooth"]
+        ),
+        .testTarget(
+            name: "WhereaboutsServerTests",
+            dependencies: [
+                "WhereaboutsServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
         ),
         .testTarget(
             name: "WhereaboutsCLITests",

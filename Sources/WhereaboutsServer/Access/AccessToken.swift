@@ -1,0 +1,49 @@
+import Crypto
+
+/// Making tokens and the hashes the stores keep instead of them.
+///
+/// A token is 32 characters of lowercase letters and digits drawn from the system's secure
+/// random source (about 165 bits); only its SHA-256 hash is stored, so a copy of the database
+/// does not give access.
+public enum AccessToken {
+    private static let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+    /// A new random token.
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return generate(using: &generator, length: 32)
+    }
+
+    /// A new random identifier (for accesses and events), Pryv-style: a `c` and 24 characters.
+    public static func generateIdentifier() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return "c" + generate(using: &generator, length: 24)
+    }
+
+    private static func generate(using generator: inout some RandomNumberGenerator, length: Int) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for _ in 0..<length {
+            bytes.append(alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The SHA-256 hash of `token` in lowercase hexadecimal, as stores keep it.
+    ///
+    /// ```swift
+    /// AccessToken.hash("abc")
+    /// // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    /// ```
+    public static func hash(_ token: String) -> String {
+        let digest = SHA256.hash(data: Array(token.utf8))
+        let hex = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,115 @@
+/// A person (or device owner) whose events the server keeps. The name is the Pryv username.
+public struct User: Hashable, Sendable {
+    /// The user's name: letters, digits and `-`, 1 to 60 characters.
+    public var name: String
+    /// When the user was added (seconds since 1970).
+    public var created: Double
+
+    /// Creates a user.
+    public init(name: String, created: Double) {
+        self.name = name
+        self.created = created
+    }
+
+    /// Whether `name` is acceptable as a user name (it appears in URLs and file names).
+    public static func isValidName(_ name: String) -> Bool {
+        (1...60).contains(name.utf8.count)
+            && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+    }
+}
+
+/// How much a token may do within a stream (and its descendants), in increasing order.
+public enum AccessLevel: String, Comparable, Sendable, CaseIterable {
+    /// See the stream's events and the stream itself.
+    case read
+    /// Also create, change and delete events.
+    case contribute
+    /// Also create and change streams.
+    case manage
+
+    private var rank: Int {
+        switch self {
+        case .read: 0
+        case .contribute: 1
+        case .manage: 2
+        }
+    }
+
+    /// Orders levels from `read` to `manage`.
+    public static func < (lhs: AccessLevel, rhs: AccessLevel) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// One grant of a token: a level on a stream and its descendants, or on every stream (`*`).
+public struct Permission: Hashable, Sendable {
+    /// The stream the grant covers, or `*` for all of the user's streams.
+    public var streamId: String
+    /// What the grant allows.
+    public var level: AccessLevel
+
+    /// The stream identifier that stands for every stream.
+    public static let allStreams = "*"
+
+    /// Creates a grant.
+    public init(streamId: String, level: AccessLevel) {
+        self.streamId = streamId
+        self.level = level
+    }
+}
+
+/// An access: a token (stored only as its hash) that acts for one user with some permissions.
+public struct Access: Hashable, Sendable {
+    /// The access's identifier (appears as `createdBy`/`modifiedBy` on what it writes).
+    public var id: String
+    /// The user the token acts for.
+    public var userName: String
+    /// A label for people (e.g. "phone", "gateway-3").
+    public var name: String
+    /// The SHA-256 hash of the token, in lowercase hexadecimal.
+    public var tokenHash: String
+    /// What the token may do.
+    public var permissions: [Permission]
+    /// When the access was created (seconds since 1970).
+    public var created: Double
+
+    /// Creates an access.
+    public init(id: String, userName: String, name: String, tokenHash: String,
+                permissions: [Permission], created: Double) {
+        self.id = id
+        self.userName = userName
+        self.name = name
+        self.tokenHash = tokenHash
+        self.permissions = permissions
+        self.created = created
+    }
+
+    /// The highest level this access has on `streamId`, given the user's stream tree
+    /// (a grant on a stream covers its descendants), or `nil` when it has none.
+    public func level(on streamId: String, in tree: StreamTree) -> AccessLevel? {
+        var best: AccessLevel?
+        let lineage = tree.lineage(of: streamId)
+        for permission in permissions
+        where permission.streamId == Permission.allStreams || lineage.contains(permission.streamId) {
+            best = max(best ?? permission.level, permission.level)
+        }
+        return best
+    }
+
+    /// Whether the access reaches `level` on `streamId`.
+    public func allows(_ level: AccessLevel, on streamId: String, in tree: StreamTree) -> Bool {
+        guard let granted = self.level(on: streamId, in: tree) else { return false }
+        return granted >= level
+    }
+
+    /// Whether the access has a grant on every stream, current and future, at `level` or above.
+    public func allowsEverywhere(_ level: AccessLevel) -> Bool {
+        permissions.contains { $0.streamId == Permission.allStreams && $0.level >= level }
+    }
+
+    /// The streams the access may read, expanded to their descendants; `nil` means all.
+    public func readableStreams(in tree: StreamTree) -> Set<String>? {
+        if allowsEverywhere(.read) { return nil }
+        var result: Set<String> = []
+        for permission in permissions { result.formUnion(tree.subtree(of: permission.streamId)) }
+        return result
+    }
+}

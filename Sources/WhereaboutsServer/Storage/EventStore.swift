@@ -1,0 +1,115 @@
+/// Where the server keeps users, accesses, streams, events and attachments.
+///
+/// Two backends implement it and pass the same test suite: ``SQLiteEventStore`` (one file, the
+/// default) and ``PostgresEventStore`` (one database shared by several server processes).
+/// Every method is scoped to one user; a store never returns another user's data.
+///
+/// A store's writes are durable when the method returns: an acknowledged event survives the
+/// server being killed.
+public protocol EventStore: Sendable {
+    /// Creates the schema or brings it up to date. Safe to call on every start.
+    func migrate() async throws
+
+    /// Releases connections and files. The store must not be used afterwards.
+    func close() async throws
+
+    // MARK: Users and accesses
+
+    /// Adds a user with their initial streams. Throws ``StoreError/alreadyExists(_:id:)`` when
+    /// the name is taken.
+    func addUser(_ user: User, streams: [EventStream]) async throws
+
+    /// The user with this name, if any.
+    func user(named name: String) async throws -> User?
+
+    /// Every user, by name.
+    func users() async throws -> [User]
+
+    /// Stores an access (its token only as a hash).
+    func addAccess(_ access: Access) async throws
+
+    /// The access whose token hashes to `tokenHash`, if any.
+    func access(tokenHash: String) async throws -> Access?
+
+    // MARK: Streams
+
+    /// All of a user's streams (trashed ones included), in creation order.
+    func streams(of userName: String) async throws -> [EventStream]
+
+    /// Adds a stream. Throws ``StoreError/alreadyExists(_:id:)`` when the user has one with
+    /// this identifier.
+    func addStream(_ stream: EventStream, for userName: String) async throws
+
+    /// Replaces a stream with the same identifier. Throws ``StoreError/notFound(_:id:)``.
+    func replaceStream(_ stream: EventStream, for userName: String) async throws
+
+    // MARK: Events
+
+    /// Adds events in one transaction, attachments first. An event whose identifier the user
+    /// already has is not written again: its result is the stored event, marked `.existing`.
+    func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation]
+
+    /// The event with this identifier, trashed or not, if any.
+    func event(id: String, for userName: String) async throws -> Event?
+
+    /// Replaces an event with the same identifier (attachments are kept as the event lists
+    /// them). Throws ``StoreError/notFound(_:id:)``.
+    func replaceEvent(_ event: Event, for userName: String) async throws
+
+    /// Deletes an event and its attachments for good. Returns whether it existed.
+    func removeEvent(id: String, for userName: String) async throws -> Bool
+
+    /// The events matching `query`, in its order, after its skip and within its limit.
+    func events(matching query: EventQuery, for userName: String) async throws -> [Event]
+
+    /// The bytes of one attachment, if the event and attachment exist.
+    func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]?
+}
+
+/// An event to add, with the files attached to it.
+public struct EventWrite: Sendable {
+    /// The event (its `attachments` describe `uploads`).
+    public var event: Event
+    /// The files to store with it.
+    public var uploads: [AttachmentUpload]
+
+    /// Creates a write.
+    public init(event: Event, uploads: [AttachmentUpload] = []) {
+        self.event = event
+        self.uploads = uploads
+    }
+}
+
+/// The outcome of adding one event.
+public enum EventCreation: Hashable, Sendable {
+    /// The event was new and is now stored.
+    case created(Event)
+    /// An event with this identifier was already stored; this is the stored one.
+    case existing(Event)
+
+    /// The stored event.
+    public var event: Event {
+        switch self {
+        case .created(let event), .existing(let event): event
+        }
+    }
+}
+
+/// Why a store refused an operation.
+public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Something with this identifier already exists (`kind` is "user", "stream", …).
+    case alreadyExists(_ kind: String, id: String)
+    /// Nothing with this identifier exists.
+    case notFound(_ kind: String, id: String)
+    /// The stored data cannot be read (a corrupt row or an unknown schema version).
+    case corrupt(String)
+
+    /// A sentence saying what went wrong.
+    public var description: String {
+        switch self {
+        case .alreadyExists(let kind, let id): "a \(kind) with id \"\(id)\" already exists"
+        case .notFound(let kind, let id): "no \(kind) with id \"\(id)\""
+        case .corrupt(let message): "stored data cannot be read: \(message)"
+        }
+    }
+}

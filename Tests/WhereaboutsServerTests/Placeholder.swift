@@ -1,0 +1,3 @@
+import Testing
+import AsyncHTTPClient
+@testable import WhereaboutsServer
