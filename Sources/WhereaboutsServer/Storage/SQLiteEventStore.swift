@@ -1,0 +1,559 @@
+import Foundation
+import GRDB
+import Whereabouts
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The default store: one SQLite database (through GRDB) in a directory, with attachments as
+/// files beside it.
+///
+/// The directory holds `whereabouts.sqlite` (WAL mode, so readers never wait for the writer)
+/// and `attachments/<user>/<event>/<attachment>`. An attachment's file is written and synced
+/// before the row of its event commits, so a crash can leave an orphan file but never an event
+/// whose file is missing.
+///
+/// ```swift
+/// let store = try SQLiteEventStore(directory: "./whereabouts-data")
+/// try await store.migrate()
+/// let results = try await store.addEvents([EventWrite(event: fix)], for: "alice")
+/// ```
+public final class SQLiteEventStore: EventStore {
+    /// The directory the store keeps its files in.
+    public let directory: String
+    /// How hard the store works to keep acknowledged writes.
+    public let durability: Durability
+
+    private let pool: DatabasePool
+    private let files: AttachmentFiles
+
+    /// The database file's name within ``directory``.
+    public static let databaseFileName = "whereabouts.sqlite"
+
+    /// Opens the store in `directory`, creating the directory and the database when missing.
+    /// Call ``migrate()`` before using it.
+    ///
+    /// - Parameters:
+    ///   - directory: Where the database and the attachments live.
+    ///   - durability: `.normal` (an acknowledged write survives the process being killed) or
+    ///     `.full` (it also survives a power cut); see ``Durability``.
+    public init(directory: String, durability: Durability = .normal) throws {
+        self.directory = directory
+        self.durability = durability
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StorageIOError(path: directory, operation: "create the data directory", reason: "\(error)")
+        }
+        var configuration = Configuration()
+        configuration.label = "whereabouts"
+        configuration.busyMode = .timeout(10)
+        let synchronous = durability == .full ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        let path = (directory as NSString).appendingPathComponent(Self.databaseFileName)
+        self.pool = try DatabasePool(path: path, configuration: configuration)
+        self.files = AttachmentFiles(root: (directory as NSString).appendingPathComponent("attachments"))
+    }
+
+    /// Creates the tables and indexes or brings them up to date.
+    public func migrate() async throws {
+        try await pool.writeWithoutTransaction { _ in }  // the pool is open and writable
+        try SQLiteSchema.migrator.migrate(pool)
+    }
+
+    /// Closes the database.
+    public func close() async throws {
+        try pool.close()
+    }
+
+    // MARK: Users and accesses
+
+    /// Adds a user and their initial streams in one transaction.
+    public func addUser(_ user: User, streams: [EventStream]) async throws {
+        try await pool.write { db in
+            if try Self.userExists(user.name, db) { throw StoreError.alreadyExists("user", id: user.name) }
+            try db.execute(sql: "INSERT INTO users (name, created) VALUES (?, ?)",
+                           arguments: [user.name, user.created])
+            for stream in streams { try Self.insert(stream, for: user.name, db) }
+        }
+    }
+
+    /// The user with this name, if any.
+    public func user(named name: String) async throws -> User? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT name, created FROM users WHERE name = ?", arguments: [name])
+                .map { User(name: $0[0], created: $0[1]) }
+        }
+    }
+
+    /// Every user, by name.
+    public func users() async throws -> [User] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, created FROM users ORDER BY name")
+                .map { User(name: $0[0], created: $0[1]) }
+        }
+    }
+
+    /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
+    /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
+    public func addAccess(_ access: Access) async throws {
+        try await pool.write { db in
+            guard try Self.userExists(access.userName, db) else { throw StoreError.notFound("user", id: access.userName) }
+            let taken = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM accesses WHERE token_hash = ? OR (user_name = ? AND id = ?))
+                """, arguments: [access.tokenHash, access.userName, access.id]) ?? false
+            if taken { throw StoreError.alreadyExists("access", id: access.id) }
+            try db.execute(sql: """
+                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [access.userName, access.id, access.name, access.tokenHash,
+                                 StoreEncoding.permissionsText(access.permissions), access.created])
+        }
+    }
+
+    /// The access whose token hashes to `tokenHash`, if any.
+    public func access(tokenHash: String) async throws -> Access? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT id, user_name, name, token_hash, permissions, created FROM accesses WHERE token_hash = ?
+                """, arguments: [tokenHash])
+            else { return nil }
+            return Access(id: row[0], userName: row[1], name: row[2], tokenHash: row[3],
+                          permissions: try StoreEncoding.permissions(row[4]), created: row[5])
+        }
+    }
+
+    // MARK: Streams
+
+    private static let streamColumns =
+        "id, name, parent_id, client_data, trashed, created, created_by, modified, modified_by"
+
+    /// All of a user's streams, in creation order.
+    public func streams(of userName: String) async throws -> [EventStream] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.streamColumns) FROM streams WHERE user_name = ? ORDER BY rowid",
+                             arguments: [userName])
+                .map { row in
+                    EventStream(id: row[0], name: row[1], parentId: row[2],
+                                clientData: try StoreEncoding.json(row[3], column: "client_data"),
+                                trashed: row[4], created: row[5], createdBy: row[6],
+                                modified: row[7], modifiedBy: row[8])
+                }
+        }
+    }
+
+    /// Adds a stream. Throws ``StoreError/alreadyExists(_:id:)`` when the user has one with this
+    /// identifier, ``StoreError/notFound(_:id:)`` for an unknown user.
+    public func addStream(_ stream: EventStream, for userName: String) async throws {
+        try await pool.write { db in
+            guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
+            try Self.insert(stream, for: userName, db)
+        }
+    }
+
+    /// Replaces the stream with the same identifier (it keeps its place in the order).
+    public func replaceStream(_ stream: EventStream, for userName: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE streams SET name = ?, parent_id = ?, client_data = ?, trashed = ?, created = ?,
+                    created_by = ?, modified = ?, modified_by = ?
+                WHERE user_name = ? AND id = ?
+                """, arguments: [stream.name, stream.parentId, StoreEncoding.text(stream.clientData),
+                                 stream.trashed, stream.created, stream.createdBy, stream.modified,
+                                 stream.modifiedBy, userName, stream.id])
+            if db.changesCount == 0 { throw StoreError.notFound("stream", id: stream.id) }
+        }
+    }
+
+    private static func insert(_ stream: EventStream, for userName: String, _ db: Database) throws {
+        let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM streams WHERE user_name = ? AND id = ?)",
+                                       arguments: [userName, stream.id]) ?? false
+        if exists { throw StoreError.alreadyExists("stream", id: stream.id) }
+        try db.execute(sql: """
+            INSERT INTO streams (user_name, \(streamColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [userName, stream.id, stream.name, stream.parentId,
+                             StoreEncoding.text(stream.clientData), stream.trashed, stream.created,
+                             stream.createdBy, stream.modified, stream.modifiedBy])
+    }
+
+    private static func userExists(_ name: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE name = ?)"),
+                          arguments: [name]) ?? false
+    }
+
+    // MARK: Events
+
+    static let eventColumns = """
+        seq, id, stream_ids, time, duration, type, content, description, tags, client_data, \
+        attachments, trashed, created, created_by, modified, modified_by
+        """
+
+    /// Adds events in one transaction. Attachment files are written and synced first, under a
+    /// temporary name, and moved into place within the transaction; those of an event that was
+    /// already stored are discarded.
+    public func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
+        // Files first, outside the transaction: the writer lock is not held while the disk works.
+        var staged: [[StagedFile]] = []
+        staged.reserveCapacity(writes.count)
+        do {
+            for write in writes {
+                staged.append(try write.uploads.map { try files.stage($0) })
+            }
+        } catch {
+            files.discard(staged.joined())
+            throw error
+        }
+        let stagedFiles = staged
+        let attachmentFiles = files
+        do {
+            let (results, discarded) = try await pool.write { db -> ([EventCreation], [StagedFile]) in
+                guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
+                var results: [EventCreation] = []
+                var discarded: [StagedFile] = []
+                results.reserveCapacity(writes.count)
+                let insert = try db.cachedStatement(sql: """
+                    INSERT INTO events (user_name, id, time, duration, end_time, type, type_class, content,
+                        description, tags, client_data, attachments, stream_ids, trashed, created, created_by,
+                        modified, modified_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (user_name, id) DO NOTHING
+                    """)
+                for (write, staged) in zip(writes, stagedFiles) {
+                    let event = write.event
+                    try insert.execute(arguments: Self.arguments(for: event, userName: userName))
+                    if db.changesCount == 0 {
+                        guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
+                            throw StoreError.corrupt("event \(event.id) neither inserted nor found")
+                        }
+                        results.append(.existing(stored))
+                        discarded.append(contentsOf: staged)
+                    } else {
+                        if !staged.isEmpty {
+                            try attachmentFiles.install(staged, user: userName, event: event.id)
+                        }
+                        results.append(.created(event))
+                    }
+                }
+                return (results, discarded)
+            }
+            files.discard(discarded)
+            return results
+        } catch {
+            files.discard(stagedFiles.joined())
+            throw error
+        }
+    }
+
+    private static func arguments(for event: Event, userName: String) -> StatementArguments {
+        let values: [(any DatabaseValueConvertible)?] = [
+            userName, event.id, event.time, event.duration,
+            StoreEncoding.endTime(of: event, running: SQLiteSchema.runningEndTime),
+            event.type, StoreEncoding.typeClass(of: event.type), StoreEncoding.text(event.content),
+            event.description, event.tags.jsonText, StoreEncoding.text(event.clientData),
+            StoreEncoding.text(.array(event.attachments.map(\.jsonValue))), event.streamIds.jsonText,
+            event.trashed, event.created, event.createdBy, event.modified, event.modifiedBy,
+        ]
+        return StatementArguments(values)
+    }
+
+    /// The event with this identifier, trashed or not.
+    public func event(id: String, for userName: String) async throws -> Event? {
+        try await pool.read { db in try Self.fetchEvent(id: id, userName: userName, db) }
+    }
+
+    private static func fetchEvent(id: String, userName: String, _ db: Database) throws -> Event? {
+        let statement = try db.cachedStatement(sql: "SELECT \(eventColumns) FROM events WHERE user_name = ? AND id = ?")
+        return try Row.fetchOne(statement, arguments: [userName, id]).map(Self.event(from:))
+    }
+
+    private static func event(from row: Row) throws -> Event {
+        let streamText: String = row[2]
+        return try EventColumns(
+            id: row[1], streamIds: [String](jsonText: streamText), time: row[3], duration: row[4],
+            type: row[5], content: row[6], description: row[7], tags: row[8], clientData: row[9],
+            attachments: row[10], trashed: row[11], created: row[12], createdBy: row[13],
+            modified: row[14], modifiedBy: row[15]
+        ).event()
+    }
+
+    /// Replaces the event with the same identifier. The files of attachments it no longer lists
+    /// are removed.
+    public func replaceEvent(_ event: Event, for userName: String) async throws {
+        let dropped = try await pool.write { db -> [String] in
+            guard let old = try Self.fetchEvent(id: event.id, userName: userName, db) else {
+                throw StoreError.notFound("event", id: event.id)
+            }
+            var arguments = Self.arguments(for: event, userName: userName)
+            arguments += [userName, event.id]
+            try db.execute(sql: """
+                UPDATE events SET user_name = ?, id = ?, time = ?, duration = ?, end_time = ?, type = ?,
+                    type_class = ?, content = ?, description = ?, tags = ?, client_data = ?, attachments = ?,
+                    stream_ids = ?, trashed = ?, created = ?, created_by = ?, modified = ?, modified_by = ?
+                WHERE user_name = ? AND id = ?
+                """, arguments: arguments)
+            let kept = Set(event.attachments.map(\.id))
+            return old.attachments.map(\.id).filter { !kept.contains($0) }
+        }
+        for attachmentId in dropped {
+            files.remove(user: userName, event: event.id, attachment: attachmentId)
+        }
+    }
+
+    /// Deletes an event, then its attachment files.
+    public func removeEvent(id: String, for userName: String) async throws -> Bool {
+        let removed = try await pool.write { db in
+            try db.execute(sql: "DELETE FROM events WHERE user_name = ? AND id = ?", arguments: [userName, id])
+            return db.changesCount > 0
+        }
+        if removed { files.remove(user: userName, event: id) }
+        return removed
+    }
+
+    /// The events matching `query`.
+    public func events(matching query: EventQuery, for userName: String) async throws -> [Event] {
+        let (sql, arguments) = Self.sql(for: query, userName: userName)
+        return try await pool.read { db in
+            let statement = try db.cachedStatement(sql: sql)
+            return try Row.fetchAll(statement, arguments: arguments).map(Self.event(from:))
+        }
+    }
+
+    /// The bytes of one attachment the event lists.
+    public func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]? {
+        let listed = try await pool.read { db -> Bool in
+            guard let event = try Self.fetchEvent(id: eventId, userName: userName, db) else { return false }
+            return event.attachments.contains { $0.id == attachmentId }
+        }
+        guard listed else { return nil }
+        return try files.read(user: userName, event: eventId, attachment: attachmentId)
+    }
+
+    // MARK: Queries
+
+    /// The SQL and arguments of a query: one SELECT, or, with a lower time bound, the UNION of
+    /// the events that start in the range (index on `(user_name, time)`) and the periods that
+    /// started before it and are still going (partial index on `(user_name, end_time)`).
+    static func sql(for query: EventQuery, userName: String) -> (String, StatementArguments) {
+        var arguments = StatementArguments()
+        func filters() -> String {
+            var sql = ""
+            switch query.state {
+            case .default: sql += " AND trashed = 0"
+            case .trashed: sql += " AND trashed = 1"
+            case .all: break
+            }
+            if let streamIds = query.sortedStreamIds {
+                sql += " AND EXISTS (SELECT 1 FROM json_each(events.stream_ids) WHERE json_each.value IN ("
+                sql += placeholders(streamIds.count) + "))"
+                arguments += StatementArguments(streamIds)
+            }
+            if query.types != nil || query.typeClasses != nil {
+                let types = query.sortedTypes, classes = query.sortedTypeClasses
+                sql += " AND (type IN (\(placeholders(types.count))) OR type_class IN (\(placeholders(classes.count))))"
+                arguments += StatementArguments(types)
+                arguments += StatementArguments(classes)
+            }
+            if let running = query.running {
+                sql += running ? " AND duration IS NULL" : " AND duration IS NOT NULL"
+            }
+            if let modifiedSince = query.modifiedSince {
+                sql += " AND modified > ?"
+                arguments += [modifiedSince]
+            }
+            return sql
+        }
+        let select = "SELECT \(eventColumns) FROM events WHERE user_name = ?"
+        var sql: String
+        if let fromTime = query.fromTime {
+            sql = select + " AND time >= ?"
+            arguments += [userName, fromTime]
+            if let toTime = query.toTime {
+                sql += " AND time <= ?"
+                arguments += [toTime]
+            }
+            sql += filters()
+            // Without statistics SQLite may pick (user_name, time) for `time < ?`, a scan of the
+            // user's whole past; the periods index holds only the few events that can qualify.
+            sql += " UNION ALL SELECT \(eventColumns) FROM events INDEXED BY events_user_period_end"
+            sql += " WHERE user_name = ? AND end_time >= ? AND (duration IS NULL OR duration <> 0) AND time < ?"
+            arguments += [userName, fromTime, fromTime]
+            if let toTime = query.toTime {
+                sql += " AND time <= ?"
+                arguments += [toTime]
+            }
+            sql += filters()
+        } else {
+            sql = select
+            arguments += [userName]
+            if let toTime = query.toTime {
+                sql += " AND time <= ?"
+                arguments += [toTime]
+            }
+            sql += filters()
+        }
+        sql += query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
+        sql += " LIMIT ? OFFSET ?"
+        arguments += [query.limit ?? -1, max(query.skip, 0)]
+        return (sql, arguments)
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    /// The lines of SQLite's `EXPLAIN QUERY PLAN` for `query` (to check that it uses indexes).
+    func queryPlan(for query: EventQuery, userName: String) async throws -> [String] {
+        let (sql, arguments) = Self.sql(for: query, userName: userName)
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] }
+        }
+    }
+}
+
+/// A file operation of a store failed (a full disk, a permission, a missing directory).
+public struct StorageIOError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file or directory involved.
+    public var path: String
+    /// What the store was doing ("write an attachment", …).
+    public var operation: String
+    /// The system's reason.
+    public var reason: String
+
+    /// Creates an error.
+    public init(path: String, operation: String, reason: String) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+    }
+
+    /// A sentence saying what failed.
+    public var description: String {
+        "cannot \(operation) at \(path): \(reason); check the data directory's permissions and free space"
+    }
+}
+
+/// An attachment written and synced under a temporary name, waiting for its event to commit.
+struct StagedFile: Sendable {
+    var path: String
+    var attachmentId: String
+}
+
+/// The attachment files of a ``SQLiteEventStore``: `<root>/<user>/<event>/<attachment>`, each
+/// name escaped so that no identifier can leave its folder.
+struct AttachmentFiles: Sendable {
+    let root: String
+
+    private var incoming: String { root + "/.incoming" }
+
+    /// `abc-_9` stays; any other byte becomes `%XX` (so `.`, `/` and `..` cannot appear).
+    static func escape(_ component: String) -> String {
+        var result = ""
+        for byte in component.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result += "%"
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return result.isEmpty ? "%" : result
+    }
+
+    func eventDirectory(user: String, event: String) -> String {
+        "\(root)/\(Self.escape(user))/\(Self.escape(event))"
+    }
+
+    /// Writes and syncs an upload under a temporary name.
+    func stage(_ upload: AttachmentUpload) throws -> StagedFile {
+        try Self.makeDirectory(incoming)
+        let path = incoming + "/" + AccessToken.generate()
+        try Self.writeSynced(upload.data, to: path)
+        return StagedFile(path: path, attachmentId: upload.attachment.id)
+    }
+
+    /// Moves staged files to their event's folder and syncs the folders.
+    func install(_ staged: [StagedFile], user: String, event: String) throws {
+        let directory = eventDirectory(user: user, event: event)
+        try Self.makeDirectory(directory)
+        for file in staged {
+            let target = directory + "/" + Self.escape(file.attachmentId)
+            guard rename(file.path, target) == 0 else {
+                throw StorageIOError(path: target, operation: "move an attachment into place", reason: Self.errnoText())
+            }
+        }
+        try Self.syncDirectory(directory)
+        try Self.syncDirectory(root + "/" + Self.escape(user))
+        try Self.syncDirectory(root)
+    }
+
+    /// Removes staged files that will not be used (errors ignored: they are only orphans).
+    func discard<S: Sequence<StagedFile>>(_ staged: S) {
+        for file in staged { unlink(file.path) }
+    }
+
+    /// Removes an event's folder.
+    func remove(user: String, event: String) {
+        try? FileManager.default.removeItem(atPath: eventDirectory(user: user, event: event))
+    }
+
+    /// Removes one attachment's file.
+    func remove(user: String, event: String, attachment: String) {
+        unlink(eventDirectory(user: user, event: event) + "/" + Self.escape(attachment))
+    }
+
+    /// The bytes of one file, or `nil` when it does not exist.
+    func read(user: String, event: String, attachment: String) throws -> [UInt8]? {
+        let path = eventDirectory(user: user, event: event) + "/" + Self.escape(attachment)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StorageIOError(path: path, operation: "read an attachment", reason: "the file cannot be read")
+        }
+        return [UInt8](data)
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw StorageIOError(path: path, operation: "create a folder", reason: "\(error)")
+        }
+    }
+
+    private static func writeSynced(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw StorageIOError(path: path, operation: "create an attachment", reason: errnoText()) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageIOError(path: path, operation: "write an attachment", reason: errnoText())
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync an attachment", reason: errnoText()) }
+    }
+
+    private static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw StorageIOError(path: path, operation: "open a folder", reason: errnoText()) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync a folder", reason: errnoText()) }
+    }
+
+    private static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}

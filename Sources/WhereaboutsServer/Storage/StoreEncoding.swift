@@ -1,0 +1,110 @@
+import Whereabouts
+
+/// How hard a store works to keep an acknowledged write when the machine fails.
+///
+/// Both levels keep every acknowledged write when the server *process* dies (a crash, an
+/// out-of-memory kill, `kill -9`): the write is in the operating system's hands before the
+/// store returns. They differ when the *machine* loses power or the kernel crashes.
+///
+/// ```swift
+/// let store = try SQLiteEventStore(directory: "/var/lib/whereabouts", durability: .full)
+/// ```
+public enum Durability: String, Sendable, CaseIterable {
+    /// Survives the process being killed; a power cut can lose the last commits (the database
+    /// stays consistent). SQLite: WAL with `synchronous=NORMAL`, the WAL is synced at each
+    /// checkpoint rather than each commit. The default, and many times faster.
+    case normal
+    /// Also survives a power cut: every commit waits for the disk. SQLite: WAL with
+    /// `synchronous=FULL`.
+    case full
+}
+
+/// Conversions between the model and the text columns both stores keep.
+enum StoreEncoding {
+    /// `position/wgs84` → `position`: what a `class/*` filter compares.
+    static func typeClass(of type: String) -> String {
+        String(type.prefix { $0 != "/" })
+    }
+
+    /// A JSON value as the text a store keeps, or `nil`.
+    static func text(_ value: JSONValue?) -> String? {
+        value.map { JSONWriter().string(from: $0) }
+    }
+
+    /// Reads JSON text kept by ``text(_:)``.
+    static func json(_ text: String?, column: String) throws(StoreError) -> JSONValue? {
+        guard let text else { return nil }
+        do {
+            return try JSONParser.parse(text)
+        } catch {
+            throw .corrupt("column \(column) does not hold JSON: \(error)")
+        }
+    }
+
+    /// An access's permissions as JSON text: `[{"streamId": "…", "level": "read"}, …]`.
+    static func permissionsText(_ permissions: [Permission]) -> String {
+        JSONWriter().string(from: .array(permissions.map {
+            .object([("streamId", .string($0.streamId)), ("level", .string($0.level.rawValue))])
+        }))
+    }
+
+    /// Reads permissions written by ``permissionsText(_:)``.
+    static func permissions(_ text: String) throws(StoreError) -> [Permission] {
+        guard case .array(let items)? = try json(text, column: "permissions") else {
+            throw .corrupt("permissions are not a JSON array")
+        }
+        return try items.map { (item) throws(StoreError) -> Permission in
+            guard case .string(let streamId)? = item["streamId"], case .string(let raw)? = item["level"],
+                  let level = AccessLevel(rawValue: raw)
+            else { throw .corrupt("a permission lacks streamId or a known level") }
+            return Permission(streamId: streamId, level: level)
+        }
+    }
+
+    /// The end time a store keeps for `event`: `time + duration`, or `runningEndTime`.
+    static func endTime(of event: Event, running runningEndTime: Double) -> Double {
+        event.duration.map { event.time + $0 } ?? runningEndTime
+    }
+}
+
+/// The columns of one stored event, as both stores read them.
+struct EventColumns {
+    var id: String
+    var streamIds: [String]
+    var time: Double
+    var duration: Double?
+    var type: String
+    var content: String?
+    var description: String?
+    var tags: String
+    var clientData: String?
+    var attachments: String
+    var trashed: Bool
+    var created: Double
+    var createdBy: String
+    var modified: Double
+    var modifiedBy: String
+
+    /// The event the columns describe.
+    func event() throws(StoreError) -> Event {
+        let attachmentList: [Attachment]
+        if let value = try StoreEncoding.json(attachments, column: "attachments") {
+            attachmentList = try Attachment.list(from: value)
+        } else {
+            attachmentList = []
+        }
+        return Event(
+            id: id, streamIds: streamIds, time: time, duration: duration, type: type,
+            content: try StoreEncoding.json(content, column: "content"), description: description,
+            tags: try [String](jsonText: tags), clientData: try StoreEncoding.json(clientData, column: "client_data"),
+            attachments: attachmentList, trashed: trashed, created: created, createdBy: createdBy,
+            modified: modified, modifiedBy: modifiedBy)
+    }
+}
+
+extension EventQuery {
+    /// The query's stream, type and class sets in a stable order (for binding).
+    var sortedStreamIds: [String]? { streamIds.map { $0.sorted() } }
+    var sortedTypes: [String] { (types ?? []).sorted() }
+    var sortedTypeClasses: [String] { (typeClasses ?? []).sorted() }
+}
