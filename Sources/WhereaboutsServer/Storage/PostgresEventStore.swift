@@ -1,0 +1,460 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Whereabouts
+
+/// A store in a PostgreSQL database (through PostgresNIO), for deployments where several
+/// server processes share one database.
+///
+/// Creates are idempotent across processes (`INSERT … ON CONFLICT DO NOTHING`), attachments
+/// are `bytea` rows written in the same transaction as their event, and migrations run under an
+/// advisory lock.
+///
+/// ```swift
+/// let store = try PostgresEventStore(url: "postgres://whereabouts:secret@db.local:5432/whereabouts")
+/// try await store.migrate()
+/// ```
+public final class PostgresEventStore: EventStore {
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects to the database at `url`: `postgres://user:password@host:port/database`
+    /// (`postgresql://` too; the port defaults to 5432), with an optional
+    /// `?sslmode=disable|prefer|require|verify-full` (default `prefer`, as libpq does).
+    ///
+    /// The connection pool starts at once; connections open when first needed, so a server
+    /// that is down shows up in ``migrate()``. Call ``close()`` when done.
+    ///
+    /// - Throws: ``PostgresURLError`` naming what is wrong in `url`.
+    public init(url: String, logger: Logger = Logger(label: "whereabouts.postgres")) throws {
+        let parsed = try PostgresURL(url)
+        self.logger = logger
+        let client = PostgresClient(configuration: parsed.clientConfiguration, backgroundLogger: logger)
+        self.client = client
+        self.runTask = Task { await client.run() }
+    }
+
+    /// Applies the migrations the database lacks.
+    public func migrate() async throws {
+        try await PostgresSchema.migrate(client, logger: logger)
+    }
+
+    /// Runs `body` in a transaction; the closure's own error is thrown as it is (not wrapped in
+    /// PostgresNIO's transaction error) so that callers see ``StoreError``s.
+    private func transaction<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger, body)
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError { throw closureError }
+            throw error
+        }
+    }
+
+    /// Closes every connection.
+    public func close() async throws {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: Users and accesses
+
+    /// Adds a user and their initial streams in one transaction.
+    public func addUser(_ user: User, streams: [EventStream]) async throws {
+        try await transaction { connection in
+            let inserted = try await connection.query("""
+                INSERT INTO users (name, created) VALUES (\(user.name), \(user.created))
+                ON CONFLICT DO NOTHING RETURNING name
+                """, logger: logger).collect()
+            if inserted.isEmpty { throw StoreError.alreadyExists("user", id: user.name) }
+            for stream in streams { try await insert(stream, for: user.name, connection) }
+        }
+    }
+
+    /// The user with this name, if any.
+    public func user(named name: String) async throws -> User? {
+        for try await (name, created) in try await client.query(
+            "SELECT name, created FROM users WHERE name = \(name)", logger: logger
+        ).decode((String, Double).self) {
+            return User(name: name, created: created)
+        }
+        return nil
+    }
+
+    /// Every user, by name.
+    public func users() async throws -> [User] {
+        var users: [User] = []
+        for try await (name, created) in try await client.query(
+            "SELECT name, created FROM users ORDER BY name COLLATE \"C\"", logger: logger
+        ).decode((String, Double).self) {
+            users.append(User(name: name, created: created))
+        }
+        return users
+    }
+
+    /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
+    /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
+    public func addAccess(_ access: Access) async throws {
+        try await transaction { connection in
+            try await requireUser(access.userName, connection)
+            let inserted = try await connection.query("""
+                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created)
+                VALUES (\(access.userName), \(access.id), \(access.name), \(access.tokenHash),
+                        \(StoreEncoding.permissionsText(access.permissions)), \(access.created))
+                ON CONFLICT DO NOTHING RETURNING id
+                """, logger: logger).collect()
+            if inserted.isEmpty { throw StoreError.alreadyExists("access", id: access.id) }
+        }
+    }
+
+    /// The access whose token hashes to `tokenHash`, if any.
+    public func access(tokenHash: String) async throws -> Access? {
+        for try await (id, userName, name, hash, permissions, created) in try await client.query("""
+            SELECT id, user_name, name, token_hash, permissions, created FROM accesses WHERE token_hash = \(tokenHash)
+            """, logger: logger).decode((String, String, String, String, String, Double).self) {
+            return Access(id: id, userName: userName, name: name, tokenHash: hash,
+                          permissions: try StoreEncoding.permissions(permissions), created: created)
+        }
+        return nil
+    }
+
+    // MARK: Streams
+
+    /// All of a user's streams, in creation order.
+    public func streams(of userName: String) async throws -> [EventStream] {
+        var streams: [EventStream] = []
+        let rows = try await client.query("""
+            SELECT id, name, parent_id, client_data, trashed, created, created_by, modified, modified_by
+            FROM streams WHERE user_name = \(userName) ORDER BY seq
+            """, logger: logger)
+        for try await (id, name, parentId, clientData, trashed, created, createdBy, modified, modifiedBy) in rows.decode(
+            (String, String, String?, String?, Bool, Double, String, Double, String).self
+        ) {
+            streams.append(EventStream(
+                id: id, name: name, parentId: parentId,
+                clientData: try StoreEncoding.json(clientData, column: "client_data"), trashed: trashed,
+                created: created, createdBy: createdBy, modified: modified, modifiedBy: modifiedBy))
+        }
+        return streams
+    }
+
+    /// Adds a stream. Throws ``StoreError/alreadyExists(_:id:)`` when the user has one with this
+    /// identifier, ``StoreError/notFound(_:id:)`` for an unknown user.
+    public func addStream(_ stream: EventStream, for userName: String) async throws {
+        try await transaction { connection in
+            try await requireUser(userName, connection)
+            try await insert(stream, for: userName, connection)
+        }
+    }
+
+    /// Replaces the stream with the same identifier (it keeps its place in the order).
+    public func replaceStream(_ stream: EventStream, for userName: String) async throws {
+        let updated = try await client.query("""
+            UPDATE streams SET name = \(stream.name), parent_id = \(stream.parentId),
+                client_data = \(StoreEncoding.text(stream.clientData)), trashed = \(stream.trashed),
+                created = \(stream.created), created_by = \(stream.createdBy), modified = \(stream.modified),
+                modified_by = \(stream.modifiedBy)
+            WHERE user_name = \(userName) AND id = \(stream.id)
+            RETURNING seq
+            """, logger: logger).collect()
+        if updated.isEmpty { throw StoreError.notFound("stream", id: stream.id) }
+    }
+
+    private func insert(_ stream: EventStream, for userName: String, _ connection: PostgresConnection) async throws {
+        let inserted = try await connection.query("""
+            INSERT INTO streams (user_name, id, name, parent_id, client_data, trashed, created, created_by,
+                modified, modified_by)
+            VALUES (\(userName), \(stream.id), \(stream.name), \(stream.parentId),
+                \(StoreEncoding.text(stream.clientData)), \(stream.trashed), \(stream.created),
+                \(stream.createdBy), \(stream.modified), \(stream.modifiedBy))
+            ON CONFLICT DO NOTHING RETURNING seq
+            """, logger: logger).collect()
+        if inserted.isEmpty { throw StoreError.alreadyExists("stream", id: stream.id) }
+    }
+
+    private func requireUser(_ name: String, _ connection: PostgresConnection) async throws {
+        let rows = try await connection.query("SELECT 1 FROM users WHERE name = \(name)", logger: logger).collect()
+        if rows.isEmpty { throw StoreError.notFound("user", id: name) }
+    }
+
+    // MARK: Events
+
+    static let eventColumns = """
+        seq, id, stream_ids, time, duration, type, content, description, tags, client_data, \
+        attachments, trashed, created, created_by, modified, modified_by
+        """
+
+    private typealias EventRow = (
+        Int64, String, [String], Double, Double?, String, String?, String?, String, String?, String, Bool,
+        Double, String, Double, String
+    )
+
+    private static func event(from row: PostgresRow) throws -> Event {
+        let (_, id, streamIds, time, duration, type, content, description, tags, clientData, attachments,
+             trashed, created, createdBy, modified, modifiedBy) = try row.decode(EventRow.self)
+        return try EventColumns(
+            id: id, streamIds: streamIds, time: time, duration: duration, type: type, content: content,
+            description: description, tags: tags, clientData: clientData, attachments: attachments,
+            trashed: trashed, created: created, createdBy: createdBy, modified: modified, modifiedBy: modifiedBy
+        ).event()
+    }
+
+    private func events(_ query: PostgresQuery, _ connection: PostgresConnection? = nil) async throws -> [Event] {
+        let rows = if let connection {
+            try await connection.query(query, logger: logger)
+        } else {
+            try await client.query(query, logger: logger)
+        }
+        var events: [Event] = []
+        for try await row in rows { events.append(try Self.event(from: row)) }
+        return events
+    }
+
+    /// Adds events in one transaction, with their attachments; an identifier the user already
+    /// has (even one another process is adding at the same moment) is not written again.
+    public func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
+        try await transaction { connection in
+            try await requireUser(userName, connection)
+            var results: [EventCreation] = []
+            results.reserveCapacity(writes.count)
+            for write in writes {
+                let event = write.event
+                let inserted = try await connection.query("""
+                    INSERT INTO events (user_name, id, time, duration, end_time, type, type_class, content,
+                        description, tags, client_data, attachments, stream_ids, trashed, created, created_by,
+                        modified, modified_by)
+                    VALUES (\(userName), \(event.id), \(event.time), \(event.duration),
+                        \(StoreEncoding.endTime(of: event, running: PostgresSchema.runningEndTime)),
+                        \(event.type), \(StoreEncoding.typeClass(of: event.type)), \(StoreEncoding.text(event.content)),
+                        \(event.description), \(event.tags.jsonText), \(StoreEncoding.text(event.clientData)),
+                        \(JSONWriter().string(from: .array(event.attachments.map(\.jsonValue)))), \(event.streamIds),
+                        \(event.trashed), \(event.created), \(event.createdBy), \(event.modified), \(event.modifiedBy))
+                    ON CONFLICT (user_name, id) DO NOTHING RETURNING seq
+                    """, logger: logger).collect()
+                if inserted.isEmpty {
+                    let stored = try await events(
+                        "SELECT \(unescaped: Self.eventColumns) FROM events WHERE user_name = \(userName) AND id = \(event.id)",
+                        connection)
+                    guard let first = stored.first else {
+                        throw StoreError.corrupt("event \(event.id) neither inserted nor found")
+                    }
+                    results.append(.existing(first))
+                    continue
+                }
+                for upload in write.uploads {
+                    try await connection.query("""
+                        INSERT INTO attachments (user_name, event_id, attachment_id, data)
+                        VALUES (\(userName), \(event.id), \(upload.attachment.id), \(ByteBuffer(bytes: upload.data)))
+                        ON CONFLICT (user_name, event_id, attachment_id) DO UPDATE SET data = excluded.data
+                        """, logger: logger)
+                }
+                results.append(.created(event))
+            }
+            return results
+        }
+    }
+
+    /// The event with this identifier, trashed or not.
+    public func event(id: String, for userName: String) async throws -> Event? {
+        try await events(
+            "SELECT \(unescaped: Self.eventColumns) FROM events WHERE user_name = \(userName) AND id = \(id)"
+        ).first
+    }
+
+    /// Replaces the event with the same identifier; the attachments it no longer lists are
+    /// deleted.
+    public func replaceEvent(_ event: Event, for userName: String) async throws {
+        try await transaction { connection in
+            let updated = try await connection.query("""
+                UPDATE events SET time = \(event.time), duration = \(event.duration),
+                    end_time = \(StoreEncoding.endTime(of: event, running: PostgresSchema.runningEndTime)),
+                    type = \(event.type), type_class = \(StoreEncoding.typeClass(of: event.type)),
+                    content = \(StoreEncoding.text(event.content)), description = \(event.description),
+                    tags = \(event.tags.jsonText), client_data = \(StoreEncoding.text(event.clientData)),
+                    attachments = \(JSONWriter().string(from: .array(event.attachments.map(\.jsonValue)))),
+                    stream_ids = \(event.streamIds), trashed = \(event.trashed), created = \(event.created),
+                    created_by = \(event.createdBy), modified = \(event.modified), modified_by = \(event.modifiedBy)
+                WHERE user_name = \(userName) AND id = \(event.id)
+                RETURNING seq
+                """, logger: logger).collect()
+            if updated.isEmpty { throw StoreError.notFound("event", id: event.id) }
+            try await connection.query("""
+                DELETE FROM attachments WHERE user_name = \(userName) AND event_id = \(event.id)
+                    AND NOT (attachment_id = ANY(\(event.attachments.map(\.id))))
+                """, logger: logger)
+        }
+    }
+
+    /// Deletes an event and (by cascade) its attachments.
+    public func removeEvent(id: String, for userName: String) async throws -> Bool {
+        let removed = try await client.query(
+            "DELETE FROM events WHERE user_name = \(userName) AND id = \(id) RETURNING seq", logger: logger
+        ).collect()
+        return !removed.isEmpty
+    }
+
+    /// The events matching `query`.
+    public func events(matching query: EventQuery, for userName: String) async throws -> [Event] {
+        try await events(Self.sql(for: query, userName: userName))
+    }
+
+    /// The bytes of one attachment.
+    public func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]? {
+        for try await data in try await client.query("""
+            SELECT data FROM attachments
+            WHERE user_name = \(userName) AND event_id = \(eventId) AND attachment_id = \(attachmentId)
+            """, logger: logger).decode(ByteBuffer.self) {
+            return Array(data.readableBytesView)
+        }
+        return nil
+    }
+
+    // MARK: Queries
+
+    /// The query as SQL: with a lower time bound, the UNION of the events starting in the range
+    /// and the periods started before it and still going (each half on its own index).
+    static func sql(for query: EventQuery, userName: String) -> PostgresQuery {
+        var binds = PostgresBindings()
+        func bind<Value: PostgresNonThrowingEncodable>(_ value: Value) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        func filters() -> String {
+            var sql = ""
+            switch query.state {
+            case .default: sql += " AND NOT trashed"
+            case .trashed: sql += " AND trashed"
+            case .all: break
+            }
+            if let streamIds = query.sortedStreamIds {
+                sql += " AND stream_ids && \(bind(streamIds))::text[]"
+            }
+            if query.types != nil || query.typeClasses != nil {
+                sql += " AND (type = ANY(\(bind(query.sortedTypes))::text[])"
+                sql += " OR type_class = ANY(\(bind(query.sortedTypeClasses))::text[]))"
+            }
+            if let running = query.running {
+                sql += running ? " AND duration IS NULL" : " AND duration IS NOT NULL"
+            }
+            if let modifiedSince = query.modifiedSince {
+                sql += " AND modified > \(bind(modifiedSince))"
+            }
+            return sql
+        }
+        let select = "SELECT \(eventColumns) FROM events WHERE user_name = "
+        var sql: String
+        if let fromTime = query.fromTime {
+            sql = select + bind(userName) + " AND time >= \(bind(fromTime))"
+            if let toTime = query.toTime { sql += " AND time <= \(bind(toTime))" }
+            sql += filters()
+            sql += " UNION ALL " + select + bind(userName)
+            sql += " AND end_time >= \(bind(fromTime)) AND (duration IS NULL OR duration <> 0)"
+            sql += " AND time < \(bind(fromTime))"
+            if let toTime = query.toTime { sql += " AND time <= \(bind(toTime))" }
+            sql += filters()
+        } else {
+            sql = select + bind(userName)
+            if let toTime = query.toTime { sql += " AND time <= \(bind(toTime))" }
+            sql += filters()
+        }
+        sql += query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
+        if let limit = query.limit { sql += " LIMIT \(max(limit, 0))" }
+        if query.skip > 0 { sql += " OFFSET \(query.skip)" }
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
+    }
+}
+
+/// What is wrong with a PostgreSQL URL.
+public struct PostgresURLError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A sentence naming the problem.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ message: String) { self.message = message }
+
+    /// The problem and the expected shape.
+    public var description: String {
+        "\(message); expected postgres://user:password@host:port/database[?sslmode=disable|prefer|require|verify-full]"
+    }
+}
+
+/// The parts of a `postgres://` URL.
+struct PostgresURL: Hashable, Sendable {
+    /// How to use TLS, as libpq's `sslmode` says.
+    enum SSLMode: String, Sendable, CaseIterable {
+        case disable, prefer, require
+        case verifyFull = "verify-full"
+    }
+
+    var host: String
+    var port: Int
+    var username: String
+    var password: String?
+    var database: String
+    var sslMode: SSLMode
+
+    init(_ text: String) throws(PostgresURLError) {
+        guard let components = URLComponents(string: text) else {
+            throw PostgresURLError("the database URL \"\(Self.redacted(text))\" cannot be parsed")
+        }
+        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw PostgresURLError("the database URL must start with postgres:// or postgresql://, not \"\(components.scheme ?? "")\"")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw PostgresURLError("the database URL has no host")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw PostgresURLError("the database URL has no user name (postgres://USER:password@host/database)")
+        }
+        let port = components.port ?? 5432
+        guard (1...65535).contains(port) else {
+            throw PostgresURLError("the database URL's port \(port) is not between 1 and 65535")
+        }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else {
+            throw PostgresURLError("the database URL names no database (postgres://user:password@host:port/DATABASE)")
+        }
+        var sslMode = SSLMode.prefer
+        for item in components.queryItems ?? [] {
+            switch item.name {
+            case "sslmode":
+                guard let value = item.value, let mode = SSLMode(rawValue: value) else {
+                    throw PostgresURLError("the database URL's sslmode \"\(item.value ?? "")\" is not one of "
+                        + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                sslMode = mode
+            default:
+                throw PostgresURLError("the database URL's parameter \"\(item.name)\" is not supported (only sslmode is)")
+            }
+        }
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.port = port
+        self.username = user
+        self.password = components.password
+        self.database = database
+        self.sslMode = sslMode
+    }
+
+    /// The URL with its password replaced, for messages.
+    static func redacted(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@"), let schemeEnd = text.range(of: "://")?.upperBound,
+              let colon = text[schemeEnd..<at].firstIndex(of: ":")
+        else { return text }
+        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+    }
+
+    var clientConfiguration: PostgresClient.Configuration {
+        var lenient = TLSConfiguration.makeClientConfiguration()
+        lenient.certificateVerification = .none  // libpq's prefer and require do not check the certificate
+        let tls: PostgresClient.Configuration.TLS = switch sslMode {
+        case .disable: .disable
+        case .prefer: .prefer(lenient)
+        case .require: .require(lenient)
+        case .verifyFull: .require(.makeClientConfiguration())
+        }
+        return PostgresClient.Configuration(host: host, port: port, username: username, password: password,
+                                            database: database, tls: tls)
+    }
+}
