@@ -25,6 +25,9 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             ClassifyCommand.self,
             RankCommand.self,
             WatchCommand.self,
+            ServeCommand.self,
+            UsersCommand.self,
+            ExportCommand.self,
             VersionCommand.self,
         ]
     )

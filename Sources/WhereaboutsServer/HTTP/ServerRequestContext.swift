@@ -10,11 +10,23 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     public let webSocket: WebSocketHandlerReference<ServerRequestContext>
     /// The access the request authenticated as, once ``AuthenticationMiddleware`` has run.
     public var access: Access?
+    /// Why the request's token was refused, when it carried one that is not valid.
+    public var authenticationFailure: APIError?
 
     /// Creates the context for a new request.
     public init(source: Source) {
         self.coreContext = .init(source: source)
         self.webSocket = .init()
         self.access = nil
+        self.authenticationFailure = nil
+    }
+
+    /// The access the request authenticated as; throws `invalid-access-token` (401) when the
+    /// request had no token or an unknown one.
+    public func requireAccess() throws(APIError) -> Access {
+        if let access { return access }
+        throw authenticationFailure ?? .invalidAccessToken(
+            "This request needs a token: send it in the Authorization header, as the Basic auth "
+                + "user name or password, or as ?auth=TOKEN (create one with `whereabouts users token NAME`).")
     }
 }

@@ -1,0 +1,296 @@
+import Crypto
+import Foundation
+import Whereabouts
+
+extension APIService {
+    /// One event to create: its JSON and the files sent with it.
+    public struct EventCreateInput: Sendable {
+        /// The event's fields, as the client sent them.
+        public var json: JSONValue
+        /// Files from a multipart request: (file name, media type, bytes).
+        public var files: [(fileName: String, type: String, data: [UInt8])]
+
+        /// Creates an input.
+        public init(json: JSONValue, files: [(fileName: String, type: String, data: [UInt8])] = []) {
+            self.json = json
+            self.files = files
+        }
+    }
+
+    // MARK: events.create
+
+    /// `events.create` for several events at once (a batch's consecutive creates, or one POST):
+    /// each is validated on its own; the valid ones are written in one transaction. Results are in
+    /// input order: `201 {"event"}` for a new event, `200 {"event"}` for an identifier the user
+    /// already had (idempotent retry), or the error for that event.
+    public func createEvents(_ inputs: [EventCreateInput], access: Access) async -> [Result<APIResult, APIError>] {
+        let now = Self.now()
+        var results = [Result<APIResult, APIError>?](repeating: nil, count: inputs.count)
+        var writes: [EventWrite] = []
+        var writeIndices: [Int] = []
+        let requestedStreams = inputs.flatMap { input -> [String] in
+            guard case .array(let ids)? = input.json["streamIds"] else {
+                if case .string(let id)? = input.json["streamId"] { return [id] }
+                return []
+            }
+            return ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
+        }
+        let tree: StreamTree
+        do {
+            tree = try await streams.tree(for: access.userName, refreshingIfMissing: requestedStreams)
+        } catch {
+            let failure = APIError.storeFailure(error)
+            return inputs.map { _ in .failure(failure) }
+        }
+        for (index, input) in inputs.enumerated() {
+            do throws(APIError) {
+                var event = try EventValidation.event(fromCreate: input.json, now: now, accessId: access.id)
+                let uploads = input.files.map { file in
+                    AttachmentUpload(
+                        attachment: Attachment(
+                            id: AccessToken.generateIdentifier(), fileName: file.fileName, type: file.type,
+                            size: file.data.count, integrity: Self.integrity(of: file.data)),
+                        data: file.data)
+                }
+                event.attachments = uploads.map(\.attachment)
+                try EventValidation.checkContent(of: event, requireAttachment: true)
+                try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+                writes.append(EventWrite(event: event, uploads: uploads))
+                writeIndices.append(index)
+            } catch {
+                results[index] = .failure(error)
+            }
+        }
+        if !writes.isEmpty {
+            do {
+                let creations = try await store.addEvents(writes, for: access.userName)
+                var created: [Event] = []
+                for (index, creation) in zip(writeIndices, creations) {
+                    switch creation {
+                    case .created(let event):
+                        created.append(event)
+                        results[index] = .success(APIResult([("event", event.jsonValue)], status: .created))
+                    case .existing(let event):
+                        if canRead(event, access: access, tree: tree) {
+                            results[index] = .success(APIResult([("event", event.jsonValue)], status: .ok))
+                        } else {
+                            results[index] = .failure(.itemAlreadyExists(
+                                "An event with id \"\(event.id)\" already exists in streams this token cannot read."))
+                        }
+                    }
+                }
+                if !created.isEmpty {
+                    metrics.recordEventsStored(created.count)
+                    await eventsDidChange(created, access.userName)
+                }
+            } catch {
+                let failure = APIError.storeFailure(error)
+                for index in writeIndices { results[index] = .failure(failure) }
+            }
+        }
+        return results.map { $0 ?? .failure(.invalidParameters("The event was not processed.")) }
+    }
+
+    // MARK: events.get
+
+    /// `events.get`: the access's readable events matching the parameters, with Pryv's defaults
+    /// (no range: the newest 20; `toTime` only: the 24 h before it; `fromTime` only: until now).
+    public func events(_ parameters: APIParameters, access: Access) async throws(APIError) -> [Event] {
+        let query = try await eventQuery(parameters, access: access)
+        do {
+            return try await store.events(matching: query, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+    }
+
+    /// The store query for `events.get` parameters, restricted to what `access` may read.
+    public func eventQuery(_ parameters: APIParameters, access: Access) async throws(APIError) -> EventQuery {
+        let timeRange = -1e11...1e11
+        let fromTime = try parameters.number("fromTime", in: timeRange)
+        let toTime = try parameters.number("toTime", in: timeRange)
+        var query = EventQuery()
+        switch (fromTime, toTime) {
+        case (nil, nil):
+            query.limit = 20
+        case (nil, let to?):
+            query.fromTime = to - 86_400
+            query.toTime = to
+        case (let from?, nil):
+            query.fromTime = from
+            query.toTime = Self.now()
+        case (let from?, let to?):
+            query.fromTime = from
+            query.toTime = to
+        }
+        if let limit = try parameters.integer("limit", in: 0...1_000_000) { query.limit = limit }
+        query.skip = try parameters.integer("skip", in: 0...1_000_000_000) ?? 0
+        query.sortAscending = try parameters.bool("sortAscending") ?? false
+        query.running = try parameters.bool("running")
+        query.modifiedSince = try parameters.number("modifiedSince", in: timeRange)
+        if let state = try parameters.string("state") {
+            guard let parsed = EventQuery.State(rawValue: state) else {
+                throw .invalidParameters("`state` must be one of default, trashed, all.")
+            }
+            query.state = parsed
+        }
+        if let types = try parameters.strings("types") {
+            var exact: Set<String> = []
+            var classes: Set<String> = []
+            for type in types {
+                if type.hasSuffix("/*"), EventValidation.isValidType(String(type.dropLast()) + "x") {
+                    classes.insert(String(type.dropLast(2)))
+                } else if EventValidation.isValidType(type) {
+                    exact.insert(type)
+                } else {
+                    throw .invalidParameters("`types` holds \"\(type)\", which is neither class/format nor class/*.")
+                }
+            }
+            query.types = exact
+            query.typeClasses = classes
+        }
+        let requested = try parameters.strings("streams")
+        let tree: StreamTree
+        do {
+            tree = try await streams.tree(for: access.userName, refreshingIfMissing: requested ?? [])
+        } catch {
+            throw .storeFailure(error)
+        }
+        let readable = access.readableStreams(in: tree)
+        if let requested {
+            var expanded: Set<String> = []
+            for id in requested {
+                guard tree.streams[id] != nil else {
+                    throw .unknownReferencedResource("Unknown stream \"\(id)\" in `streams`.")
+                }
+                guard access.allows(.read, on: id, in: tree) else {
+                    throw .forbidden("This token cannot read stream \"\(id)\".")
+                }
+                expanded.formUnion(tree.subtree(of: id))
+            }
+            query.streamIds = readable.map { expanded.intersection($0) } ?? expanded
+        } else {
+            query.streamIds = readable
+        }
+        return query
+    }
+
+    // MARK: events.getOne, update, delete
+
+    /// The event with this identifier, if the access may read it.
+    public func event(id: String, access: Access) async throws(APIError) -> (Event, StreamTree) {
+        let found: Event?
+        let tree: StreamTree
+        do {
+            found = try await store.event(id: id, for: access.userName)
+            tree = try await streams.tree(for: access.userName, refreshingIfMissing: found?.streamIds ?? [])
+        } catch {
+            throw .storeFailure(error)
+        }
+        guard let found, canRead(found, access: access, tree: tree) else {
+            throw .unknownResource("No event with id \"\(id)\".")
+        }
+        return (found, tree)
+    }
+
+    /// `events.update`: applies a partial update; the access must contribute to the event's
+    /// streams before and after.
+    public func updateEvent(id: String, update: JSONValue, access: Access) async throws(APIError) -> APIResult {
+        var (event, tree) = try await event(id: id, access: access)
+        try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+        if case .array(let ids)? = update["streamIds"] {
+            let names = ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
+            do { tree = try await streams.tree(for: access.userName, refreshingIfMissing: names) } catch {
+                throw .storeFailure(error)
+            }
+        }
+        try EventValidation.apply(update: update, to: &event)
+        try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+        event.modified = Self.now()
+        event.modifiedBy = access.id
+        do {
+            try await store.replaceEvent(event, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        await eventsDidChange([event], access.userName)
+        return APIResult([("event", event.jsonValue)])
+    }
+
+    /// `events.delete`: moves the event to the trash, or deletes it for good when it is there.
+    public func deleteEvent(id: String, access: Access) async throws(APIError) -> APIResult {
+        var (event, tree) = try await event(id: id, access: access)
+        try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+        do {
+            if event.trashed {
+                _ = try await store.removeEvent(id: id, for: access.userName)
+                return APIResult([("eventDeletion", .object([("id", .string(id))]))])
+            }
+            event.trashed = true
+            event.modified = Self.now()
+            event.modifiedBy = access.id
+            try await store.replaceEvent(event, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        await eventsDidChange([event], access.userName)
+        return APIResult([("event", event.jsonValue)])
+    }
+
+    /// An attachment's description and bytes, if the access may read its event.
+    public func attachment(eventId: String, attachmentId: String, access: Access) async throws(APIError) -> (Attachment, [UInt8]) {
+        let (event, _) = try await event(id: eventId, access: access)
+        guard let attachment = event.attachments.first(where: { $0.id == attachmentId || $0.fileName == attachmentId }) else {
+            throw .unknownResource("Event \"\(eventId)\" has no attachment \"\(attachmentId)\".")
+        }
+        let data: [UInt8]?
+        do {
+            data = try await store.attachmentData(eventId: eventId, attachmentId: attachment.id, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        guard let data else { throw .unknownResource("The file of attachment \"\(attachmentId)\" is missing.") }
+        return (attachment, data)
+    }
+
+    // MARK: Permissions
+
+    /// Whether the access may read the event: it may read at least one of its streams.
+    public func canRead(_ event: Event, access: Access, tree: StreamTree) -> Bool {
+        access.allowsEverywhere(.read) || event.streamIds.contains { access.allows(.read, on: $0, in: tree) }
+    }
+
+    /// Checks that every stream exists and that the access reaches `level` on each.
+    func checkStreams(_ ids: [String], exist tree: StreamTree, access: Access, level: AccessLevel) throws(APIError) {
+        for id in ids {
+            guard tree.streams[id] != nil else {
+                throw .unknownReferencedResource("Unknown stream \"\(id)\": create it first with POST /streams.")
+            }
+            guard access.allows(level, on: id, in: tree) else {
+                throw .forbidden("This token cannot \(level == .read ? "read" : "write to") stream \"\(id)\".")
+            }
+        }
+    }
+
+    /// A Subresource Integrity string for `data`: `sha256-` and the base-64 digest.
+    static func integrity(of data: [UInt8]) -> String {
+        "sha256-" + Data(SHA256.hash(data: data)).base64EncodedString()
+    }
+}
+
+extension APIError {
+    /// A store failure, reported without internals: the client's request was fine, the server
+    /// could not complete it.
+    static func storeFailure(_ error: any Error) -> APIError {
+        if let error = error as? APIError { return error }
+        if let error = error as? StoreError {
+            switch error {
+            case .alreadyExists: return .itemAlreadyExists(error.description)
+            case .notFound: return .unknownResource(error.description)
+            case .corrupt: break
+            }
+        }
+        return APIError(id: "unexpected-error", message: "The store could not complete the request: \(error)",
+                        status: .serviceUnavailable)
+    }
+}

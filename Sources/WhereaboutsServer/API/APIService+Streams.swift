@@ -1,0 +1,189 @@
+import Whereabouts
+
+extension APIService {
+    /// `streams.get`: the streams the access may read, as a tree. A token limited to some
+    /// streams sees those streams as roots. Trashed streams only with `state=all`.
+    public func streamsTree(_ parameters: APIParameters, access: Access) async throws(APIError) -> APIResult {
+        let includeTrashed: Bool
+        switch try parameters.string("state") {
+        case nil, "default": includeTrashed = false
+        case "all": includeTrashed = true
+        default: throw .invalidParameters("`state` must be default or all.")
+        }
+        let tree = try await loadTree(access.userName)
+        var roots: [String]
+        if let parent = try parameters.string("parentId") {
+            guard tree.streams[parent] != nil, access.allows(.read, on: parent, in: tree) else {
+                throw .unknownReferencedResource("Unknown stream \"\(parent)\" in `parentId`.")
+            }
+            roots = tree.childIds(of: parent)
+        } else if access.allowsEverywhere(.read) {
+            roots = tree.rootIds
+        } else {
+            let granted = access.permissions.map(\.streamId).filter { tree.streams[$0] != nil }
+            // A granted stream inside another granted stream shows up inside it, not as a root.
+            roots = granted.filter { id in !tree.lineage(of: id).dropFirst().contains(where: granted.contains) }
+            var seen: Set<String> = []
+            roots = roots.filter { seen.insert($0).inserted }
+        }
+        func render(_ id: String) -> JSONValue? {
+            guard let stream = tree.streams[id], includeTrashed || !stream.trashed else { return nil }
+            return stream.jsonValue(children: tree.childIds(of: id).compactMap(render))
+        }
+        return APIResult([("streams", .array(roots.compactMap(render)))])
+    }
+
+    /// `streams.create`: `{id?, name, parentId?, clientData?}`. The access must manage the
+    /// parent (or every stream, for a root). Names are unique among siblings.
+    public func createStream(_ value: JSONValue, access: Access) async throws(APIError) -> APIResult {
+        guard case .object(let members) = value else {
+            throw .invalidRequestStructure("The stream must be a JSON object, found \(value.kindDescription).")
+        }
+        let allowed: Set<String> = ["id", "name", "parentId", "clientData"]
+        if let unknown = members.first(where: { !allowed.contains($0.key) }) {
+            throw .invalidParameters("Unknown field `\(unknown.key)` when creating a stream; allowed: clientData, id, name, parentId.")
+        }
+        guard case .string(let name)? = value["name"], !name.isEmpty, name.count <= 200 else {
+            throw .invalidParameters("`name` is required: a string of 1 to 200 characters.")
+        }
+        var parentId: String?
+        switch value["parentId"] {
+        case nil, .null?: parentId = nil
+        case .string(let id)?: parentId = id
+        default: throw .invalidParameters("`parentId` must be a stream id or null.")
+        }
+        let clientData = try Self.clientData(value["clientData"])
+        let tree = try await loadTree(access.userName, refreshingIfMissing: parentId.map { [$0] } ?? [])
+        if let parentId {
+            guard tree.streams[parentId] != nil else {
+                throw .unknownReferencedResource("Unknown parent stream \"\(parentId)\".")
+            }
+            guard access.allows(.manage, on: parentId, in: tree) else {
+                throw .forbidden("This token cannot manage stream \"\(parentId)\".")
+            }
+        } else if !access.allowsEverywhere(.manage) {
+            throw .forbidden("Only a token that manages every stream can create a root stream.")
+        }
+        let id: String
+        switch value["id"] {
+        case nil:
+            id = Self.slug(name) ?? AccessToken.generateIdentifier()
+        case .string(let given)? where EventValidation.isValidIdentifier(given):
+            id = given
+        default:
+            throw .invalidParameters("`id` must be 1 to 100 letters, digits, `-`, `_` or `.`.")
+        }
+        if tree.streams[id] != nil { throw .itemAlreadyExists("A stream with id \"\(id)\" already exists.") }
+        try checkSiblingName(name, parentId: parentId, except: nil, tree: tree)
+        let now = Self.now()
+        let stream = EventStream(id: id, name: name, parentId: parentId, clientData: clientData,
+                                 created: now, createdBy: access.id, modified: now, modifiedBy: access.id)
+        do {
+            try await store.addStream(stream, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        await streams.invalidate(access.userName)
+        return APIResult([("stream", stream.jsonValue(children: []))], status: .created)
+    }
+
+    /// `streams.update`: changes `name`, `parentId`, `clientData` or `trashed`. The access must
+    /// manage the stream (and the new parent); a stream cannot move inside itself.
+    public func updateStream(id: String, update value: JSONValue, access: Access) async throws(APIError) -> APIResult {
+        guard case .object(let members) = value else {
+            throw .invalidRequestStructure("The update must be a JSON object, found \(value.kindDescription).")
+        }
+        let allowed: Set<String> = ["name", "parentId", "clientData", "trashed"]
+        if let unknown = members.first(where: { !allowed.contains($0.key) }) {
+            throw .invalidParameters("Unknown field `\(unknown.key)` when updating a stream; allowed: clientData, name, parentId, trashed.")
+        }
+        var tree = try await loadTree(access.userName, refreshingIfMissing: [id])
+        guard var stream = tree.streams[id], access.allows(.read, on: id, in: tree) else {
+            throw .unknownResource("No stream with id \"\(id)\".")
+        }
+        guard access.allows(.manage, on: id, in: tree) else {
+            throw .forbidden("This token cannot manage stream \"\(id)\".")
+        }
+        if let nameValue = value["name"] {
+            guard case .string(let name) = nameValue, !name.isEmpty, name.count <= 200 else {
+                throw .invalidParameters("`name` must be a string of 1 to 200 characters.")
+            }
+            stream.name = name
+        }
+        if let parentValue = value["parentId"] {
+            switch parentValue {
+            case .null:
+                guard access.allowsEverywhere(.manage) else {
+                    throw .forbidden("Only a token that manages every stream can make a root stream.")
+                }
+                stream.parentId = nil
+            case .string(let parent):
+                tree = try await loadTree(access.userName, refreshingIfMissing: [parent])
+                guard tree.streams[parent] != nil else {
+                    throw .unknownReferencedResource("Unknown parent stream \"\(parent)\".")
+                }
+                guard !tree.subtree(of: id).contains(parent) else {
+                    throw .invalidParameters("A stream cannot move inside itself or its descendants.")
+                }
+                guard access.allows(.manage, on: parent, in: tree) else {
+                    throw .forbidden("This token cannot manage stream \"\(parent)\".")
+                }
+                stream.parentId = parent
+            default:
+                throw .invalidParameters("`parentId` must be a stream id or null.")
+            }
+        }
+        if let clientData = value["clientData"] { stream.clientData = try Self.clientData(clientData) }
+        if let trashedValue = value["trashed"] {
+            guard case .bool(let trashed) = trashedValue else { throw .invalidParameters("`trashed` must be true or false.") }
+            stream.trashed = trashed
+        }
+        try checkSiblingName(stream.name, parentId: stream.parentId, except: id, tree: tree)
+        stream.modified = Self.now()
+        stream.modifiedBy = access.id
+        do {
+            try await store.replaceStream(stream, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        await streams.invalidate(access.userName)
+        return APIResult([("stream", stream.jsonValue(children: []))])
+    }
+
+    func loadTree(_ userName: String, refreshingIfMissing ids: [String] = []) async throws(APIError) -> StreamTree {
+        do {
+            return try await streams.tree(for: userName, refreshingIfMissing: ids)
+        } catch {
+            throw .storeFailure(error)
+        }
+    }
+
+    private func checkSiblingName(_ name: String, parentId: String?, except id: String?, tree: StreamTree) throws(APIError) {
+        let siblings = parentId.map { tree.childIds(of: $0) } ?? tree.rootIds
+        if siblings.contains(where: { $0 != id && tree.streams[$0]?.name == name && tree.streams[$0]?.trashed == false }) {
+            throw .itemAlreadyExists("A sibling stream is already named \"\(name)\".")
+        }
+    }
+
+    private static func clientData(_ value: JSONValue?) throws(APIError) -> JSONValue? {
+        switch value {
+        case nil, .null?: return nil
+        case .object?: return value
+        default: throw .invalidParameters("`clientData` must be an object.")
+        }
+    }
+
+    /// A stream identifier made from a name: lowercase letters and digits, other runs as `-`.
+    static func slug(_ name: String) -> String? {
+        var out = ""
+        for scalar in name.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                out.unicodeScalars.append(scalar)
+            } else if !out.isEmpty, out.last != "-" {
+                out += "-"
+            }
+        }
+        while out.last == "-" { out.removeLast() }
+        return out.isEmpty ? nil : String(out.prefix(100))
+    }
+}

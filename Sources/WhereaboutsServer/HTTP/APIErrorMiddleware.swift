@@ -1,0 +1,61 @@
+import Hummingbird
+import Logging
+
+/// Turns every error into a response in Pryv's error shape, and records each request's metrics.
+///
+/// Client mistakes that Hummingbird reports itself (no such route, body too large, wrong
+/// method) keep their 4xx status with a clear message; an error the server did not expect is
+/// logged and answered with a 500 that reveals no internals.
+public struct APIErrorMiddleware: RouterMiddleware {
+    public typealias Context = ServerRequestContext
+
+    private let metrics: ServerMetrics
+
+    /// Creates the middleware.
+    public init(metrics: ServerMetrics) {
+        self.metrics = metrics
+    }
+
+    /// Runs the request, converting errors, and records its metrics.
+    public func handle(
+        _ request: Request, context: ServerRequestContext,
+        next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = APIResponse.error(Self.apiError(for: error, request: request, logger: context.logger))
+        }
+        let route = context.endpointPath ?? "unmatched"
+        metrics.recordRequest(
+            method: request.method.rawValue, route: route, status: response.status.code,
+            duration: ContinuousClock.now - start)
+        return response
+    }
+
+    /// The API error that stands for `error`.
+    static func apiError(for error: any Error, request: Request, logger: Logger) -> APIError {
+        if let error = error as? APIError { return error }
+        if let error = error as? any HTTPResponseError {
+            switch error.status {
+            case .notFound:
+                return .unknownResource("No route \(request.method.rawValue) \(request.uri.path); see /openapi.json for the API.")
+            case .contentTooLarge:
+                return .tooLarge("The request body is larger than this server accepts for \(request.uri.path).")
+            case .methodNotAllowed:
+                return APIError(id: "invalid-operation",
+                                message: "\(request.method.rawValue) is not allowed on \(request.uri.path).",
+                                status: .methodNotAllowed)
+            case let status where (400..<500).contains(status.code):
+                return APIError(id: "invalid-request-structure", message: "\(error)", status: status)
+            default:
+                break
+            }
+        }
+        logger.error("Request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+        return APIError(id: "unexpected-error", message: "The server could not complete the request.",
+                        status: .internalServerError)
+    }
+}

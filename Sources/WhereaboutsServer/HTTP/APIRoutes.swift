@@ -1,0 +1,145 @@
+import Hummingbird
+import Whereabouts
+
+/// The API's HTTP routes: each decodes its request, calls the ``APIService`` method, and writes
+/// the answer in Pryv's shape.
+struct APIRoutes: Sendable {
+    let service: APIService
+    let limits: ServerConfiguration.BodyLimits
+
+    func add(to router: Router<ServerRequestContext>) {
+        router.post("/events") { request, context in
+            let access = try context.requireAccess()
+            let input = try await readEventInput(request)
+            let result = try await service.createEvents([input], access: access)[0].get()
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.get("/events") { request, context in
+            let access = try context.requireAccess()
+            let query = QueryParameters(query: request.uri.query)
+            var parameters = APIParameters(query: query, arrayKeys: ["streams", "types"])
+            guard let formatName = query["format"], formatName != "json" else {
+                let events = try await service.events(parameters, access: access)
+                return APIResponse.json([("events", .array(events.map(\.jsonValue)))])
+            }
+            guard let format = EventExport.Format(rawValue: formatName) else {
+                throw APIError.invalidParameters("`format` must be json, geojson, gpx or csv.")
+            }
+            if query.all("types").isEmpty { parameters = parameters.adding("types", .array([.string("position/wgs84")])) }
+            let events = try await service.events(parameters, access: access)
+            var headers = HTTPFields()
+            headers[.contentType] = format.mediaType
+            headers[.contentDisposition] = "attachment; filename=\"\(access.userName).\(format.fileExtension)\""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
+        }
+        router.get("/events/{id}") { _, context in
+            let access = try context.requireAccess()
+            let (event, _) = try await service.event(id: try context.parameters.require("id"), access: access)
+            return APIResponse.json([("event", event.jsonValue)])
+        }
+        router.put("/events/{id}") { request, context in
+            let access = try context.requireAccess()
+            let update = try await readJSON(request)
+            let result = try await service.updateEvent(id: try context.parameters.require("id"), update: update, access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.delete("/events/{id}") { _, context in
+            let access = try context.requireAccess()
+            let result = try await service.deleteEvent(id: try context.parameters.require("id"), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        let download: @Sendable (Request, ServerRequestContext) async throws -> Response = { _, context in
+            let access = try context.requireAccess()
+            let (attachment, data) = try await service.attachment(
+                eventId: try context.parameters.require("id"),
+                attachmentId: try context.parameters.require("attachmentId"), access: access)
+            var headers = HTTPFields()
+            headers[.contentType] = attachment.type
+            headers[.contentDisposition] = "attachment; filename=\"\(attachment.fileName.replacingOccurrences(of: "\"", with: "'"))\""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        router.get("/events/{id}/{attachmentId}", use: download)
+        router.get("/events/{id}/{attachmentId}/{fileName}", use: download)
+
+        router.get("/streams") { request, context in
+            let access = try context.requireAccess()
+            let query = QueryParameters(query: request.uri.query)
+            let result = try await service.streamsTree(APIParameters(query: query, arrayKeys: []), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.post("/streams") { request, context in
+            let access = try context.requireAccess()
+            let result = try await service.createStream(try await readJSON(request), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.put("/streams/{id}") { request, context in
+            let access = try context.requireAccess()
+            let result = try await service.updateStream(
+                id: try context.parameters.require("id"), update: try await readJSON(request), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+
+        router.post("/") { request, context in
+            let access = try context.requireAccess()
+            let result = try await service.batch(try await readJSON(request), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+
+        router.get("/access-info") { _, context in
+            let access = try context.requireAccess()
+            return APIResponse.json([
+                ("name", .string(access.name)),
+                ("user", .object([("username", .string(access.userName))])),
+                ("permissions", .array(access.permissions.map {
+                    .object([("streamId", .string($0.streamId)), ("level", .string($0.level.rawValue))])
+                })),
+            ])
+        }
+
+        router.post("/pub") { request, context in
+            let access = try context.requireAccess()
+            let query = QueryParameters(query: request.uri.query)
+            let user = request.headers[.owntracksUser] ?? query["u"]
+            if let user, !user.isEmpty, user != access.userName {
+                throw APIError.forbidden("This token acts for user \"\(access.userName)\", not \"\(user)\".")
+            }
+            let device = request.headers[.owntracksDevice] ?? query["d"]
+            let message = try await readJSON(request)
+            if let eventJSON = try OwnTracksMessage.event(
+                from: message, device: device.flatMap { $0.isEmpty ? nil : $0 }, now: APIService.now(), accessId: access.id) {
+                _ = try await service.createEvents([.init(json: eventJSON)], access: access)[0].get()
+            }
+            // OwnTracks expects a JSON array (of commands or friends' locations) in reply.
+            return APIResponse.json(text: "[]")
+        }
+    }
+
+    private func readJSON(_ request: Request) async throws -> JSONValue {
+        let body = try await request.body.collect(upTo: limits.json)
+        guard body.readableBytes > 0 else {
+            throw APIError.invalidRequestStructure("The request body is empty; send a JSON document.")
+        }
+        do {
+            return try JSONParser.parse(body.readableBytesView)
+        } catch {
+            throw APIError.invalidRequestStructure("The request body is not valid JSON: \(error).")
+        }
+    }
+
+    private func readEventInput(_ request: Request) async throws -> APIService.EventCreateInput {
+        let contentType = request.headers[.contentType] ?? ""
+        if contentType.lowercased().hasPrefix("multipart/form-data") {
+            let body = try await request.body.collect(upTo: limits.attachments)
+            return try MultipartEventReader.read(body, contentType: contentType)
+        }
+        return .init(json: try await readJSON(request))
+    }
+}
+
+extension HTTPFields.Element.Name {
+    // Both are valid header names, so the initialiser cannot fail.
+    /// OwnTracks' header naming the user a message is for.
+    static let owntracksUser = Self("X-Limit-U")!
+    /// OwnTracks' header naming the device that sent a message.
+    static let owntracksDevice = Self("X-Limit-D")!
+}

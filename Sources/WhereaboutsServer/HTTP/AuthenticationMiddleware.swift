@@ -1,0 +1,69 @@
+import Foundation
+import Hummingbird
+
+/// Finds the token a request carries and resolves it to an ``Access``, the ways Pryv allows:
+/// the `Authorization` header holding the token itself (or `Bearer TOKEN`), HTTP Basic auth
+/// with the token as the user name (Pryv's `https://TOKEN@host`) or as the password (OwnTracks'
+/// user/password settings), or the `auth` query parameter.
+///
+/// A request without a token goes on without an access; routes that need one call
+/// ``ServerRequestContext/requireAccess()``. A request with an unknown token also goes on, with
+/// the failure recorded, so that public routes (`/health`, `/map`) still answer.
+public struct AuthenticationMiddleware: RouterMiddleware {
+    public typealias Context = ServerRequestContext
+
+    private let authenticator: TokenAuthenticator
+    private let rateLimiter: RateLimiter?
+
+    /// Creates the middleware.
+    public init(authenticator: TokenAuthenticator, rateLimiter: RateLimiter?) {
+        self.authenticator = authenticator
+        self.rateLimiter = rateLimiter
+    }
+
+    /// Resolves the token, applies the token's rate limit, and passes the request on.
+    public func handle(
+        _ request: Request, context: ServerRequestContext,
+        next: (Request, ServerRequestContext) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        if let token = Self.token(in: request) {
+            if let access = try await authenticator.access(forToken: token) {
+                if let rateLimiter, let retryAfter = await rateLimiter.admit(access.id) {
+                    var response = APIResponse.error(.tooManyRequests(
+                        "This token has sent more requests than its rate limit allows; retry in \(retryAfter) s."))
+                    response.headers[.retryAfter] = String(retryAfter)
+                    return response
+                }
+                context.access = access
+            } else {
+                context.authenticationFailure = .invalidAccessToken(
+                    "The token is not known to this server. Create one with `whereabouts users token NAME`.")
+            }
+        }
+        return try await next(request, context)
+    }
+
+    /// The token a request carries, if any.
+    public static func token(in request: Request) -> String? {
+        if let header = request.headers[.authorization]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
+            if header.lowercased().hasPrefix("basic ") {
+                let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+                if let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) {
+                    let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                    let user = parts.first.map(String.init) ?? ""
+                    let password = parts.count > 1 ? String(parts[1]) : ""
+                    let token = password.isEmpty ? user : password
+                    if !token.isEmpty { return token }
+                }
+            } else if header.lowercased().hasPrefix("bearer ") {
+                let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+                if !token.isEmpty { return token }
+            } else {
+                return header
+            }
+        }
+        if let token = QueryParameters(query: request.uri.query)["auth"], !token.isEmpty { return token }
+        return nil
+    }
+}

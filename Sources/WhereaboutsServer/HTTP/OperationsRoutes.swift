@@ -1,0 +1,26 @@
+import Hummingbird
+import Whereabouts
+
+/// `/health` and `/metrics`, for load balancers and monitoring; neither needs a token.
+struct OperationsRoutes: Sendable {
+    let store: any EventStore
+    let metrics: ServerMetrics
+
+    func add(to router: Router<ServerRequestContext>) {
+        router.get("/health") { _, _ in
+            do {
+                _ = try await store.user(named: "-")
+                return APIResponse.json([("status", .string("ok"))])
+            } catch {
+                return APIResponse.json(
+                    [("status", .string("unavailable")), ("reason", .string("the store does not answer: \(error)"))],
+                    status: .serviceUnavailable)
+            }
+        }
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Whereabouts
+
+/// How a Whereabouts server runs: where it listens, what it accepts, and what it knows.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.port = 9000
+/// configuration.rateLimit = .init(requestsPerSecond: 50, burst: 100)
+/// ```
+public struct ServerConfiguration: Sendable {
+    /// The largest request bodies the server reads.
+    public struct BodyLimits: Sendable {
+        /// For JSON bodies, in bytes (default 1 MiB).
+        public var json: Int
+        /// For multipart bodies carrying attachments, in bytes (default 10 MiB).
+        public var attachments: Int
+
+        /// Creates limits.
+        public init(json: Int = 1 << 20, attachments: Int = 10 << 20) {
+            self.json = json
+            self.attachments = attachments
+        }
+    }
+
+    /// A per-token rate: `requestsPerSecond` on average, bursts of up to `burst`.
+    public struct RateLimit: Sendable {
+        /// The sustained rate.
+        public var requestsPerSecond: Double
+        /// The most requests at once.
+        public var burst: Double
+
+        /// Creates a rate limit.
+        public init(requestsPerSecond: Double, burst: Double) {
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+        }
+    }
+
+    /// The address to listen on (default `127.0.0.1`; `0.0.0.0` for every interface).
+    public var host: String
+    /// The port (default 8080; 0 picks a free one).
+    public var port: Int
+    /// Body size limits.
+    public var bodyLimits: BodyLimits
+    /// The per-token rate limit, or `nil` for none (default 1,000 requests/s, bursts of 2,000).
+    public var rateLimit: RateLimit?
+    /// The venue the map page draws, when the server was given one.
+    public var venue: Venue?
+
+    /// Creates a configuration with the defaults.
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, bodyLimits: BodyLimits = .init(),
+        rateLimit: RateLimit? = .init(requestsPerSecond: 1_000, burst: 2_000), venue: Venue? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.bodyLimits = bodyLimits
+        self.rateLimit = rateLimit
+        self.venue = venue
+    }
+}

@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Whereabouts
+import WhereaboutsServer
+
+/// `whereabouts export`
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a user's positions from the server's store as GeoJSON, GPX or CSV.",
+        discussion: """
+        Reads the store directly (the same --data-dir or --database as `serve`; the server may be \
+        running). Exports the `position/wgs84` events not in the trash whose time lies in the \
+        range, ordered by time, as a track. The same files come from the server with \
+        GET /events?format=geojson|gpx|csv.
+
+        Times are ISO 8601 (2026-11-21T08:00:00Z, or a date alone for its midnight UTC) or \
+        seconds since 1970. Without --from, the 24 hours before --to; without --to, until now.
+
+        Examples:
+          whereabouts export --user alice --format gpx > alice.gpx
+          whereabouts export --user alice --from 2026-11-20 --to 2026-11-21 --format geojson -o day.geojson
+          whereabouts export --user alice --from 1763700000 --format csv --stream position
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The user whose positions to export.", valueName: "name"))
+    var user: String
+
+    @Option(name: .long, help: ArgumentHelp("The start of the range (ISO 8601 or seconds since 1970).", valueName: "time"))
+    var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("The end of the range (default: now).", valueName: "time"))
+    var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("The format: geojson, gpx or csv.", valueName: "format"))
+    var format: String = "geojson"
+
+    @Option(name: .long, help: ArgumentHelp("Only these streams and their children (repeatable).", valueName: "id"))
+    var stream: [String] = []
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+        guard EventExport.Format(rawValue: format) != nil else {
+            throw ValidationError("--format must be geojson, gpx or csv.")
+        }
+        if let from { _ = try Self.time(from, option: "--from") }
+        if let to { _ = try Self.time(to, option: "--to") }
+    }
+
+    func run() async throws {
+        guard let exportFormat = EventExport.Format(rawValue: format) else { return }
+        let end = try to.map { try Self.time($0, option: "--to") } ?? Date().timeIntervalSince1970
+        let start = try from.map { try Self.time($0, option: "--from") } ?? end - 86_400
+        guard start <= end else { throw CommandFailure("--from (\(start)) is after --to (\(end)).") }
+        let eventStore = try await store.open(logger: Logger(label: "whereabouts.export"))
+        do {
+            guard try await eventStore.user(named: user) != nil else {
+                throw CommandFailure("There is no user \"\(user)\" in \(store.summary).")
+            }
+            var streamIds: Set<String>?
+            if !stream.isEmpty {
+                let tree = StreamTree(try await eventStore.streams(of: user))
+                var ids: Set<String> = []
+                for id in stream {
+                    guard tree.streams[id] != nil else { throw CommandFailure("User \"\(user)\" has no stream \"\(id)\".") }
+                    ids.formUnion(tree.subtree(of: id))
+                }
+                streamIds = ids
+            }
+            let query = EventQuery(fromTime: start, toTime: end, streamIds: streamIds, types: ["position/wgs84"],
+                                   sortAscending: true)
+            let events = try await eventStore.events(matching: query, for: user)
+            try await eventStore.close()
+            let text = exportFormat.render(events)
+            if let output {
+                do {
+                    try text.write(toFile: output, atomically: true, encoding: .utf8)
+                } catch {
+                    throw CommandFailure("Cannot write \(output): \(error.localizedDescription)")
+                }
+                Terminal.error("Wrote \(EventExport.positions(in: events).count) positions to \(output).")
+            } else {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        } catch {
+            try? await eventStore.close()
+            throw error
+        }
+    }
+
+    /// Seconds since 1970 from `text`: a number, an ISO 8601 date-time, or a date (midnight UTC).
+    static func time(_ text: String, option: String) throws -> Double {
+        if let seconds = Double(text), seconds.isFinite { return seconds }
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date.timeIntervalSince1970 }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = fractional.date(from: text) { return date.timeIntervalSince1970 }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        if let date = day.date(from: text) { return date.timeIntervalSince1970 }
+        throw ValidationError("\(option) must be seconds since 1970 or an ISO 8601 time such as 2026-11-21T08:00:00Z, found \"\(text)\".")
+    }
+}

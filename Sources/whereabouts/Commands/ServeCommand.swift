@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Whereabouts
+import WhereaboutsServer
+
+/// `whereabouts serve`
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Whereabouts server: a location-event store with a Pryv-compatible API.",
+        discussion: """
+        Keeps the events (positions, notes, pictures) that devices and gateways send, per user, \
+        in SQLite (--data-dir, the default) or PostgreSQL (--database). Pryv-style clients work \
+        unchanged (POST/GET /events, /streams, batch POST /); OwnTracks apps report to POST /pub \
+        in HTTP mode. GET /openapi.json describes the API; GET /map draws a user's track; \
+        GET /health and GET /metrics (Prometheus) are for operations. Stops gracefully on \
+        SIGINT or SIGTERM.
+
+        Every API request needs a token: add a user with `whereabouts users add NAME` (same \
+        --data-dir or --database) and send the token it prints in the Authorization header.
+
+        Examples:
+          whereabouts users add alice
+          whereabouts serve
+          whereabouts serve --host 0.0.0.0 --port 8080 --venue Examples/venue.json
+          whereabouts serve --database postgres://whereabouts:secret@db:5432/whereabouts
+          curl -H "Authorization: TOKEN" -d '{"streamIds":["position"],"type":"position/wgs84","content":{"latitude":46.5,"longitude":6.6}}' http://127.0.0.1:8080/events
+        """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(name: .long, help: ArgumentHelp("The address to listen on (0.0.0.0 for every interface).", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: ArgumentHelp("The port to listen on (0 picks a free one).", valueName: "port"))
+    var port = 8080
+
+    @Option(name: .long, help: ArgumentHelp("A venue for the map page to draw (beacons, places, floors).", valueName: "venue.json"))
+    var venue: String?
+
+    @Option(name: .long, help: ArgumentHelp("The largest JSON body accepted, in bytes (K and M suffixes allowed).", valueName: "size"))
+    var maxJsonBody = "1M"
+
+    @Option(name: .long, help: ArgumentHelp("The largest multipart body (event with attachments) accepted.", valueName: "size"))
+    var maxAttachmentBody = "10M"
+
+    @Option(name: .long, help: ArgumentHelp("Requests per second allowed per token on average (0: no limit).", valueName: "rate"))
+    var rateLimit: Double = 1_000
+
+    @Option(name: .long, help: ArgumentHelp("Requests a token may send at once before the rate applies.", valueName: "count"))
+    var burst: Double = 2_000
+
+    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
+    var logLevel = "info"
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+        }
+        _ = try Self.byteCount(maxJsonBody, option: "--max-json-body")
+        _ = try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body")
+        guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1.") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "whereabouts.server")
+        var configuration = ServerConfiguration(host: host, port: port)
+        configuration.bodyLimits = .init(
+            json: try Self.byteCount(maxJsonBody, option: "--max-json-body"),
+            attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
+        configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
+        if let venue { configuration.venue = try PositioningInputs.venue(venue) }
+        let eventStore = try await store.open(logger: logger)
+        let summary = store.summary
+        let host = configuration.host
+        let app = makeServerApplication(configuration: configuration, store: eventStore, logger: logger) { port in
+            logger.notice("Whereabouts server listening", metadata: [
+                "url": "http://\(host):\(port)", "store": "\(summary)",
+            ])
+        }
+        do {
+            try await app.runService()
+        } catch {
+            try? await eventStore.close()
+            throw CommandFailure("The server stopped: \(error)")
+        }
+        try await eventStore.close()
+    }
+
+    /// A size such as `1048576`, `512K` or `10M` in bytes.
+    static func byteCount(_ text: String, option: String) throws -> Int {
+        let multiplier: Int
+        var digits = Substring(text)
+        switch text.last?.uppercased() {
+        case "K": multiplier = 1 << 10; digits = digits.dropLast()
+        case "M": multiplier = 1 << 20; digits = digits.dropLast()
+        case "G": multiplier = 1 << 30; digits = digits.dropLast()
+        default: multiplier = 1
+        }
+        guard let value = Int(digits), value > 0, value <= Int.max / multiplier else {
+            throw ValidationError("\(option) must be a positive size such as 1048576, 512K or 10M.")
+        }
+        return value * multiplier
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Logging
+import WhereaboutsServer
+
+/// Where the server's data lives: `--data-dir` (SQLite, the default) or `--database` (PostgreSQL).
+/// Shared by `serve`, `users` and `export`, so they all open the same store.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The folder of the SQLite database and attachments (created if missing).", valueName: "folder"))
+    var dataDir: String = "whereabouts-data"
+
+    @Option(name: .long, help: ArgumentHelp(
+        "A PostgreSQL database to use instead of --data-dir, e.g. postgres://user:password@host:5432/whereabouts.",
+        valueName: "url"))
+    var database: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "SQLite durability: normal (a write acknowledged survives the server being killed; a power cut may lose the last ones) or full (fsync every commit).",
+        valueName: "normal|full"))
+    var durability: String = "normal"
+
+    func validate() throws {
+        guard ["normal", "full"].contains(durability) else {
+            throw ValidationError("--durability must be normal or full.")
+        }
+    }
+
+    /// A description of the store for messages.
+    var summary: String {
+        database.map { "PostgreSQL at \(Self.redacted($0))" } ?? "SQLite in \(dataDir)"
+    }
+
+    /// Opens the store and brings its schema up to date.
+    func open(logger: Logger) async throws -> any EventStore {
+        let store: any EventStore
+        if let database {
+            store = try PostgresEventStore(url: database, logger: logger)
+        } else {
+            store = try SQLiteEventStore(directory: dataDir, durability: durability == "full" ? .full : .normal)
+        }
+        do {
+            try await store.migrate()
+        } catch {
+            try? await store.close()
+            throw CommandFailure("Cannot prepare the store (\(summary)): \(error)")
+        }
+        return store
+    }
+
+    /// The URL without its password.
+    static func redacted(_ url: String) -> String {
+        guard let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://"),
+              let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
+}

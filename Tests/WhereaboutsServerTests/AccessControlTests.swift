@@ -1,0 +1,144 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import Foundation
+import Testing
+import Whereabouts
+@testable import WhereaboutsServer
+
+/// Tokens: how they are sent, and that no token reaches another user's data or streams outside
+/// its permissions, on every route.
+@Suite("Access control")
+struct AccessControlTests {
+    @Test("The token is accepted in the header, as Bearer, in Basic auth and as ?auth=", arguments: StoreKind.tested)
+    func tokenPlacements(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let (name, token) = try await server.addUser("max")
+            let ways: [(String, [(String, String)])] = [
+                ("/events", [("Authorization", token)]),
+                ("/events", [("Authorization", "Bearer \(token)")]),
+                ("/events", [("Authorization", "Basic " + Data("\(token):".utf8).base64EncodedString())]),
+                ("/events", [("Authorization", "Basic " + Data("\(name):\(token)".utf8).base64EncodedString())]),
+                ("/events?auth=\(token)", []),
+            ]
+            for (path, headers) in ways {
+                let answer = try await server.request(.GET, path, headers: headers)
+                #expect(answer.status == 200, "\(headers)")
+            }
+            let none = try await server.request(.GET, "/events")
+            #expect(none.status == 401)
+            #expect(none.errorId == "invalid-access-token")
+            let wrong = try await server.request(.GET, "/events", token: "not-a-token")
+            #expect(wrong.status == 401)
+            #expect(wrong.json["error"]?["message"]?.stringValue?.contains("not known") == true)
+        }
+    }
+
+    @Test("Another user's token sees and changes nothing of this user's", arguments: StoreKind.tested)
+    func userIsolation(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let (_, alice) = try await server.addUser("ann")
+            let (_, bob) = try await server.addUser("ben")
+            let boundary = "b0undary"
+            var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"event\"\r\n\r\n".utf8)
+            body += Array(#"{"id":"secret","streamIds":["position"],"type":"picture/attached","time":50}"#.utf8)
+            body += Array("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\n\r\nSECRET\r\n--\(boundary)--\r\n".utf8)
+            let created = try await server.request(.POST, "/events", token: alice, body: body,
+                                                   headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")])
+            #expect(created.status == 201)
+            let attachmentId = try #require(created.json["event"]?["attachments"]?.arrayValue?.first?["id"]?.stringValue)
+            _ = try await server.request(.POST, "/streams", token: alice, json: object(("id", .string("private")), ("name", .string("Private"))))
+
+            #expect(try await server.request(.GET, "/events?fromTime=0&toTime=100", token: bob).json["events"]?.arrayValue?.isEmpty == true)
+            #expect(try await server.request(.GET, "/events/secret", token: bob).status == 404)
+            #expect(try await server.request(.GET, "/events/secret/\(attachmentId)", token: bob).status == 404)
+            #expect(try await server.request(.PUT, "/events/secret", token: bob, json: object(("time", .number(1)))).status == 404)
+            #expect(try await server.request(.DELETE, "/events/secret", token: bob).status == 404)
+            #expect(try await server.request(.PUT, "/streams/private", token: bob, json: object(("name", .string("Mine")))).status == 404)
+            let bobStreams = try await server.request(.GET, "/streams", token: bob)
+            #expect(bobStreams.json["streams"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["position"])
+            // Bob's own event with the same id is his, and does not touch Alice's.
+            let bobsOwn = try await server.request(.POST, "/events", token: bob,
+                                                   json: positionEvent(id: "secret", time: 60, latitude: 1, longitude: 1))
+            #expect(bobsOwn.status == 201)
+            let batch = try await server.request(.POST, "/", token: bob, json: .array([
+                object(("method", .string("events.delete")), ("params", object(("id", .string("private"))))),
+            ]))
+            #expect(batch.json["results"]?.arrayValue?.first?["error"]?["id"]?.stringValue == "unknown-resource")
+            let alicesEvent = try await server.request(.GET, "/events/secret", token: alice)
+            #expect(alicesEvent.json["event"]?["type"]?.stringValue == "picture/attached")
+            #expect(alicesEvent.json["event"]?["trashed"] == nil)
+        }
+    }
+
+    @Test("A token limited to a stream and level can do only that", arguments: StoreKind.tested)
+    func streamPermissions(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let (name, personal) = try await server.addUser("cleo")
+            _ = try await server.request(.POST, "/streams", token: personal, json: object(("id", .string("work")), ("name", .string("Work"))))
+            _ = try await server.request(.POST, "/streams", token: personal,
+                                         json: object(("id", .string("desk")), ("name", .string("Desk")), ("parentId", .string("work"))))
+            _ = try await server.request(.POST, "/events", token: personal,
+                                         json: positionEvent(id: "home", time: 10, latitude: 1, longitude: 1))
+            _ = try await server.request(.POST, "/events", token: personal,
+                                         json: positionEvent(id: "office", stream: "desk", time: 20, latitude: 2, longitude: 2))
+
+            let reader = try await server.token(for: name, [Permission(streamId: "work", level: .read)])
+            let readable = try await server.request(.GET, "/events?fromTime=0&toTime=100", token: reader)
+            #expect(readable.json["events"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["office"])
+            #expect(try await server.request(.GET, "/events/home", token: reader).status == 404)
+            #expect(try await server.request(.GET, "/events?streams[]=position", token: reader).status == 403)
+            let write = try await server.request(.POST, "/events", token: reader,
+                                                 json: positionEvent(stream: "desk", time: 30, latitude: 1, longitude: 1))
+            #expect(write.status == 403)
+            #expect(write.errorId == "forbidden")
+            #expect(try await server.request(.PUT, "/events/office", token: reader, json: object(("time", .number(21)))).status == 403)
+            #expect(try await server.request(.DELETE, "/events/office", token: reader).status == 403)
+            let streams = try await server.request(.GET, "/streams", token: reader)
+            #expect(streams.json["streams"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["work"])
+            #expect(try await server.request(.POST, "/streams", token: reader,
+                                             json: object(("name", .string("Sub")), ("parentId", .string("work")))).status == 403)
+
+            let contributor = try await server.token(for: name, [Permission(streamId: "work", level: .contribute)])
+            #expect(try await server.request(.POST, "/events", token: contributor,
+                                             json: positionEvent(stream: "desk", time: 30, latitude: 1, longitude: 1)).status == 201)
+            #expect(try await server.request(.POST, "/events", token: contributor,
+                                             json: positionEvent(stream: "position", time: 30, latitude: 1, longitude: 1)).status == 403)
+            // Moving an event out of the token's streams is refused too.
+            #expect(try await server.request(.PUT, "/events/office", token: contributor,
+                                             json: object(("streamIds", .array([.string("position")])))).status == 403)
+            #expect(try await server.request(.POST, "/streams", token: contributor,
+                                             json: object(("name", .string("Sub")), ("parentId", .string("work")))).status == 403)
+            #expect(try await server.request(.POST, "/streams", token: contributor,
+                                             json: object(("name", .string("Root")))).status == 403)
+
+            let manager = try await server.token(for: name, [Permission(streamId: "work", level: .manage)])
+            #expect(try await server.request(.POST, "/streams", token: manager,
+                                             json: object(("name", .string("Sub")), ("parentId", .string("work")))).status == 201)
+            #expect(try await server.request(.PUT, "/streams/position", token: manager,
+                                             json: object(("name", .string("P")))).status == 404)
+            // The OwnTracks route writes to `position`, which this token cannot.
+            let pub = try await server.request(.POST, "/pub", token: manager,
+                                               text: #"{"_type":"location","lat":1,"lon":2,"tst":100}"#)
+            #expect(pub.status == 403)
+        }
+    }
+
+    @Test("Each token has its own rate limit", arguments: [StoreKind.sqlite])
+    func rateLimit(kind: StoreKind) async throws {
+        var configuration = ServerConfiguration()
+        configuration.rateLimit = .init(requestsPerSecond: 0.01, burst: 3)
+        try await TestServer.run(kind, configuration: configuration) { server in
+            let (name, first) = try await server.addUser("dot")
+            let second = try await server.token(for: name, [Permission(streamId: "*", level: .read)])
+            for _ in 0..<3 {
+                #expect(try await server.request(.GET, "/streams", token: first).status == 200)
+            }
+            let limited = try await server.request(.GET, "/streams", token: first)
+            #expect(limited.status == 429)
+            #expect(limited.errorId == "too-many-requests")
+            #expect(limited.headers["Retry-After"].first.flatMap(Int.init).map { $0 >= 1 } == true)
+            #expect(try await server.request(.GET, "/streams", token: second).status == 200)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import Testing
+import Whereabouts
+@testable import WhereaboutsServer
+
+/// `/health` and `/metrics`.
+@Suite("Operations routes")
+struct OperationsTests {
+    @Test("Health answers without a token; metrics count requests and stored events", arguments: StoreKind.tested)
+    func healthAndMetrics(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let health = try await server.request(.GET, "/health")
+            #expect(health.status == 200)
+            #expect(health.json["status"]?.stringValue == "ok")
+            let (_, token) = try await server.addUser("eve")
+            for index in 0..<3 {
+                _ = try await server.request(.POST, "/events", token: token,
+                                             json: positionEvent(time: Double(index), latitude: 1, longitude: 1))
+            }
+            let metrics = try await server.request(.GET, "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.headers["Content-Type"].first?.hasPrefix("text/plain") == true)
+            let text = metrics.text
+            #expect(text.contains("whereabouts_events_stored_total 3"))
+            #expect(text.contains(#"whereabouts_http_requests_total{method="POST",route="/events",status="201"} 3"#))
+            #expect(text.contains("whereabouts_http_request_duration_seconds_bucket"))
+        }
+    }
+}

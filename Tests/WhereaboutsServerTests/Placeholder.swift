@@ -1,3 +1,0 @@
-import Testing
-import AsyncHTTPClient
-@testable import WhereaboutsServer
