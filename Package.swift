@@ -73,7 +73,10 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsCLITests",
-            dependencies: ["whereabouts"]
+            dependencies: [
+                "whereabouts",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .executableTarget(
             name: "WhereaboutsBenchmarks",

@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `whereabouts users`, `serve` and `export` as a user runs them: the real executable, a real
+/// port, a real data folder — and an acknowledged event surviving `kill -9`.
+@Suite("Server commands")
+struct ServerCommandTests {
+    /// A running `whereabouts serve`.
+    final class ServerProcess {
+        let process = Process()
+        let port: Int
+        private let errorPipe = Pipe()
+
+        init(dataDir: URL) throws {
+            port = try Self.freePort()
+            process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
+            process.arguments = ["serve", "--data-dir", dataDir.path, "--port", String(port), "--log-level", "warning"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errorPipe
+            try process.run()
+        }
+
+        /// Waits until `/health` answers (at most 30 s).
+        func waitUntilReady() async throws {
+            for _ in 0..<300 {
+                if let answer = try? await ServerCommandTests.send("GET", "http://127.0.0.1:\(port)/health"),
+                   answer.status == 200 { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("the server did not answer /health within 30 s")
+            throw CancellationError()
+        }
+
+        /// Sends `signal` and waits for the process to end; returns its status.
+        func stop(with signal: Int32) -> Int32 {
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        /// A port nobody listens on now.
+        static func freePort() throws -> Int {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = 0
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+                }
+            }
+            guard bound else { throw CocoaError(.fileWriteUnknown) }
+            return Int(UInt16(bigEndian: address.sin_port))
+        }
+    }
+
+    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil) async throws -> (status: Int, text: String) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .init(rawValue: method)
+        if let token { request.headers.add(name: "Authorization", value: token) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let collected = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: collected))
+    }
+
+    @Test("users add prints a token once; a second add of the same name fails clearly")
+    func usersAdd() throws {
+        let dataDir = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let added = try CommandRunner.run(["users", "add", "alice", "--data-dir", dataDir.path])
+        #expect(added.status == 0, "\(added.standardError)")
+        let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(token.count == 32)
+        #expect(token.allSatisfy { $0.isLowercase || $0.isNumber })
+        let again = try CommandRunner.run(["users", "add", "alice", "--data-dir", dataDir.path])
+        #expect(again.status != 0)
+        #expect(again.standardError.contains("already exists"))
+        let badName = try CommandRunner.run(["users", "add", "Alice Smith", "--data-dir", dataDir.path])
+        #expect(badName.standardError.contains("cannot be a user name"))
+        let noStream = try CommandRunner.run(["users", "token", "alice", "--stream", "nowhere", "--data-dir", dataDir.path])
+        #expect(noStream.status != 0)
+        #expect(noStream.standardError.contains("no stream \"nowhere\""))
+        let noUser = try CommandRunner.run(["users", "token", "bob", "--data-dir", dataDir.path])
+        #expect(noUser.standardError.contains("users add bob"))
+        let badLevel = try CommandRunner.run(["users", "token", "alice", "--level", "owner", "--data-dir", dataDir.path])
+        #expect(badLevel.standardError.contains("read, contribute or manage"))
+        let listed = try CommandRunner.run(["users", "list", "--data-dir", dataDir.path])
+        #expect(listed.standardOutput == "alice\n")
+    }
+
+    @Test("Acknowledged events survive kill -9; SIGTERM stops the server gracefully; export writes the track")
+    func serveSurvivesKill() async throws {
+        let dataDir = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let added = try CommandRunner.run(["users", "add", "walker", "--data-dir", dataDir.path])
+        let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let server = try ServerProcess(dataDir: dataDir)
+        try await server.waitUntilReady()
+        for index in 0..<40 {
+            let body = #"{"streamIds":["position"],"time":\#(1_700_000_000 + index),"type":"position/wgs84","content":{"latitude":46.5,"longitude":\#(6.0 + Double(index) / 1000)}}"#
+            let answer = try await Self.send("POST", "http://127.0.0.1:\(server.port)/events", token: token, body: body)
+            #expect(answer.status == 201)
+        }
+        _ = server.stop(with: SIGKILL)
+
+        let exported = try CommandRunner.run([
+            "export", "--user", "walker", "--data-dir", dataDir.path, "--from", "1699999999", "--to", "1700000100",
+            "--format", "csv",
+        ])
+        #expect(exported.status == 0, "\(exported.standardError)")
+        let lines = exported.standardOutput.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.count == 41)  // header + every acknowledged event
+        #expect(lines.last?.contains(",46.5,6.039,") == true)
+
+        let restarted = try ServerProcess(dataDir: dataDir)
+        try await restarted.waitUntilReady()
+        let listed = try await Self.send(
+            "GET", "http://127.0.0.1:\(restarted.port)/events?fromTime=0&toTime=1800000000&limit=1000", token: token)
+        #expect(listed.text.components(separatedBy: "\"position/wgs84\"").count == 41)
+        #expect(restarted.stop(with: SIGTERM) == 0)
+
+        let gpxFile = dataDir.appendingPathComponent("track.gpx")
+        let gpx = try CommandRunner.run([
+            "export", "--user", "walker", "--data-dir", dataDir.path, "--from", "2023-11-14", "--to", "2023-11-15",
+            "--format", "gpx", "-o", gpxFile.path,
+        ])
+        #expect(gpx.status == 0, "\(gpx.standardError)")
+        #expect(gpx.standardError.contains("Wrote 40 positions"))
+        let text = try String(contentsOf: gpxFile, encoding: .utf8)
+        #expect(text.components(separatedBy: "<trkpt").count == 41)
+        let unknown = try CommandRunner.run(["export", "--user", "nobody", "--data-dir", dataDir.path])
+        #expect(unknown.standardError.contains("no user \"nobody\""))
+    }
+}
