@@ -1,0 +1,651 @@
+// The map page's files, served by ``MapPage/addRoutes(to:venue:)``. They are kept as Swift
+// constants so that the server binary is self-contained: no CDN, no files to install, and the
+// page works offline.
+
+extension MapPage {
+    /// The page at `GET /map`: the form, the status line, the SVG map and its legend.
+    public static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Whereabouts · map</title>
+<link rel="stylesheet" href="/map/map.css">
+<script src="/map/map.js" defer></script>
+</head>
+<body>
+<header>
+  <h1>Whereabouts</h1>
+  <p id="status" class="status" role="status" data-kind="idle">Starting…</p>
+</header>
+<main>
+  <form id="controls" aria-label="Track to show">
+    <div class="field">
+      <label for="token">Access token</label>
+      <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint">
+      <span id="token-hint" class="hint">From <code>whereabouts users token NAME</code>; kept in this browser.</span>
+    </div>
+    <div class="field">
+      <label for="from">From</label>
+      <input id="from" name="from" type="datetime-local" step="1" required>
+    </div>
+    <div class="field">
+      <label for="to">To <span class="hint">(empty: now, then live)</span></label>
+      <input id="to" name="to" type="datetime-local" step="1">
+    </div>
+    <div class="field" id="floor-field" hidden>
+      <label for="floor">Floor</label>
+      <select id="floor" name="floor"></select>
+    </div>
+    <button type="submit">Show track</button>
+  </form>
+  <div id="error" class="error" role="alert" hidden></div>
+  <figure>
+    <svg id="map" role="img" aria-labelledby="map-caption" data-points="0" viewBox="-1 -1 2 2" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg"></svg>
+    <figcaption id="map-caption">No positions yet.</figcaption>
+  </figure>
+  <ul class="legend" aria-label="Legend">
+    <li><span class="swatch track"></span>Position (hover for its time)</li>
+    <li><span class="swatch newest"></span>Newest position and its accuracy</li>
+    <li><span class="swatch place"></span>Place</li>
+    <li><span class="swatch beacon"></span>Beacon</li>
+  </ul>
+  <p id="note" class="note"></p>
+</main>
+</body>
+</html>
+"""#
+
+    /// The page's stylesheet at `GET /map/map.css` (light and dark schemes, narrow screens).
+    public static let stylesheet = #"""
+:root {
+  color-scheme: light dark;
+  --background: #ffffff;
+  --text: #1b1f24;
+  --muted: #57606a;
+  --panel: #f3f5f7;
+  --border: #c9d1d9;
+  --accent: #0b5cad;
+  --track: #0b5cad;
+  --newest: #c2410c;
+  --place: rgba(46, 125, 50, 0.14);
+  --place-edge: #2e7d32;
+  --beacon: #6a1b9a;
+  --grid: #d8dee4;
+  --error-bg: #fdecea;
+  --error-text: #8a1c12;
+  --live: #1a7f37;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --background: #0d1117;
+    --text: #e6edf3;
+    --muted: #9da7b3;
+    --panel: #161b22;
+    --border: #3b434d;
+    --accent: #58a6ff;
+    --track: #58a6ff;
+    --newest: #ffa657;
+    --place: rgba(63, 185, 80, 0.16);
+    --place-edge: #3fb950;
+    --beacon: #d2a8ff;
+    --grid: #2a3139;
+    --error-bg: #3d1512;
+    --error-text: #ffb4a9;
+    --live: #3fb950;
+  }
+}
+* { box-sizing: border-box; }
+body {
+  margin: 0;
+  font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif;
+  background: var(--background);
+  color: var(--text);
+}
+header {
+  display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 0.5rem 1rem;
+  padding: 0.75rem 1rem; border-bottom: 1px solid var(--border);
+}
+h1 { margin: 0; font-size: 1.25rem; }
+.status { margin: 0; color: var(--muted); }
+.status::before { content: "●"; margin-right: 0.4em; color: var(--muted); }
+.status[data-kind="live"]::before { color: var(--live); }
+.status[data-kind="error"]::before { color: var(--newest); }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+form {
+  display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.75rem 1rem;
+  padding: 0.75rem 1rem; background: var(--panel); border: 1px solid var(--border); border-radius: 0.5rem;
+}
+.field { display: flex; flex-direction: column; gap: 0.25rem; min-width: 12rem; flex: 1 1 12rem; }
+label { font-weight: 600; font-size: 0.9rem; }
+.hint { font-weight: 400; color: var(--muted); }
+input, select, button {
+  font: inherit; padding: 0.45rem 0.6rem; border: 1px solid var(--border); border-radius: 0.35rem;
+  background: var(--background); color: var(--text);
+}
+button { background: var(--accent); color: #fff; border-color: var(--accent); font-weight: 600; cursor: pointer; }
+input:focus-visible, select:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.error {
+  margin: 1rem 0 0; padding: 0.75rem 1rem; border-radius: 0.5rem;
+  background: var(--error-bg); color: var(--error-text); border: 1px solid currentColor;
+}
+figure { margin: 1rem 0 0; }
+#map {
+  display: block; width: 100%; height: min(70vh, 48rem); min-height: 18rem;
+  background: var(--panel); border: 1px solid var(--border); border-radius: 0.5rem;
+}
+figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
+.grid line { stroke: var(--grid); stroke-width: 1; vector-effect: non-scaling-stroke; }
+.grid text { fill: var(--muted); }
+.place { fill: var(--place); stroke: var(--place-edge); stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+.place-label { fill: var(--place-edge); font-weight: 600; }
+.beacon { fill: var(--beacon); }
+.track-line { fill: none; stroke: var(--track); stroke-width: 2; stroke-linejoin: round; vector-effect: non-scaling-stroke; }
+.point { fill: var(--track); stroke: var(--background); stroke-width: 1; vector-effect: non-scaling-stroke; }
+.point.newest { fill: var(--newest); stroke-width: 2; }
+.accuracy { fill: none; stroke: var(--newest); stroke-dasharray: 4 3; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; margin: 0.5rem 0 0; padding: 0; list-style: none; color: var(--muted); font-size: 0.9rem; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.35em; vertical-align: -0.05em; border-radius: 50%; }
+.swatch.track { background: var(--track); }
+.swatch.newest { background: var(--newest); }
+.swatch.beacon { background: var(--beacon); border-radius: 0; }
+.swatch.place { background: var(--place); border: 1px solid var(--place-edge); border-radius: 0.15em; }
+@media (max-width: 40rem) {
+  main { padding: 0.5rem; }
+  .field { min-width: 100%; }
+  button { width: 100%; }
+}
+"""#
+
+    /// The page's script at `GET /map/map.js`: fetching the track, the venue plan, drawing, the live feed.
+    public static let script = #"""
+// Whereabouts map page: a user's position/wgs84 events drawn as a track, on the venue plan when the
+// server has one, with live updates over the /live WebSocket. No dependencies, no network but the
+// server itself.
+"use strict";
+
+(function () {
+  const TOKEN_KEY = "whereabouts.token";
+  const LIMIT = 10000;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // Test and debugging hooks: the page's state, read by the headless-browser test.
+  const state = {
+    connected: false,
+    points: 0,
+    mode: "plain",
+    error: null,
+    LocalFrame: LocalFrame,
+  };
+  window.whereaboutsMap = state;
+
+  // ---------------------------------------------------------------------------------------------
+  // WGS84 to a venue's local frame, exactly as Whereabouts' LocalFrame (Geometry/LocalFrame.swift):
+  // through Earth-centred Earth-fixed coordinates, then east/north rotated by the bearing.
+
+  function LocalFrame(origin, bearing, metresPerUnit) {
+    this.origin = { latitude: origin.latitude, longitude: origin.longitude };
+    this.bearing = bearing || 0;
+    this.metresPerUnit = metresPerUnit || 1;
+  }
+  LocalFrame.a = 6378137.0;
+  LocalFrame.f = 1 / 298.257223563;
+  LocalFrame.e2 = LocalFrame.f * (2 - LocalFrame.f);
+  function radians(degrees) { return degrees * Math.PI / 180; }
+  LocalFrame.ecef = function (latitude, longitude, height) {
+    const phi = radians(latitude), lambda = radians(longitude);
+    const n = LocalFrame.a / Math.sqrt(1 - LocalFrame.e2 * Math.sin(phi) * Math.sin(phi));
+    return [(n + height) * Math.cos(phi) * Math.cos(lambda),
+            (n + height) * Math.cos(phi) * Math.sin(lambda),
+            (n * (1 - LocalFrame.e2) + height) * Math.sin(phi)];
+  };
+  LocalFrame.prototype.enu = function (latitude, longitude, height) {
+    const o = LocalFrame.ecef(this.origin.latitude, this.origin.longitude, 0);
+    const p = LocalFrame.ecef(latitude, longitude, height);
+    const dx = p[0] - o[0], dy = p[1] - o[1], dz = p[2] - o[2];
+    const phi = radians(this.origin.latitude), lambda = radians(this.origin.longitude);
+    const e = -Math.sin(lambda) * dx + Math.cos(lambda) * dy;
+    const n = -Math.sin(phi) * Math.cos(lambda) * dx - Math.sin(phi) * Math.sin(lambda) * dy + Math.cos(phi) * dz;
+    const u = Math.cos(phi) * Math.cos(lambda) * dx + Math.cos(phi) * Math.sin(lambda) * dy + Math.sin(phi) * dz;
+    return { e: e, n: n, u: u };
+  };
+  // The point on the plan, in venue units, of a coordinate on the ellipsoid.
+  LocalFrame.prototype.planarPoint = function (latitude, longitude) {
+    const d = this.enu(latitude, longitude, 0);
+    const b = radians(this.bearing);
+    const x = d.e * Math.cos(b) - d.n * Math.sin(b);
+    const y = d.e * Math.sin(b) + d.n * Math.cos(b);
+    return { x: x / this.metresPerUnit, y: y / this.metresPerUnit };
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Elements and small helpers.
+
+  const el = {};
+  let token = "";
+  let range = { from: 0, to: null };   // seconds since 1970; to = null: up to now, with live updates
+  let track = [];                      // {id, time, latitude, longitude, accuracy, floor}, by time
+  let plan = null;                     // the venue plan, when the server has a venue with an origin
+  let socket = null;
+  let reconnectDelay = 1;
+  let reconnectTimer = null;
+  let loadGeneration = 0;
+
+  function pad(n) { return String(n).padStart(2, "0"); }
+  // A time as the page shows it: local, "YYYY-MM-DD HH:MM:SS".
+  function formatTime(seconds) {
+    const d = new Date(seconds * 1000);
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  }
+  // The value of a datetime-local input for a time.
+  function inputValue(seconds) { return formatTime(seconds).replace(" ", "T"); }
+  // The time of a datetime-local input's value (local time), or null when empty or invalid.
+  function parseInput(value) {
+    if (!value) return null;
+    const t = new Date(value).getTime();
+    return Number.isFinite(t) ? t / 1000 : null;
+  }
+  function svg(name, attributes, parent) {
+    const node = document.createElementNS(SVG_NS, name);
+    for (const key in attributes) node.setAttribute(key, String(attributes[key]));
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  function titled(node, text) {
+    const title = document.createElementNS(SVG_NS, "title");
+    title.textContent = text;
+    node.appendChild(title);
+    return node;
+  }
+
+  function showError(message) {
+    state.error = message;
+    el.error.textContent = message;
+    el.error.hidden = false;
+  }
+  function clearError() {
+    state.error = null;
+    el.error.textContent = "";
+    el.error.hidden = true;
+  }
+  function setStatus(text, kind) {
+    el.status.textContent = text;
+    el.status.dataset.kind = kind;
+  }
+
+  // The message of an API error response (Pryv's shape), or a description of the status.
+  async function errorMessage(response) {
+    try {
+      const body = await response.json();
+      if (body && body.error && body.error.message) return body.error.message;
+    } catch (ignored) { /* not JSON */ }
+    return "HTTP " + response.status + " " + response.statusText;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Positions.
+
+  // A track point from an event, or null when the event is not a readable position.
+  function pointFrom(event) {
+    if (!event || event.type !== "position/wgs84" || event.trashed) return null;
+    const c = event.content || {};
+    if (typeof c.latitude !== "number" || typeof c.longitude !== "number") return null;
+    if (!(Math.abs(c.latitude) <= 90 && Math.abs(c.longitude) <= 180)) return null;
+    return {
+      id: event.id,
+      time: event.time,
+      latitude: c.latitude,
+      longitude: c.longitude,
+      accuracy: typeof c.horizontalAccuracy === "number" ? c.horizontalAccuracy : null,
+      floor: typeof c.floor === "number" ? c.floor : null,
+    };
+  }
+
+  function inRange(time) {
+    return time >= range.from && (range.to === null || time <= range.to);
+  }
+
+  // Adds, replaces or (trashed, moved out of range) removes the point of a live event.
+  function applyLiveEvent(event) {
+    const index = track.findIndex(function (p) { return p.id === event.id; });
+    if (index >= 0) track.splice(index, 1);
+    const point = pointFrom(event);
+    if (point && inRange(point.time)) {
+      let at = track.length;
+      while (at > 0 && track[at - 1].time > point.time) at -= 1;
+      track.splice(at, 0, point);
+    }
+    if (index >= 0 || point) render();
+  }
+
+  async function loadTrack() {
+    const generation = ++loadGeneration;
+    const to = range.to === null ? Date.now() / 1000 : range.to;
+    const url = "/events?types[]=position/wgs84&fromTime=" + encodeURIComponent(range.from) +
+      "&toTime=" + encodeURIComponent(to) + "&sortAscending=true&limit=" + LIMIT;
+    setStatus("Loading positions…", "busy");
+    let response;
+    try {
+      response = await fetch(url, { headers: { Authorization: token }, cache: "no-store" });
+    } catch (error) {
+      showError("Cannot reach the server (" + error.message + "). Check that it is running, then press “Show track”.");
+      setStatus("Server unreachable", "error");
+      return false;
+    }
+    if (generation !== loadGeneration) return false;
+    if (!response.ok) {
+      const message = await errorMessage(response);
+      if (response.status === 401) {
+        showError("The server refused the token: " + message + " Enter a valid token above.");
+      } else if (response.status === 403) {
+        showError("This token may not read positions: " + message);
+      } else {
+        showError("Could not load positions: " + message);
+      }
+      setStatus("Not connected", "error");
+      return false;
+    }
+    let body;
+    try {
+      body = await response.json();
+    } catch (error) {
+      showError("The server's answer to /events is not JSON.");
+      return false;
+    }
+    if (generation !== loadGeneration) return false;
+    track = (body.events || []).map(pointFrom).filter(function (p) { return p !== null; });
+    track.sort(function (a, b) { return a.time - b.time; });
+    clearError();
+    el.note.textContent = (body.events || []).length >= LIMIT
+      ? "Showing the first " + LIMIT + " positions of the range; choose a shorter range to see the rest."
+      : "";
+    render();
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The venue plan.
+
+  async function loadVenue() {
+    let response;
+    try {
+      response = await fetch("/venue", { cache: "no-store" });
+    } catch (error) {
+      return;   // the events request reports an unreachable server
+    }
+    if (!response.ok) return;   // 404: the server has no venue
+    let body;
+    try { body = await response.json(); } catch (error) { return; }
+    const venue = body && body.venue;
+    if (!venue) return;
+    const metresPerUnit = { m: 1, ft: 0.3048 }[venue.units || "m"];
+    if (!venue.origin || !metresPerUnit) {
+      el.note.textContent = "The venue has no latitude/longitude origin, so positions are drawn on a plain latitude/longitude canvas.";
+      return;
+    }
+    const frame = new LocalFrame(venue.origin, venue.origin.bearing || 0, metresPerUnit);
+    function local(item) {
+      if (typeof item.latitude === "number" && typeof item.longitude === "number") {
+        return frame.planarPoint(item.latitude, item.longitude);
+      }
+      if (typeof item.x === "number" && typeof item.y === "number") return { x: item.x, y: item.y };
+      return null;
+    }
+    const beacons = [];
+    for (const beacon of venue.beacons || []) {
+      const p = local(beacon);
+      if (p) beacons.push({ id: beacon.id, x: p.x, y: p.y, floor: typeof beacon.floor === "number" ? beacon.floor : null });
+    }
+    const places = [];
+    for (const place of venue.places || []) {
+      const floor = typeof place.floor === "number" ? place.floor : 0;
+      if (Array.isArray(place.polygon)) {
+        places.push({ id: place.id, floor: floor, polygon: place.polygon.map(function (v) { return { x: v[0], y: v[1] }; }) });
+      } else if (typeof place.radius === "number") {
+        const c = local(place);
+        if (c) places.push({ id: place.id, floor: floor, center: c, radius: place.radius });
+      }
+    }
+    const floors = (venue.floors || []).map(function (f) { return { level: f.level, name: f.name || ("Floor " + f.level) }; });
+    plan = { name: venue.name || "Venue", units: venue.units || "m", frame: frame, beacons: beacons, places: places, floors: floors, floor: floors.length ? floors[0].level : 0 };
+    state.mode = "venue";
+    if (floors.length > 1) {
+      el.floor.innerHTML = "";
+      for (const f of floors) {
+        const option = document.createElement("option");
+        option.value = String(f.level);
+        option.textContent = f.name;
+        el.floor.appendChild(option);
+      }
+      el.floorField.hidden = false;
+    }
+    render();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Drawing.
+
+  // Nice grid spacing: 1, 2 or 5 times a power of ten, about `count` lines over `span`.
+  function gridStep(span, count) {
+    const raw = span / count;
+    const power = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) if (raw <= m * power) return m * power;
+    return 10 * power;
+  }
+
+  function render() {
+    const map = el.map;
+    while (map.firstChild) map.removeChild(map.firstChild);
+    const floor = plan ? plan.floor : null;
+    const shown = track.filter(function (p) { return floor === null || p.floor === null || p.floor === floor; });
+
+    // Projection: the venue's local frame (y up), or longitude scaled by the cosine of the mean
+    // latitude against latitude, so that distances look right near the track.
+    let project, metresPerUnitY;
+    if (plan) {
+      project = function (p) { const q = plan.frame.planarPoint(p.latitude, p.longitude); return { x: q.x, y: q.y }; };
+      metresPerUnitY = plan.frame.metresPerUnit;
+    } else {
+      const meanLatitude = shown.length ? shown.reduce(function (s, p) { return s + p.latitude; }, 0) / shown.length : 0;
+      const k = Math.cos(radians(meanLatitude));
+      project = function (p) { return { x: p.longitude * k, y: p.latitude }; };
+      metresPerUnitY = Math.PI / 180 * 6371008.8;   // one degree of latitude, on the mean sphere
+    }
+    const xy = shown.map(project);
+
+    // Bounds of everything drawn.
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    function extend(x, y) { minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y); }
+    xy.forEach(function (q) { extend(q.x, q.y); });
+    const beacons = plan ? plan.beacons.filter(function (b) { return b.floor === null || b.floor === floor; }) : [];
+    const places = plan ? plan.places.filter(function (p) { return p.floor === floor; }) : [];
+    if (plan) {
+      beacons.forEach(function (b) { extend(b.x, b.y); });
+      places.forEach(function (p) {
+        if (p.polygon) p.polygon.forEach(function (v) { extend(v.x, v.y); });
+        else { extend(p.center.x - p.radius, p.center.y - p.radius); extend(p.center.x + p.radius, p.center.y + p.radius); }
+      });
+    }
+    if (!Number.isFinite(minX)) { minX = -1; maxX = 1; minY = -1; maxY = 1; }
+    let span = Math.max(maxX - minX, maxY - minY);
+    if (!(span > 0)) span = plan ? 10 : 0.001;
+    const margin = span * 0.08;
+    const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2, half = span / 2 + margin;
+    // SVG y grows downwards: y on the map is -y.
+    map.setAttribute("viewBox", [cx - half, -cy - half, 2 * half, 2 * half].join(" "));
+    const unit = 2 * half / 100;   // one hundredth of the view, for sizes
+
+    // Grid.
+    const grid = svg("g", { class: "grid" }, map);
+    const step = gridStep(2 * half, 6);
+    const drawGrid = step > 0 && Number.isFinite(step);
+    const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+    for (let x = Math.ceil((cx - half) / step) * step; drawGrid && x <= cx + half; x += step) {
+      svg("line", { x1: x, y1: -cy - half, x2: x, y2: -cy + half }, grid);
+    }
+    for (let y = Math.ceil((cy - half) / step) * step; drawGrid && y <= cy + half; y += step) {
+      svg("line", { x1: cx - half, y1: -y, x2: cx + half, y2: -y }, grid);
+      const label = svg("text", { x: cx - half + unit, y: -y - unit / 2, "font-size": 2.4 * unit }, grid);
+      label.textContent = plan ? y.toFixed(decimals) + " " + plan.units : y.toFixed(decimals) + "°";
+    }
+
+    // The venue.
+    if (plan) {
+      const layer = svg("g", { class: "plan" }, map);
+      for (const place of places) {
+        const node = place.polygon
+          ? svg("polygon", { class: "place", points: place.polygon.map(function (v) { return v.x + "," + (-v.y); }).join(" ") }, layer)
+          : svg("circle", { class: "place", cx: place.center.x, cy: -place.center.y, r: place.radius }, layer);
+        titled(node, "Place " + place.id);
+        let lx, ly;
+        if (place.polygon) {
+          lx = place.polygon.reduce(function (s, v) { return s + v.x; }, 0) / place.polygon.length;
+          ly = place.polygon.reduce(function (s, v) { return s + v.y; }, 0) / place.polygon.length;
+        } else { lx = place.center.x; ly = place.center.y; }
+        const text = svg("text", { class: "place-label", x: lx, y: -ly, "font-size": 2.6 * unit, "text-anchor": "middle" }, layer);
+        text.textContent = place.id;
+      }
+      for (const beacon of beacons) {
+        const size = 1.6 * unit;
+        titled(svg("rect", { class: "beacon", x: beacon.x - size / 2, y: -beacon.y - size / 2, width: size, height: size }, layer),
+          "Beacon " + beacon.id);
+      }
+    }
+
+    // The track.
+    const layer = svg("g", { class: "track" }, map);
+    if (xy.length > 1) {
+      svg("polyline", { class: "track-line", points: xy.map(function (q) { return q.x + "," + (-q.y); }).join(" ") }, layer);
+    }
+    const newest = shown.length - 1;
+    if (newest >= 0 && shown[newest].accuracy) {
+      svg("circle", { class: "accuracy", cx: xy[newest].x, cy: -xy[newest].y, r: shown[newest].accuracy / metresPerUnitY }, layer);
+    }
+    shown.forEach(function (p, i) {
+      const isNewest = i === newest;
+      const circle = svg("circle", {
+        class: isNewest ? "point newest" : "point",
+        cx: xy[i].x, cy: -xy[i].y, r: (isNewest ? 1.4 : 0.8) * unit,
+        "data-time": p.time, "data-id": p.id,
+      }, layer);
+      titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
+        " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6));
+    });
+
+    map.setAttribute("data-points", String(shown.length));
+    state.points = shown.length;
+    state.mode = plan ? "venue" : "plain";
+    el.caption.textContent = shown.length === 0
+      ? "No positions in this range" + (plan ? " on " + plan.name + "." : ".")
+      : shown.length + (shown.length === 1 ? " position" : " positions") + " from " + formatTime(shown[0].time) +
+        " to " + formatTime(shown[newest].time) + (plan ? " on " + plan.name : "") + "; the newest is highlighted.";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Live updates.
+
+  function closeSocket() {
+    if (reconnectTimer) { clearTimeout(reconnectTimer); reconnectTimer = null; }
+    if (socket) {
+      socket.onclose = null; socket.onmessage = null; socket.onerror = null;
+      socket.close();
+      socket = null;
+    }
+    state.connected = false;
+  }
+
+  function connect() {
+    closeSocket();
+    if (!token || range.to !== null) {
+      setStatus(range.to !== null ? "Showing a past range (no live updates)" : "Not connected", "idle");
+      return;
+    }
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(scheme + "//" + location.host + "/live?auth=" + encodeURIComponent(token));
+    socket = ws;
+    let ready = false;
+    setStatus("Connecting to live updates…", "busy");
+    ws.onmessage = function (message) {
+      let data;
+      try { data = JSON.parse(message.data); } catch (error) { return; }
+      if (data.ready) {
+        ready = true;
+        reconnectDelay = 1;
+        state.connected = true;
+        setStatus("Live: new positions appear as they arrive", "live");
+      } else if (data.event) {
+        applyLiveEvent(data.event);
+      }
+    };
+    ws.onclose = function () {
+      if (socket !== ws) return;
+      socket = null;
+      state.connected = false;
+      const delay = reconnectDelay;
+      reconnectDelay = Math.min(30, reconnectDelay * 2);
+      setStatus((ready ? "Live updates interrupted" : "Live updates unavailable") + "; retrying in " + delay + " s", "error");
+      reconnectTimer = setTimeout(function () { reconnectTimer = null; connect(); }, delay * 1000);
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The form.
+
+  async function show() {
+    token = el.token.value.trim();
+    const from = parseInput(el.from.value);
+    const to = parseInput(el.to.value);
+    if (!token) { showError("Enter an access token (from `whereabouts users token NAME`)."); closeSocket(); return; }
+    if (from === null) { showError("Choose the start of the range."); return; }
+    if (to !== null && to < from) { showError("The end of the range is before its start."); return; }
+    try { localStorage.setItem(TOKEN_KEY, token); } catch (ignored) { /* storage disabled */ }
+    range = { from: from, to: to };
+    closeSocket();
+    if (await loadTrack()) connect();
+  }
+
+  function start() {
+    el.form = document.getElementById("controls");
+    el.token = document.getElementById("token");
+    el.from = document.getElementById("from");
+    el.to = document.getElementById("to");
+    el.floor = document.getElementById("floor");
+    el.floorField = document.getElementById("floor-field");
+    el.error = document.getElementById("error");
+    el.status = document.getElementById("status");
+    el.map = document.getElementById("map");
+    el.caption = document.getElementById("map-caption");
+    el.note = document.getElementById("note");
+
+    const params = new URLSearchParams(location.search);
+    let initial = params.get("auth") || "";
+    if (initial) {
+      // Keep the token out of the address bar and history once it is stored.
+      params.delete("auth");
+      const query = params.toString();
+      history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
+    } else {
+      try { initial = localStorage.getItem(TOKEN_KEY) || ""; } catch (ignored) { initial = ""; }
+    }
+    el.token.value = initial;
+    el.from.value = inputValue(Math.floor(Date.now() / 1000) - 24 * 3600);
+    el.to.value = "";
+
+    el.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
+    el.floor.addEventListener("change", function () {
+      if (plan) { plan.floor = Number(el.floor.value); render(); }
+    });
+    render();
+    loadVenue().finally(function () {
+      if (initial) show();
+      else setStatus("Enter a token to show a track", "idle");
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
+"""#
+}
