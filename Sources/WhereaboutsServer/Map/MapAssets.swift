@@ -117,7 +117,7 @@ form {
   display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.75rem 1rem;
   padding: 0.75rem 1rem; background: var(--panel); border: 1px solid var(--border); border-radius: 0.5rem;
 }
-.field { display: flex; flex-direction: column; gap: 0.25rem; min-width: 12rem; flex: 1 1 12rem; }
+.field { display: flex; flex-direction: column; gap: 0.25rem; min-width: 15rem; flex: 1 1 15rem; }
 label { font-weight: 600; font-size: 0.9rem; }
 .hint { font-weight: 400; color: var(--muted); }
 input, select, button {
@@ -156,6 +156,7 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
   .field { min-width: 100%; }
   button { width: 100%; }
 }
+[hidden] { display: none !important; }
 """#
 
     /// The page's script at `GET /map/map.js`: fetching the track, the venue plan, drawing, the live feed.
@@ -441,18 +442,31 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
     const floor = plan ? plan.floor : null;
     const shown = track.filter(function (p) { return floor === null || p.floor === null || p.floor === floor; });
 
-    // Projection: the venue's local frame (y up), or longitude scaled by the cosine of the mean
-    // latitude against latitude, so that distances look right near the track.
-    let project, metresPerUnitY;
+    // Projection: the venue's local frame (y up); or, without a venue, metres east and north of
+    // the track's mean position on the mean-radius sphere (equirectangular), labelled in degrees.
+    // Drawing in metres around the track, rather than in raw degrees, keeps a track of a few
+    // metres clear of the browser's single-precision SVG rounding.
+    let project, toAxes;
     if (plan) {
       project = function (p) { const q = plan.frame.planarPoint(p.latitude, p.longitude); return { x: q.x, y: q.y }; };
-      metresPerUnitY = plan.frame.metresPerUnit;
+      toAxes = null;
     } else {
-      const meanLatitude = shown.length ? shown.reduce(function (s, p) { return s + p.latitude; }, 0) / shown.length : 0;
-      const k = Math.cos(radians(meanLatitude));
-      project = function (p) { return { x: p.longitude * k, y: p.latitude }; };
-      metresPerUnitY = Math.PI / 180 * 6371008.8;   // one degree of latitude, on the mean sphere
+      const count = Math.max(1, shown.length);
+      const latitude0 = shown.reduce(function (s, p) { return s + p.latitude; }, 0) / count;
+      const longitude0 = shown.reduce(function (s, p) { return s + p.longitude; }, 0) / count;
+      const k = Math.cos(radians(latitude0));
+      const metresPerDegree = Math.PI / 180 * 6371008.8;
+      project = function (p) {
+        return { x: (p.longitude - longitude0) * k * metresPerDegree, y: (p.latitude - latitude0) * metresPerDegree };
+      };
+      toAxes = {   // degrees of longitude and latitude to and from the drawing's metres
+        x: function (longitude) { return (longitude - longitude0) * k * metresPerDegree; },
+        y: function (latitude) { return (latitude - latitude0) * metresPerDegree; },
+        longitude: function (x) { return longitude0 + x / (k * metresPerDegree); },
+        latitude: function (y) { return latitude0 + y / metresPerDegree; },
+      };
     }
+    const metresPerUnit = plan ? plan.frame.metresPerUnit : 1;
     const xy = shown.map(project);
 
     // Bounds of everything drawn.
@@ -470,25 +484,43 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
     }
     if (!Number.isFinite(minX)) { minX = -1; maxX = 1; minY = -1; maxY = 1; }
     let span = Math.max(maxX - minX, maxY - minY);
-    if (!(span > 0)) span = plan ? 10 : 0.001;
+    if (!(span > 0)) span = 10;
     const margin = span * 0.08;
     const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2, half = span / 2 + margin;
     // SVG y grows downwards: y on the map is -y.
-    map.setAttribute("viewBox", [cx - half, -cy - half, 2 * half, 2 * half].join(" "));
+    // Fill the element: stretch the view along its longer side.
+    const aspect = (map.clientWidth || 1) / (map.clientHeight || 1);
+    const halfX = half * Math.max(1, aspect), halfY = half * Math.max(1, 1 / aspect);
+    map.setAttribute("viewBox", [cx - halfX, -cy - halfY, 2 * halfX, 2 * halfY].join(" "));
     const unit = 2 * half / 100;   // one hundredth of the view, for sizes
 
-    // Grid.
+    // Grid: venue units on the plan, degrees on the plain canvas.
     const grid = svg("g", { class: "grid" }, map);
-    const step = gridStep(2 * half, 6);
-    const drawGrid = step > 0 && Number.isFinite(step);
-    const decimals = Math.max(0, -Math.floor(Math.log10(step)));
-    for (let x = Math.ceil((cx - half) / step) * step; drawGrid && x <= cx + half; x += step) {
-      svg("line", { x1: x, y1: -cy - half, x2: x, y2: -cy + half }, grid);
+    const fontSize = 2.4 * unit;
+    function gridLines(low, high, step, draw) {
+      if (!(step > 0) || !Number.isFinite(step) || (high - low) / step > 50) return;
+      const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+      for (let i = Math.ceil(low / step); i * step <= high; i += 1) draw(i * step, decimals);
     }
-    for (let y = Math.ceil((cy - half) / step) * step; drawGrid && y <= cy + half; y += step) {
-      svg("line", { x1: cx - half, y1: -y, x2: cx + half, y2: -y }, grid);
-      const label = svg("text", { x: cx - half + unit, y: -y - unit / 2, "font-size": 2.4 * unit }, grid);
-      label.textContent = plan ? y.toFixed(decimals) + " " + plan.units : y.toFixed(decimals) + "°";
+    function verticalLine(x, text) {
+      svg("line", { x1: x, y1: -cy - halfY, x2: x, y2: -cy + halfY }, grid);
+      const label = svg("text", { x: x + unit / 2, y: -cy + halfY - unit, "font-size": fontSize }, grid);
+      label.textContent = text;
+    }
+    function horizontalLine(y, text) {
+      svg("line", { x1: cx - halfX, y1: -y, x2: cx + halfX, y2: -y }, grid);
+      const label = svg("text", { x: cx - halfX + unit, y: -y - unit / 2, "font-size": fontSize }, grid);
+      label.textContent = text;
+    }
+    if (toAxes) {
+      const west = toAxes.longitude(cx - halfX), east = toAxes.longitude(cx + halfX);
+      const south = toAxes.latitude(cy - halfY), north = toAxes.latitude(cy + halfY);
+      gridLines(west, east, gridStep(east - west, 5), function (longitude, d) { verticalLine(toAxes.x(longitude), longitude.toFixed(d) + "°"); });
+      gridLines(south, north, gridStep(north - south, 5), function (latitude, d) { horizontalLine(toAxes.y(latitude), latitude.toFixed(d) + "°"); });
+    } else {
+      const step = gridStep(2 * half, 5);
+      gridLines(cx - halfX, cx + halfX, step, function (x, d) { verticalLine(x, x.toFixed(d) + " " + plan.units); });
+      gridLines(cy - halfY, cy + halfY, step, function (y, d) { horizontalLine(y, y.toFixed(d) + " " + plan.units); });
     }
 
     // The venue.
@@ -521,7 +553,7 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
     }
     const newest = shown.length - 1;
     if (newest >= 0 && shown[newest].accuracy) {
-      svg("circle", { class: "accuracy", cx: xy[newest].x, cy: -xy[newest].y, r: shown[newest].accuracy / metresPerUnitY }, layer);
+      svg("circle", { class: "accuracy", cx: xy[newest].x, cy: -xy[newest].y, r: shown[newest].accuracy / metresPerUnit }, layer);
     }
     shown.forEach(function (p, i) {
       const isNewest = i === newest;
@@ -634,6 +666,11 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
     el.to.value = "";
 
     el.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
+    let resizeTimer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(render, 150);
+    });
     el.floor.addEventListener("change", function () {
       if (plan) { plan.floor = Number(el.floor.value); render(); }
     });
