@@ -56,7 +56,7 @@ struct LiveFeedTests {
     func unsubscribesOnCancel() async throws {
         let feed = LiveFeed()
         let stream = await feed.subscribe(to: "alice")
-        _ = await feed.subscribe(to: "bob")
+        let bob = await feed.subscribe(to: "bob")
         #expect(await feed.subscriberCount(for: "alice") == 1)
         let reader = Task { for await _ in stream {} }
         reader.cancel()
@@ -68,7 +68,25 @@ struct LiveFeedTests {
             remaining = await feed.subscriberCount(for: "alice")
         }
         #expect(remaining == 0)
+        // Bob's subscription, still held, is untouched.
         #expect(await feed.subscriberCount(for: "bob") == 1)
+        withExtendedLifetime(bob) {}
+    }
+
+    @Test("a subscription ends when its stream is discarded unread")
+    func unsubscribesOnDiscard() async throws {
+        let feed = LiveFeed()
+        do {
+            let stream = await feed.subscribe(to: "alice")
+            #expect(await feed.subscriberCount(for: "alice") == 1)
+            withExtendedLifetime(stream) {}
+        }
+        var remaining = await feed.subscriberCount(for: "alice")
+        for _ in 0..<500 where remaining != 0 {
+            try await Task.sleep(for: .milliseconds(10))
+            remaining = await feed.subscriberCount(for: "alice")
+        }
+        #expect(remaining == 0)
     }
 
     @Test("the live filter passes only streams the access may read, including streams created later")
