@@ -251,7 +251,20 @@ struct MapPageTests {
                 // 46.51935 and 6.56705 are written with six decimals.
                 #expect(newest == .string("live1 | \(Self.utcText(newTime)) (±4 m) — 46.519350, 6.567050"))
                 #expect(try await page.evaluate("document.querySelectorAll('#map circle.point').length") == .number(4))
+                #expect(try await page.evaluate("document.querySelectorAll('#map circle.newest').length") == .number(1))
                 #expect(try await page.evaluate("document.querySelectorAll('#map polyline.track-line').length") == .number(1))
+
+                // A position a kilometre north, outside the view: the map is redrawn around it.
+                let farTime = now - 30
+                try await server.postPosition(token: token, id: "live2", time: farTime,
+                                              latitude: 46.5281, longitude: 6.5668, accuracy: 10)
+                try await page.waitUntil("\(svgPoints) === '5'")
+                #expect(try await page.evaluate("document.querySelectorAll('#map circle.newest').length") == .number(1))
+                #expect(try await page.evaluate("document.querySelector('#map circle.newest').getAttribute('data-id')")
+                    == .string("live2"))
+                let caption = try await page.evaluate("document.getElementById('map-caption').textContent")
+                #expect(caption == .string("5 positions from \(Self.utcText(now - 3 * 3600)) to \(Self.utcText(farTime))"
+                    + (withVenue ? " on Test hall" : "") + "; the newest is highlighted."))
 
                 if withVenue {
                     // Ground floor: b1, b2, b3 and the lobby polygon; the label-only place is not drawn.
@@ -264,7 +277,7 @@ struct MapPageTests {
                             + "s.dispatchEvent(new Event('change')); return true; })()")
                     #expect(try await page.evaluate("document.querySelectorAll('#map rect.beacon').length") == .number(1))
                     #expect(try await page.evaluate("document.querySelectorAll('#map circle.place').length") == .number(1))
-                    #expect(try await page.evaluate(svgPoints) == .string("4"))
+                    #expect(try await page.evaluate(svgPoints) == .string("5"))
                 }
 
                 // A token the server does not know: the page says so.

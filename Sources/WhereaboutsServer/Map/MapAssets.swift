@@ -228,6 +228,7 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
   let range = { from: 0, to: null };   // seconds since 1970; to = null: up to now, with live updates
   let track = [];                      // {id, time, latitude, longitude, accuracy, floor}, by time
   let plan = null;                     // the venue plan, when the server has a venue with an origin
+  let view = null;                     // what render() drew last, for appending live points
   let socket = null;
   let reconnectDelay = 1;
   let reconnectTimer = null;
@@ -317,6 +318,8 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
       let at = track.length;
       while (at > 0 && track[at - 1].time > point.time) at -= 1;
       track.splice(at, 0, point);
+      // The common case, a new latest position inside the view, is drawn without a redraw.
+      if (index < 0 && at === track.length - 1 && appendPoint(point)) return;
     }
     if (index >= 0 || point) render();
   }
@@ -548,31 +551,68 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
 
     // The track.
     const layer = svg("g", { class: "track" }, map);
-    if (xy.length > 1) {
-      svg("polyline", { class: "track-line", points: xy.map(function (q) { return q.x + "," + (-q.y); }).join(" ") }, layer);
-    }
-    const newest = shown.length - 1;
-    if (newest >= 0 && shown[newest].accuracy) {
-      svg("circle", { class: "accuracy", cx: xy[newest].x, cy: -xy[newest].y, r: shown[newest].accuracy / metresPerUnit }, layer);
-    }
+    const line = svg("polyline", { class: "track-line", points: xy.map(function (q) { return q.x + "," + (-q.y); }).join(" ") }, layer);
+    const accuracy = svg("circle", { class: "accuracy", cx: 0, cy: 0, r: 0, visibility: "hidden" }, layer);
+    view = {
+      project: project, metresPerUnit: metresPerUnit, unit: unit, layer: layer, line: line, accuracy: accuracy,
+      x0: cx - halfX, x1: cx + halfX, y0: cy - halfY, y1: cy + halfY, newest: null, count: 0,
+      first: shown.length ? shown[0].time : null,
+    };
     shown.forEach(function (p, i) {
-      const isNewest = i === newest;
-      const circle = svg("circle", {
-        class: isNewest ? "point newest" : "point",
-        cx: xy[i].x, cy: -xy[i].y, r: (isNewest ? 1.4 : 0.8) * unit,
-        "data-time": p.time, "data-id": p.id,
-      }, layer);
-      titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
-        " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6));
+      if (i < shown.length - 1) { pointCircle(p, xy[i], false); view.count += 1; } else drawPoint(p, xy[i]);
     });
+    updateCounts();
+  }
 
-    map.setAttribute("data-points", String(shown.length));
-    state.points = shown.length;
+  // The circle of a point, with its time (and accuracy and coordinates) as its title.
+  function pointCircle(p, q, isNewest) {
+    const circle = svg("circle", {
+      class: isNewest ? "point newest" : "point", cx: q.x, cy: -q.y, r: (isNewest ? 1.4 : 0.8) * view.unit,
+      "data-time": p.time, "data-id": p.id,
+    }, view.layer);
+    return titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
+      " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6));
+  }
+
+  // Draws a point as the newest of the track, demoting the previous newest.
+  function drawPoint(p, q) {
+    if (view.newest) {
+      view.newest.setAttribute("class", "point");
+      view.newest.setAttribute("r", String(0.8 * view.unit));
+    }
+    const circle = pointCircle(p, q, true);
+    view.newest = circle;
+    view.newestTime = p.time;
+    view.accuracy.setAttribute("cx", String(q.x));
+    view.accuracy.setAttribute("cy", String(-q.y));
+    view.accuracy.setAttribute("r", String(p.accuracy ? p.accuracy / view.metresPerUnit : 0));
+    view.accuracy.setAttribute("visibility", p.accuracy ? "visible" : "hidden");
+    view.count += 1;
+  }
+
+  function updateCounts() {
+    const count = view.count;
+    el.map.setAttribute("data-points", String(count));
+    state.points = count;
     state.mode = plan ? "venue" : "plain";
-    el.caption.textContent = shown.length === 0
+    el.caption.textContent = count === 0
       ? "No positions in this range" + (plan ? " on " + plan.name + "." : ".")
-      : shown.length + (shown.length === 1 ? " position" : " positions") + " from " + formatTime(shown[0].time) +
-        " to " + formatTime(shown[newest].time) + (plan ? " on " + plan.name : "") + "; the newest is highlighted.";
+      : count + (count === 1 ? " position" : " positions") + " from " + formatTime(view.first) +
+        " to " + formatTime(view.newestTime) + (plan ? " on " + plan.name : "") + "; the newest is highlighted.";
+  }
+
+  // Adds a new newest point to the drawing without redrawing it, when the point falls inside the
+  // current view; returns whether it could.
+  function appendPoint(p) {
+    if (!view || (plan && p.floor !== null && p.floor !== plan.floor)) return false;
+    const q = view.project(p);
+    if (!(q.x >= view.x0 && q.x <= view.x1 && q.y >= view.y0 && q.y <= view.y1)) return false;
+    const points = view.line.getAttribute("points");
+    view.line.setAttribute("points", (points ? points + " " : "") + q.x + "," + (-q.y));
+    if (view.first === null) view.first = p.time;
+    drawPoint(p, q);
+    updateCounts();
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------
