@@ -288,6 +288,19 @@ struct MapPageTests {
                 #expect(text.hasPrefix("The server refused the token"))
                 #expect(try await page.evaluate("document.getElementById('error').hidden") == .bool(false))
                 #expect(try await page.evaluate(svgPoints) == .string("0"))
+
+                // A token with no grant at all: the page shows the server's refusal, whether it
+                // comes from /events or (refused WebSocket, then the reason from plain GET /live)
+                // from the live feed.
+                try await page.navigate(to: "\(server.baseURL)/map?auth=\(MapTestServer.emptyToken)")
+                try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.error")
+                guard case .string(let refusal) = try await page.evaluate("window.whereaboutsMap.error") else {
+                    Issue.record("no error for a token with no grant")
+                    return
+                }
+                #expect(refusal.hasPrefix("Live updates refused: The token may read none of alice's streams")
+                    || refusal.hasPrefix("This token may not read positions"), "\(refusal)")
+                #expect(try await page.evaluate("window.whereaboutsMap.connected") == .bool(false))
             }
         }
     }

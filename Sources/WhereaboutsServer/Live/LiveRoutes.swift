@@ -18,10 +18,12 @@ import Whereabouts
 /// Messages the client sends are ignored. A client that reads too slowly loses the oldest
 /// pending events (see ``LiveFeed``), never the connection.
 ///
-/// The upgrade is decided by the WebSocket router; when it refuses, the request goes on to the
-/// HTTP router as a plain `GET /live`, which ``addRefusalRoute(to:authenticator:store:)``
-/// answers with 401 (no or unknown token), 403 (a token that may read nothing) or 426 (a valid
-/// token but no WebSocket upgrade), in Pryv's error shape.
+/// Without a valid token the upgrade is refused. hummingbird-websocket answers every refused
+/// upgrade itself, with a bare `400 Bad Request` (and browsers never show a WebSocket's HTTP
+/// status to scripts anyway), so the reason is served over plain HTTP instead:
+/// ``addRefusalRoute(to:authenticator:store:)`` answers a `GET /live` that is not an upgrade
+/// with 401 (no or unknown token), 403 (a token that may read nothing) or 426 (a valid token:
+/// use a WebSocket), in Pryv's error shape. The map page asks it when its socket is refused.
 ///
 /// ```swift
 /// let webSocketRouter = Router(context: ServerRequestContext.self)
@@ -57,9 +59,9 @@ public enum LiveRoutes {
         }
     }
 
-    /// Adds a plain-HTTP `GET /live` to the server's main router that explains why no WebSocket
-    /// was opened: 401 without a valid token, 403 when the token may read nothing, 426 when the
-    /// request was not a WebSocket upgrade.
+    /// Adds a plain-HTTP `GET /live` to the server's main router that says why a WebSocket would
+    /// be refused: 401 without a valid token, 403 when the token may read nothing, and otherwise
+    /// 426 (the token is fine; connect with a WebSocket).
     public static func addRefusalRoute(
         to router: Router<ServerRequestContext>, authenticator: TokenAuthenticator, store: any EventStore
     ) {

@@ -232,6 +232,7 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
   let socket = null;
   let reconnectDelay = 1;
   let reconnectTimer = null;
+  let connectGeneration = 0;           // bumped whenever the live connection is abandoned
   let loadGeneration = 0;
 
   function pad(n) { return String(n).padStart(2, "0"); }
@@ -619,6 +620,7 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
   // Live updates.
 
   function closeSocket() {
+    connectGeneration += 1;
     if (reconnectTimer) { clearTimeout(reconnectTimer); reconnectTimer = null; }
     if (socket) {
       socket.onclose = null; socket.onmessage = null; socket.onerror = null;
@@ -634,6 +636,7 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
       setStatus(range.to !== null ? "Showing a past range (no live updates)" : "Not connected", "idle");
       return;
     }
+    const attempt = connectGeneration;
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const ws = new WebSocket(scheme + "//" + location.host + "/live?auth=" + encodeURIComponent(token));
     socket = ws;
@@ -651,15 +654,35 @@ figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
         applyLiveEvent(data.event);
       }
     };
-    ws.onclose = function () {
+    ws.onclose = async function () {
       if (socket !== ws) return;
       socket = null;
       state.connected = false;
+      if (!ready) {
+        // Browsers do not say why a WebSocket was refused: ask /live over plain HTTP, which
+        // answers 401 or 403 with the reason when the token is the problem.
+        const refusal = await liveRefusal();
+        if (attempt !== connectGeneration) return;   // the user started over meanwhile
+        if (refusal) {
+          showError("Live updates refused: " + refusal);
+          setStatus("Live updates refused", "error");
+          return;
+        }
+      }
       const delay = reconnectDelay;
       reconnectDelay = Math.min(30, reconnectDelay * 2);
       setStatus((ready ? "Live updates interrupted" : "Live updates unavailable") + "; retrying in " + delay + " s", "error");
       reconnectTimer = setTimeout(function () { reconnectTimer = null; connect(); }, delay * 1000);
     };
+  }
+
+  // Why /live refuses the token (401, 403), or null when it does not (or cannot be asked).
+  async function liveRefusal() {
+    try {
+      const response = await fetch("/live", { headers: { Authorization: token }, cache: "no-store" });
+      if (response.status === 401 || response.status === 403) return await errorMessage(response);
+    } catch (ignored) { /* the server is unreachable: retry */ }
+    return null;
   }
 
   // ---------------------------------------------------------------------------------------------
