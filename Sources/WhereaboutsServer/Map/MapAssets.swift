@@ -1,0 +1,751 @@
+// The map page's files, served by ``MapPage/addRoutes(to:venue:)``. They are kept as Swift
+// constants so that the server binary is self-contained: no CDN, no files to install, and the
+// page works offline.
+
+extension MapPage {
+    /// The page at `GET /map`: the form, the status line, the SVG map and its legend.
+    public static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Whereabouts · map</title>
+<link rel="stylesheet" href="/map/map.css">
+<script src="/map/map.js" defer></script>
+</head>
+<body>
+<header>
+  <h1>Whereabouts</h1>
+  <p id="status" class="status" role="status" data-kind="idle">Starting…</p>
+</header>
+<main>
+  <form id="controls" aria-label="Track to show">
+    <div class="field">
+      <label for="token">Access token</label>
+      <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint">
+      <span id="token-hint" class="hint">From <code>whereabouts users token NAME</code>; kept in this browser.</span>
+    </div>
+    <div class="field">
+      <label for="from">From</label>
+      <input id="from" name="from" type="datetime-local" step="1" required>
+    </div>
+    <div class="field">
+      <label for="to">To <span class="hint">(empty: now, then live)</span></label>
+      <input id="to" name="to" type="datetime-local" step="1">
+    </div>
+    <div class="field" id="floor-field" hidden>
+      <label for="floor">Floor</label>
+      <select id="floor" name="floor"></select>
+    </div>
+    <button type="submit">Show track</button>
+  </form>
+  <div id="error" class="error" role="alert" hidden></div>
+  <figure>
+    <svg id="map" role="img" aria-labelledby="map-caption" data-points="0" viewBox="-1 -1 2 2" preserveAspectRatio="xMidYMid meet" xmlns="http://www.w3.org/2000/svg"></svg>
+    <figcaption id="map-caption">No positions yet.</figcaption>
+  </figure>
+  <ul class="legend" aria-label="Legend">
+    <li><span class="swatch track"></span>Position (hover for its time)</li>
+    <li><span class="swatch newest"></span>Newest position and its accuracy</li>
+    <li><span class="swatch place"></span>Place</li>
+    <li><span class="swatch beacon"></span>Beacon</li>
+  </ul>
+  <p id="note" class="note"></p>
+</main>
+</body>
+</html>
+"""#
+
+    /// The page's stylesheet at `GET /map/map.css` (light and dark schemes, narrow screens).
+    public static let stylesheet = #"""
+:root {
+  color-scheme: light dark;
+  --background: #ffffff;
+  --text: #1b1f24;
+  --muted: #57606a;
+  --panel: #f3f5f7;
+  --border: #c9d1d9;
+  --accent: #0b5cad;
+  --track: #0b5cad;
+  --newest: #c2410c;
+  --place: rgba(46, 125, 50, 0.14);
+  --place-edge: #2e7d32;
+  --beacon: #6a1b9a;
+  --grid: #d8dee4;
+  --error-bg: #fdecea;
+  --error-text: #8a1c12;
+  --live: #1a7f37;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --background: #0d1117;
+    --text: #e6edf3;
+    --muted: #9da7b3;
+    --panel: #161b22;
+    --border: #3b434d;
+    --accent: #58a6ff;
+    --track: #58a6ff;
+    --newest: #ffa657;
+    --place: rgba(63, 185, 80, 0.16);
+    --place-edge: #3fb950;
+    --beacon: #d2a8ff;
+    --grid: #2a3139;
+    --error-bg: #3d1512;
+    --error-text: #ffb4a9;
+    --live: #3fb950;
+  }
+}
+* { box-sizing: border-box; }
+body {
+  margin: 0;
+  font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif;
+  background: var(--background);
+  color: var(--text);
+}
+header {
+  display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: 0.5rem 1rem;
+  padding: 0.75rem 1rem; border-bottom: 1px solid var(--border);
+}
+h1 { margin: 0; font-size: 1.25rem; }
+.status { margin: 0; color: var(--muted); }
+.status::before { content: "●"; margin-right: 0.4em; color: var(--muted); }
+.status[data-kind="live"]::before { color: var(--live); }
+.status[data-kind="error"]::before { color: var(--newest); }
+main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+form {
+  display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.75rem 1rem;
+  padding: 0.75rem 1rem; background: var(--panel); border: 1px solid var(--border); border-radius: 0.5rem;
+}
+.field { display: flex; flex-direction: column; gap: 0.25rem; min-width: 15rem; flex: 1 1 15rem; }
+label { font-weight: 600; font-size: 0.9rem; }
+.hint { font-weight: 400; color: var(--muted); }
+input, select, button {
+  font: inherit; padding: 0.45rem 0.6rem; border: 1px solid var(--border); border-radius: 0.35rem;
+  background: var(--background); color: var(--text);
+}
+button { background: var(--accent); color: #fff; border-color: var(--accent); font-weight: 600; cursor: pointer; }
+input:focus-visible, select:focus-visible, button:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.error {
+  margin: 1rem 0 0; padding: 0.75rem 1rem; border-radius: 0.5rem;
+  background: var(--error-bg); color: var(--error-text); border: 1px solid currentColor;
+}
+figure { margin: 1rem 0 0; }
+#map {
+  display: block; width: 100%; height: min(70vh, 48rem); min-height: 18rem;
+  background: var(--panel); border: 1px solid var(--border); border-radius: 0.5rem;
+}
+figcaption, .note { margin-top: 0.5rem; color: var(--muted); }
+.grid line { stroke: var(--grid); stroke-width: 1; vector-effect: non-scaling-stroke; }
+.grid text { fill: var(--muted); }
+.place { fill: var(--place); stroke: var(--place-edge); stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+.place-label { fill: var(--place-edge); font-weight: 600; }
+.beacon { fill: var(--beacon); }
+.track-line { fill: none; stroke: var(--track); stroke-width: 2; stroke-linejoin: round; vector-effect: non-scaling-stroke; }
+.point { fill: var(--track); stroke: var(--background); stroke-width: 1; vector-effect: non-scaling-stroke; }
+.point.newest { fill: var(--newest); stroke-width: 2; }
+.accuracy { fill: none; stroke: var(--newest); stroke-dasharray: 4 3; stroke-width: 1.5; vector-effect: non-scaling-stroke; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; margin: 0.5rem 0 0; padding: 0; list-style: none; color: var(--muted); font-size: 0.9rem; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.35em; vertical-align: -0.05em; border-radius: 50%; }
+.swatch.track { background: var(--track); }
+.swatch.newest { background: var(--newest); }
+.swatch.beacon { background: var(--beacon); border-radius: 0; }
+.swatch.place { background: var(--place); border: 1px solid var(--place-edge); border-radius: 0.15em; }
+@media (max-width: 40rem) {
+  main { padding: 0.5rem; }
+  .field { min-width: 100%; }
+  button { width: 100%; }
+}
+[hidden] { display: none !important; }
+"""#
+
+    /// The page's script at `GET /map/map.js`: fetching the track, the venue plan, drawing, the live feed.
+    public static let script = #"""
+// Whereabouts map page: a user's position/wgs84 events drawn as a track, on the venue plan when the
+// server has one, with live updates over the /live WebSocket. No dependencies, no network but the
+// server itself.
+"use strict";
+
+(function () {
+  const TOKEN_KEY = "whereabouts.token";
+  const LIMIT = 10000;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  // Test and debugging hooks: the page's state, read by the headless-browser test.
+  const state = {
+    connected: false,
+    points: 0,
+    mode: "plain",
+    error: null,
+    LocalFrame: LocalFrame,
+  };
+  window.whereaboutsMap = state;
+
+  // ---------------------------------------------------------------------------------------------
+  // WGS84 to a venue's local frame, exactly as Whereabouts' LocalFrame (Geometry/LocalFrame.swift):
+  // through Earth-centred Earth-fixed coordinates, then east/north rotated by the bearing.
+
+  function LocalFrame(origin, bearing, metresPerUnit) {
+    this.origin = { latitude: origin.latitude, longitude: origin.longitude };
+    this.bearing = bearing || 0;
+    this.metresPerUnit = metresPerUnit || 1;
+  }
+  LocalFrame.a = 6378137.0;
+  LocalFrame.f = 1 / 298.257223563;
+  LocalFrame.e2 = LocalFrame.f * (2 - LocalFrame.f);
+  function radians(degrees) { return degrees * Math.PI / 180; }
+  LocalFrame.ecef = function (latitude, longitude, height) {
+    const phi = radians(latitude), lambda = radians(longitude);
+    const n = LocalFrame.a / Math.sqrt(1 - LocalFrame.e2 * Math.sin(phi) * Math.sin(phi));
+    return [(n + height) * Math.cos(phi) * Math.cos(lambda),
+            (n + height) * Math.cos(phi) * Math.sin(lambda),
+            (n * (1 - LocalFrame.e2) + height) * Math.sin(phi)];
+  };
+  LocalFrame.prototype.enu = function (latitude, longitude, height) {
+    const o = LocalFrame.ecef(this.origin.latitude, this.origin.longitude, 0);
+    const p = LocalFrame.ecef(latitude, longitude, height);
+    const dx = p[0] - o[0], dy = p[1] - o[1], dz = p[2] - o[2];
+    const phi = radians(this.origin.latitude), lambda = radians(this.origin.longitude);
+    const e = -Math.sin(lambda) * dx + Math.cos(lambda) * dy;
+    const n = -Math.sin(phi) * Math.cos(lambda) * dx - Math.sin(phi) * Math.sin(lambda) * dy + Math.cos(phi) * dz;
+    const u = Math.cos(phi) * Math.cos(lambda) * dx + Math.cos(phi) * Math.sin(lambda) * dy + Math.sin(phi) * dz;
+    return { e: e, n: n, u: u };
+  };
+  // The point on the plan, in venue units, of a coordinate on the ellipsoid.
+  LocalFrame.prototype.planarPoint = function (latitude, longitude) {
+    const d = this.enu(latitude, longitude, 0);
+    const b = radians(this.bearing);
+    const x = d.e * Math.cos(b) - d.n * Math.sin(b);
+    const y = d.e * Math.sin(b) + d.n * Math.cos(b);
+    return { x: x / this.metresPerUnit, y: y / this.metresPerUnit };
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Elements and small helpers.
+
+  const el = {};
+  let token = "";
+  let range = { from: 0, to: null };   // seconds since 1970; to = null: up to now, with live updates
+  let track = [];                      // {id, time, latitude, longitude, accuracy, floor}, by time
+  let plan = null;                     // the venue plan, when the server has a venue with an origin
+  let view = null;                     // what render() drew last, for appending live points
+  let socket = null;
+  let reconnectDelay = 1;
+  let reconnectTimer = null;
+  let connectGeneration = 0;           // bumped whenever the live connection is abandoned
+  let loadGeneration = 0;
+
+  function pad(n) { return String(n).padStart(2, "0"); }
+  // A time as the page shows it: local, "YYYY-MM-DD HH:MM:SS".
+  function formatTime(seconds) {
+    const d = new Date(seconds * 1000);
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  }
+  // The value of a datetime-local input for a time.
+  function inputValue(seconds) { return formatTime(seconds).replace(" ", "T"); }
+  // The time of a datetime-local input's value (local time), or null when empty or invalid.
+  function parseInput(value) {
+    if (!value) return null;
+    const t = new Date(value).getTime();
+    return Number.isFinite(t) ? t / 1000 : null;
+  }
+  function svg(name, attributes, parent) {
+    const node = document.createElementNS(SVG_NS, name);
+    for (const key in attributes) node.setAttribute(key, String(attributes[key]));
+    if (parent) parent.appendChild(node);
+    return node;
+  }
+  function titled(node, text) {
+    const title = document.createElementNS(SVG_NS, "title");
+    title.textContent = text;
+    node.appendChild(title);
+    return node;
+  }
+
+  function showError(message) {
+    state.error = message;
+    el.error.textContent = message;
+    el.error.hidden = false;
+  }
+  function clearError() {
+    state.error = null;
+    el.error.textContent = "";
+    el.error.hidden = true;
+  }
+  function setStatus(text, kind) {
+    el.status.textContent = text;
+    el.status.dataset.kind = kind;
+  }
+
+  // The message of an API error response (Pryv's shape), or a description of the status.
+  async function errorMessage(response) {
+    try {
+      const body = await response.json();
+      if (body && body.error && body.error.message) return body.error.message;
+    } catch (ignored) { /* not JSON */ }
+    return "HTTP " + response.status + " " + response.statusText;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Positions.
+
+  // A track point from an event, or null when the event is not a readable position.
+  function pointFrom(event) {
+    if (!event || event.type !== "position/wgs84" || event.trashed) return null;
+    const c = event.content || {};
+    if (typeof c.latitude !== "number" || typeof c.longitude !== "number") return null;
+    if (!(Math.abs(c.latitude) <= 90 && Math.abs(c.longitude) <= 180)) return null;
+    return {
+      id: event.id,
+      time: event.time,
+      latitude: c.latitude,
+      longitude: c.longitude,
+      accuracy: typeof c.horizontalAccuracy === "number" ? c.horizontalAccuracy : null,
+      floor: typeof c.floor === "number" ? c.floor : null,
+    };
+  }
+
+  function inRange(time) {
+    return time >= range.from && (range.to === null || time <= range.to);
+  }
+
+  // Adds, replaces or (trashed, moved out of range) removes the point of a live event.
+  function applyLiveEvent(event) {
+    const index = track.findIndex(function (p) { return p.id === event.id; });
+    if (index >= 0) track.splice(index, 1);
+    const point = pointFrom(event);
+    if (point && inRange(point.time)) {
+      let at = track.length;
+      while (at > 0 && track[at - 1].time > point.time) at -= 1;
+      track.splice(at, 0, point);
+      // The common case, a new latest position inside the view, is drawn without a redraw.
+      if (index < 0 && at === track.length - 1 && appendPoint(point)) return;
+    }
+    if (index >= 0 || point) render();
+  }
+
+  async function loadTrack() {
+    const generation = ++loadGeneration;
+    const to = range.to === null ? Date.now() / 1000 : range.to;
+    const url = "/events?types[]=position/wgs84&fromTime=" + encodeURIComponent(range.from) +
+      "&toTime=" + encodeURIComponent(to) + "&sortAscending=true&limit=" + LIMIT;
+    setStatus("Loading positions…", "busy");
+    let response;
+    try {
+      response = await fetch(url, { headers: { Authorization: token }, cache: "no-store" });
+    } catch (error) {
+      showError("Cannot reach the server (" + error.message + "). Check that it is running, then press “Show track”.");
+      setStatus("Server unreachable", "error");
+      return false;
+    }
+    if (generation !== loadGeneration) return false;
+    if (!response.ok) {
+      const message = await errorMessage(response);
+      if (response.status === 401) {
+        showError("The server refused the token: " + message + " Enter a valid token above.");
+      } else if (response.status === 403) {
+        showError("This token may not read positions: " + message);
+      } else {
+        showError("Could not load positions: " + message);
+      }
+      setStatus("Not connected", "error");
+      return false;
+    }
+    let body;
+    try {
+      body = await response.json();
+    } catch (error) {
+      showError("The server's answer to /events is not JSON.");
+      return false;
+    }
+    if (generation !== loadGeneration) return false;
+    track = (body.events || []).map(pointFrom).filter(function (p) { return p !== null; });
+    track.sort(function (a, b) { return a.time - b.time; });
+    clearError();
+    el.note.textContent = (body.events || []).length >= LIMIT
+      ? "Showing the first " + LIMIT + " positions of the range; choose a shorter range to see the rest."
+      : "";
+    render();
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The venue plan.
+
+  async function loadVenue() {
+    let response;
+    try {
+      response = await fetch("/venue", { cache: "no-store" });
+    } catch (error) {
+      return;   // the events request reports an unreachable server
+    }
+    if (!response.ok) return;   // 404: the server has no venue
+    let body;
+    try { body = await response.json(); } catch (error) { return; }
+    const venue = body && body.venue;
+    if (!venue) return;
+    const metresPerUnit = { m: 1, ft: 0.3048 }[venue.units || "m"];
+    if (!venue.origin || !metresPerUnit) {
+      el.note.textContent = "The venue has no latitude/longitude origin, so positions are drawn on a plain latitude/longitude canvas.";
+      return;
+    }
+    const frame = new LocalFrame(venue.origin, venue.origin.bearing || 0, metresPerUnit);
+    function local(item) {
+      if (typeof item.latitude === "number" && typeof item.longitude === "number") {
+        return frame.planarPoint(item.latitude, item.longitude);
+      }
+      if (typeof item.x === "number" && typeof item.y === "number") return { x: item.x, y: item.y };
+      return null;
+    }
+    const beacons = [];
+    for (const beacon of venue.beacons || []) {
+      const p = local(beacon);
+      if (p) beacons.push({ id: beacon.id, x: p.x, y: p.y, floor: typeof beacon.floor === "number" ? beacon.floor : null });
+    }
+    const places = [];
+    for (const place of venue.places || []) {
+      const floor = typeof place.floor === "number" ? place.floor : 0;
+      if (Array.isArray(place.polygon)) {
+        places.push({ id: place.id, floor: floor, polygon: place.polygon.map(function (v) { return { x: v[0], y: v[1] }; }) });
+      } else if (typeof place.radius === "number") {
+        const c = local(place);
+        if (c) places.push({ id: place.id, floor: floor, center: c, radius: place.radius });
+      }
+    }
+    const floors = (venue.floors || []).map(function (f) { return { level: f.level, name: f.name || ("Floor " + f.level) }; });
+    plan = { name: venue.name || "Venue", units: venue.units || "m", frame: frame, beacons: beacons, places: places, floors: floors, floor: floors.length ? floors[0].level : 0 };
+    state.mode = "venue";
+    if (floors.length > 1) {
+      el.floor.innerHTML = "";
+      for (const f of floors) {
+        const option = document.createElement("option");
+        option.value = String(f.level);
+        option.textContent = f.name;
+        el.floor.appendChild(option);
+      }
+      el.floorField.hidden = false;
+    }
+    render();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Drawing.
+
+  // Nice grid spacing: 1, 2 or 5 times a power of ten, about `count` lines over `span`.
+  function gridStep(span, count) {
+    const raw = span / count;
+    const power = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) if (raw <= m * power) return m * power;
+    return 10 * power;
+  }
+
+  function render() {
+    const map = el.map;
+    while (map.firstChild) map.removeChild(map.firstChild);
+    const floor = plan ? plan.floor : null;
+    const shown = track.filter(function (p) { return floor === null || p.floor === null || p.floor === floor; });
+
+    // Projection: the venue's local frame (y up); or, without a venue, metres east and north of
+    // the track's mean position on the mean-radius sphere (equirectangular), labelled in degrees.
+    // Drawing in metres around the track, rather than in raw degrees, keeps a track of a few
+    // metres clear of the browser's single-precision SVG rounding.
+    let project, toAxes;
+    if (plan) {
+      project = function (p) { const q = plan.frame.planarPoint(p.latitude, p.longitude); return { x: q.x, y: q.y }; };
+      toAxes = null;
+    } else {
+      const count = Math.max(1, shown.length);
+      const latitude0 = shown.reduce(function (s, p) { return s + p.latitude; }, 0) / count;
+      const longitude0 = shown.reduce(function (s, p) { return s + p.longitude; }, 0) / count;
+      const k = Math.cos(radians(latitude0));
+      const metresPerDegree = Math.PI / 180 * 6371008.8;
+      project = function (p) {
+        return { x: (p.longitude - longitude0) * k * metresPerDegree, y: (p.latitude - latitude0) * metresPerDegree };
+      };
+      toAxes = {   // degrees of longitude and latitude to and from the drawing's metres
+        x: function (longitude) { return (longitude - longitude0) * k * metresPerDegree; },
+        y: function (latitude) { return (latitude - latitude0) * metresPerDegree; },
+        longitude: function (x) { return longitude0 + x / (k * metresPerDegree); },
+        latitude: function (y) { return latitude0 + y / metresPerDegree; },
+      };
+    }
+    const metresPerUnit = plan ? plan.frame.metresPerUnit : 1;
+    const xy = shown.map(project);
+
+    // Bounds of everything drawn.
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    function extend(x, y) { minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y); }
+    xy.forEach(function (q) { extend(q.x, q.y); });
+    const beacons = plan ? plan.beacons.filter(function (b) { return b.floor === null || b.floor === floor; }) : [];
+    const places = plan ? plan.places.filter(function (p) { return p.floor === floor; }) : [];
+    if (plan) {
+      beacons.forEach(function (b) { extend(b.x, b.y); });
+      places.forEach(function (p) {
+        if (p.polygon) p.polygon.forEach(function (v) { extend(v.x, v.y); });
+        else { extend(p.center.x - p.radius, p.center.y - p.radius); extend(p.center.x + p.radius, p.center.y + p.radius); }
+      });
+    }
+    if (!Number.isFinite(minX)) { minX = -1; maxX = 1; minY = -1; maxY = 1; }
+    let span = Math.max(maxX - minX, maxY - minY);
+    if (!(span > 0)) span = 10;
+    const margin = span * 0.08;
+    const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2, half = span / 2 + margin;
+    // SVG y grows downwards: y on the map is -y.
+    // Fill the element: stretch the view along its longer side.
+    const aspect = (map.clientWidth || 1) / (map.clientHeight || 1);
+    const halfX = half * Math.max(1, aspect), halfY = half * Math.max(1, 1 / aspect);
+    map.setAttribute("viewBox", [cx - halfX, -cy - halfY, 2 * halfX, 2 * halfY].join(" "));
+    const unit = 2 * half / 100;   // one hundredth of the view, for sizes
+
+    // Grid: venue units on the plan, degrees on the plain canvas.
+    const grid = svg("g", { class: "grid" }, map);
+    const fontSize = 2.4 * unit;
+    function gridLines(low, high, step, draw) {
+      if (!(step > 0) || !Number.isFinite(step) || (high - low) / step > 50) return;
+      const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+      for (let i = Math.ceil(low / step); i * step <= high; i += 1) draw(i * step, decimals);
+    }
+    function verticalLine(x, text) {
+      svg("line", { x1: x, y1: -cy - halfY, x2: x, y2: -cy + halfY }, grid);
+      const label = svg("text", { x: x + unit / 2, y: -cy + halfY - unit, "font-size": fontSize }, grid);
+      label.textContent = text;
+    }
+    function horizontalLine(y, text) {
+      svg("line", { x1: cx - halfX, y1: -y, x2: cx + halfX, y2: -y }, grid);
+      const label = svg("text", { x: cx - halfX + unit, y: -y - unit / 2, "font-size": fontSize }, grid);
+      label.textContent = text;
+    }
+    if (toAxes) {
+      const west = toAxes.longitude(cx - halfX), east = toAxes.longitude(cx + halfX);
+      const south = toAxes.latitude(cy - halfY), north = toAxes.latitude(cy + halfY);
+      gridLines(west, east, gridStep(east - west, 5), function (longitude, d) { verticalLine(toAxes.x(longitude), longitude.toFixed(d) + "°"); });
+      gridLines(south, north, gridStep(north - south, 5), function (latitude, d) { horizontalLine(toAxes.y(latitude), latitude.toFixed(d) + "°"); });
+    } else {
+      const step = gridStep(2 * half, 5);
+      gridLines(cx - halfX, cx + halfX, step, function (x, d) { verticalLine(x, x.toFixed(d) + " " + plan.units); });
+      gridLines(cy - halfY, cy + halfY, step, function (y, d) { horizontalLine(y, y.toFixed(d) + " " + plan.units); });
+    }
+
+    // The venue.
+    if (plan) {
+      const layer = svg("g", { class: "plan" }, map);
+      for (const place of places) {
+        const node = place.polygon
+          ? svg("polygon", { class: "place", points: place.polygon.map(function (v) { return v.x + "," + (-v.y); }).join(" ") }, layer)
+          : svg("circle", { class: "place", cx: place.center.x, cy: -place.center.y, r: place.radius }, layer);
+        titled(node, "Place " + place.id);
+        let lx, ly;
+        if (place.polygon) {
+          lx = place.polygon.reduce(function (s, v) { return s + v.x; }, 0) / place.polygon.length;
+          ly = place.polygon.reduce(function (s, v) { return s + v.y; }, 0) / place.polygon.length;
+        } else { lx = place.center.x; ly = place.center.y; }
+        const text = svg("text", { class: "place-label", x: lx, y: -ly, "font-size": 2.6 * unit, "text-anchor": "middle" }, layer);
+        text.textContent = place.id;
+      }
+      for (const beacon of beacons) {
+        const size = 1.6 * unit;
+        titled(svg("rect", { class: "beacon", x: beacon.x - size / 2, y: -beacon.y - size / 2, width: size, height: size }, layer),
+          "Beacon " + beacon.id);
+      }
+    }
+
+    // The track.
+    const layer = svg("g", { class: "track" }, map);
+    const line = svg("polyline", { class: "track-line", points: xy.map(function (q) { return q.x + "," + (-q.y); }).join(" ") }, layer);
+    const accuracy = svg("circle", { class: "accuracy", cx: 0, cy: 0, r: 0, visibility: "hidden" }, layer);
+    view = {
+      project: project, metresPerUnit: metresPerUnit, unit: unit, layer: layer, line: line, accuracy: accuracy,
+      x0: cx - halfX, x1: cx + halfX, y0: cy - halfY, y1: cy + halfY, newest: null, count: 0,
+      first: shown.length ? shown[0].time : null,
+    };
+    shown.forEach(function (p, i) {
+      if (i < shown.length - 1) { pointCircle(p, xy[i], false); view.count += 1; } else drawPoint(p, xy[i]);
+    });
+    updateCounts();
+  }
+
+  // The circle of a point, with its time (and accuracy and coordinates) as its title.
+  function pointCircle(p, q, isNewest) {
+    const circle = svg("circle", {
+      class: isNewest ? "point newest" : "point", cx: q.x, cy: -q.y, r: (isNewest ? 1.4 : 0.8) * view.unit,
+      "data-time": p.time, "data-id": p.id,
+    }, view.layer);
+    return titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
+      " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6));
+  }
+
+  // Draws a point as the newest of the track, demoting the previous newest.
+  function drawPoint(p, q) {
+    if (view.newest) {
+      view.newest.setAttribute("class", "point");
+      view.newest.setAttribute("r", String(0.8 * view.unit));
+    }
+    const circle = pointCircle(p, q, true);
+    view.newest = circle;
+    view.newestTime = p.time;
+    view.accuracy.setAttribute("cx", String(q.x));
+    view.accuracy.setAttribute("cy", String(-q.y));
+    view.accuracy.setAttribute("r", String(p.accuracy ? p.accuracy / view.metresPerUnit : 0));
+    view.accuracy.setAttribute("visibility", p.accuracy ? "visible" : "hidden");
+    view.count += 1;
+  }
+
+  function updateCounts() {
+    const count = view.count;
+    el.map.setAttribute("data-points", String(count));
+    state.points = count;
+    state.mode = plan ? "venue" : "plain";
+    el.caption.textContent = count === 0
+      ? "No positions in this range" + (plan ? " on " + plan.name + "." : ".")
+      : count + (count === 1 ? " position" : " positions") + " from " + formatTime(view.first) +
+        " to " + formatTime(view.newestTime) + (plan ? " on " + plan.name : "") + "; the newest is highlighted.";
+  }
+
+  // Adds a new newest point to the drawing without redrawing it, when the point falls inside the
+  // current view; returns whether it could.
+  function appendPoint(p) {
+    if (!view || (plan && p.floor !== null && p.floor !== plan.floor)) return false;
+    const q = view.project(p);
+    if (!(q.x >= view.x0 && q.x <= view.x1 && q.y >= view.y0 && q.y <= view.y1)) return false;
+    const points = view.line.getAttribute("points");
+    view.line.setAttribute("points", (points ? points + " " : "") + q.x + "," + (-q.y));
+    if (view.first === null) view.first = p.time;
+    drawPoint(p, q);
+    updateCounts();
+    return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Live updates.
+
+  function closeSocket() {
+    connectGeneration += 1;
+    if (reconnectTimer) { clearTimeout(reconnectTimer); reconnectTimer = null; }
+    if (socket) {
+      socket.onclose = null; socket.onmessage = null; socket.onerror = null;
+      socket.close();
+      socket = null;
+    }
+    state.connected = false;
+  }
+
+  function connect() {
+    closeSocket();
+    if (!token || range.to !== null) {
+      setStatus(range.to !== null ? "Showing a past range (no live updates)" : "Not connected", "idle");
+      return;
+    }
+    const attempt = connectGeneration;
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(scheme + "//" + location.host + "/live?auth=" + encodeURIComponent(token));
+    socket = ws;
+    let ready = false;
+    setStatus("Connecting to live updates…", "busy");
+    ws.onmessage = function (message) {
+      let data;
+      try { data = JSON.parse(message.data); } catch (error) { return; }
+      if (data.ready) {
+        ready = true;
+        reconnectDelay = 1;
+        state.connected = true;
+        setStatus("Live: new positions appear as they arrive", "live");
+      } else if (data.event) {
+        applyLiveEvent(data.event);
+      }
+    };
+    ws.onclose = async function () {
+      if (socket !== ws) return;
+      socket = null;
+      state.connected = false;
+      if (!ready) {
+        // Browsers do not say why a WebSocket was refused: ask /live over plain HTTP, which
+        // answers 401 or 403 with the reason when the token is the problem.
+        const refusal = await liveRefusal();
+        if (attempt !== connectGeneration) return;   // the user started over meanwhile
+        if (refusal) {
+          showError("Live updates refused: " + refusal);
+          setStatus("Live updates refused", "error");
+          return;
+        }
+      }
+      const delay = reconnectDelay;
+      reconnectDelay = Math.min(30, reconnectDelay * 2);
+      setStatus((ready ? "Live updates interrupted" : "Live updates unavailable") + "; retrying in " + delay + " s", "error");
+      reconnectTimer = setTimeout(function () { reconnectTimer = null; connect(); }, delay * 1000);
+    };
+  }
+
+  // Why /live refuses the token (401, 403), or null when it does not (or cannot be asked).
+  async function liveRefusal() {
+    try {
+      const response = await fetch("/live", { headers: { Authorization: token }, cache: "no-store" });
+      if (response.status === 401 || response.status === 403) return await errorMessage(response);
+    } catch (ignored) { /* the server is unreachable: retry */ }
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The form.
+
+  async function show() {
+    token = el.token.value.trim();
+    const from = parseInput(el.from.value);
+    const to = parseInput(el.to.value);
+    if (!token) { showError("Enter an access token (from `whereabouts users token NAME`)."); closeSocket(); return; }
+    if (from === null) { showError("Choose the start of the range."); return; }
+    if (to !== null && to < from) { showError("The end of the range is before its start."); return; }
+    try { localStorage.setItem(TOKEN_KEY, token); } catch (ignored) { /* storage disabled */ }
+    range = { from: from, to: to };
+    closeSocket();
+    if (await loadTrack()) connect();
+  }
+
+  function start() {
+    el.form = document.getElementById("controls");
+    el.token = document.getElementById("token");
+    el.from = document.getElementById("from");
+    el.to = document.getElementById("to");
+    el.floor = document.getElementById("floor");
+    el.floorField = document.getElementById("floor-field");
+    el.error = document.getElementById("error");
+    el.status = document.getElementById("status");
+    el.map = document.getElementById("map");
+    el.caption = document.getElementById("map-caption");
+    el.note = document.getElementById("note");
+
+    const params = new URLSearchParams(location.search);
+    let initial = params.get("auth") || "";
+    if (initial) {
+      // Keep the token out of the address bar and history once it is stored.
+      params.delete("auth");
+      const query = params.toString();
+      history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
+    } else {
+      try { initial = localStorage.getItem(TOKEN_KEY) || ""; } catch (ignored) { initial = ""; }
+    }
+    el.token.value = initial;
+    el.from.value = inputValue(Math.floor(Date.now() / 1000) - 24 * 3600);
+    el.to.value = "";
+
+    el.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
+    let resizeTimer = null;
+    window.addEventListener("resize", function () {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(render, 150);
+    });
+    el.floor.addEventListener("change", function () {
+      if (plan) { plan.floor = Number(el.floor.value); render(); }
+    });
+    render();
+    loadVenue().finally(function () {
+      if (initial) show();
+      else setStatus("Enter a token to show a track", "idle");
+    });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
+"""#
+}

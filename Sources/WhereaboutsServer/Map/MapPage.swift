@@ -1,0 +1,70 @@
+import HTTPTypes
+import Hummingbird
+import Whereabouts
+
+/// The map page: a user's positions over a date range drawn as a track, on the venue plan when
+/// the server has a venue, with live updates from `/live`.
+///
+/// The page is plain HTML, CSS and JavaScript kept in the binary (``html``, ``stylesheet``,
+/// ``script``); it loads nothing from anywhere but the server, so it works offline. It reads
+/// the token from `?auth=` (then keeps it in the browser's local storage and removes it from the
+/// address bar) or from its form, and talks to the API like any other client: `GET /venue`,
+/// `GET /events?types[]=position/wgs84&…` with an `Authorization` header, and the `/live`
+/// WebSocket.
+///
+/// Positions are converted to the venue's local frame exactly as ``LocalFrame`` does. When the
+/// venue has no latitude/longitude origin (or there is no venue), the track is drawn on a plain
+/// latitude/longitude canvas.
+///
+/// For tests, the page exposes its state: the `<svg id="map">` carries `data-points="N"` (the
+/// positions drawn), and `window.whereaboutsMap` is `{connected, points, mode, error}`.
+///
+/// ```swift
+/// let router = Router(context: ServerRequestContext.self)
+/// MapPage.addRoutes(to: router, venue: try VenueFile.read(from: venueURL))
+/// ```
+public enum MapPage {
+    /// The page's path.
+    public static let path = "/map"
+
+    /// Adds `GET /map`, its assets (`/map/map.css`, `/map/map.js`) and `GET /venue` to `router`.
+    ///
+    /// `GET /venue` answers `{"venue": <venue.json>, "meta": {…}}`, the venue written as
+    /// ``VenueFile/encode(_:)`` writes it, when `venue` is given, and 404 `unknown-resource`
+    /// otherwise.
+    public static func addRoutes(to router: Router<ServerRequestContext>, venue: Venue?) {
+        router.get(RouterPath(path)) { _, _ in
+            asset(html, contentType: "text/html; charset=utf-8")
+        }
+        router.get(RouterPath(path + "/map.css")) { _, _ in
+            asset(stylesheet, contentType: "text/css; charset=utf-8")
+        }
+        router.get(RouterPath(path + "/map.js")) { _, _ in
+            asset(script, contentType: "text/javascript; charset=utf-8")
+        }
+        let encodedVenue = venue.map(VenueFile.encode)
+        router.get("/venue") { _, _ -> Response in
+            guard let encodedVenue else {
+                return APIResponse.error(.unknownResource(
+                    "This server has no venue; start it with `whereabouts serve --venue venue.json` to draw tracks on a plan."))
+            }
+            return APIResponse.json([("venue", encodedVenue)])
+        }
+    }
+
+    /// The content security policy of the page: its own scripts, styles and connections only.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    private static func asset(_ text: String, contentType: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.cacheControl] = "no-cache"
+        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        // The page's address may carry `?auth=TOKEN`: never send it on as a referrer.
+        if let referrerPolicy = HTTPField.Name("Referrer-Policy") { headers[referrerPolicy] = "no-referrer" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
