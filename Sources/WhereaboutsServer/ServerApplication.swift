@@ -13,27 +13,36 @@ import Whereabouts
 /// ```
 ///
 /// - Parameters:
+///   - liveFeed: where created and changed events are published for `/live` subscribers.
 ///   - onServerRunning: called once the server listens, with the port it bound (useful with
 ///     port 0).
 public func makeServerApplication(
     configuration: ServerConfiguration,
     store: any EventStore,
+    liveFeed: LiveFeed = LiveFeed(),
     logger: Logger = Logger(label: "whereabouts.server"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let metrics = ServerMetrics()
     let streams = StreamDirectory(store: store)
-    let service = APIService(store: store, streams: streams, metrics: metrics)
+    let authenticator = TokenAuthenticator(store: store)
+    let service = APIService(store: store, streams: streams, metrics: metrics) { events, userName in
+        await liveFeed.publish(events, for: userName)
+    }
     let router = Router(context: ServerRequestContext.self)
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
-    router.middlewares.add(LogRequestsMiddleware(.debug))
     router.middlewares.add(AuthenticationMiddleware(
-        authenticator: TokenAuthenticator(store: store),
+        authenticator: authenticator,
         rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
     APIRoutes(service: service, limits: configuration.bodyLimits).add(to: router)
     OperationsRoutes(store: store, metrics: metrics).add(to: router)
+    MapPage.addRoutes(to: router, venue: configuration.venue)
+    LiveRoutes.addRefusalRoute(to: router, authenticator: authenticator, store: store)
+    let webSocketRouter = Router(context: ServerRequestContext.self)
+    LiveRoutes.addWebSocketRoute(to: webSocketRouter, feed: liveFeed, store: store, authenticator: authenticator)
     return Application(
         router: router,
+        server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger

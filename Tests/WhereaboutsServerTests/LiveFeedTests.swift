@@ -91,7 +91,8 @@ struct LiveFeedTests {
 
     @Test("the live filter passes only streams the access may read, including streams created later")
     func readFilter() async throws {
-        let store = InMemoryEventStore()
+        let harness = StoreHarness(.sqlite)
+        try await harness.run { (store) async throws in
         try await store.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0) + [
             EventStream(id: "notes", name: "Notes"),
         ])
@@ -106,15 +107,18 @@ struct LiveFeedTests {
         #expect(try await filter.allows(Self.position("w", time: 2, streams: ["work"])) == true)
         // An event in a stream the user does not have at all is not readable.
         #expect(try await filter.allows(Self.position("x", time: 3, streams: ["elsewhere"])) == false)
+        }
     }
 
     @Test("an access on every stream reads everything")
     func readFilterEverywhere() async throws {
-        let store = InMemoryEventStore()
+        let harness = StoreHarness(.sqlite)
+        try await harness.run { (store) async throws in
         let access = Access(id: "a1", userName: "alice", name: "all", tokenHash: "h",
                             permissions: [Permission(streamId: Permission.allStreams, level: .read)], created: 0)
         var filter = LiveRoutes.ReadFilter(access: access, tree: StreamTree([]), store: store)
         #expect(try await filter.allows(Self.position("p", time: 1, streams: ["anything"])) == true)
+        }
     }
 
     @Test("events are sent as {\"event\": …} in the API's shape")

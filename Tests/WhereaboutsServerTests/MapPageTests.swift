@@ -12,7 +12,7 @@ import Whereabouts
 /// A server on loopback with the map page, the live feed and the venue, over an in-memory store.
 struct MapTestServer {
     let port: Int
-    let store: InMemoryEventStore
+    let store: any EventStore
     let feed: LiveFeed
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -25,7 +25,7 @@ struct MapTestServer {
     static let emptyToken = "emptytokenemptytokenemptytoken00"
 
     /// Adds the users and their tokens to `store`.
-    static func seedUsers(in store: InMemoryEventStore) async throws {
+    static func seedUsers(in store: any EventStore) async throws {
         for name in ["alice", "bob"] {
             try await store.addUser(User(name: name, created: 0), streams: EventStream.defaults(at: 0) + [
                 EventStream(id: "notes", name: "Notes"),
@@ -44,75 +44,25 @@ struct MapTestServer {
         }
     }
 
-    /// Builds the application: the routes under test (map, venue, live) and, until the real
-    /// server's routes are merged, minimal `GET /events` and `POST /events` that authenticate,
-    /// read or write the store and publish to the live feed as the real ones do. Replacing this
-    /// function with the real server's assembly leaves the tests unchanged.
+    /// Builds the real server's application over `store` and `feed`.
     static func application(
-        store: InMemoryEventStore, feed: LiveFeed, venue: Venue?,
+        store: any EventStore, feed: LiveFeed, venue: Venue?,
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
-        let authenticator = TokenAuthenticator(store: store)
-        let router = Router(context: ServerRequestContext.self)
-        let webSocketRouter = Router(context: ServerRequestContext.self)
-        MapPage.addRoutes(to: router, venue: venue)
-        LiveRoutes.addRefusalRoute(to: router, authenticator: authenticator, store: store)
-        LiveRoutes.addWebSocketRoute(to: webSocketRouter, feed: feed, store: store, authenticator: authenticator)
-
-        @Sendable func authenticated(_ request: Request) async throws -> Access {
-            guard let token = request.headers[.authorization],
-                  let access = try await authenticator.access(forToken: token)
-            else { throw APIError.invalidAccessToken("unknown token") }
-            return access
-        }
-        router.get("/events") { request, _ -> Response in
-            do {
-                let access = try await authenticated(request)
-                let parameters = request.uri.queryParameters
-                let types = parameters[values: "types[]"].map(String.init)
-                let query = EventQuery(
-                    fromTime: parameters["fromTime"].flatMap { Double($0) },
-                    toTime: parameters["toTime"].flatMap { Double($0) },
-                    types: types.isEmpty ? nil : Set(types),
-                    sortAscending: parameters["sortAscending"] == "true",
-                    limit: parameters["limit"].flatMap { Int($0) })
-                let tree = StreamTree(try await store.streams(of: access.userName))
-                let readable = access.readableStreams(in: tree)
-                let events = try await store.events(matching: query, for: access.userName)
-                    .filter { event in readable.map { event.streamIds.contains(where: $0.contains) } ?? true }
-                return APIResponse.json([("events", .array(events.map(\.jsonValue)))])
-            } catch let error as APIError {
-                return APIResponse.error(error)
-            }
-        }
-        router.post("/events") { request, context -> Response in
-            do {
-                let access = try await authenticated(request)
-                let body = try await request.body.collect(upTo: 1 << 20)
-                let now = Date().timeIntervalSince1970
-                let event = try EventValidation.event(
-                    fromCreate: try JSONParser.parse(Array(body.readableBytesView)), now: now, accessId: access.id)
-                let created = try await store.addEvents([EventWrite(event: event)], for: access.userName)
-                await feed.publish(created.map(\.event), for: access.userName)
-                return APIResponse.json([("event", created[0].event.jsonValue)], status: .created)
-            } catch let error as APIError {
-                return APIResponse.error(error)
-            }
-        }
-
         var logger = Logger(label: "whereabouts.tests.map")
         logger.logLevel = .error
-        return Application(
-            router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-            logger: logger)
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: nil, venue: venue)
+        return makeServerApplication(
+            configuration: configuration, store: store, liveFeed: feed, logger: logger, onServerRunning: onServerRunning)
     }
 
     /// Starts the server on a free loopback port, runs `body`, then shuts the server down.
     static func run<T: Sendable>(venue: Venue? = nil, _ body: (MapTestServer) async throws -> T) async throws -> T {
-        let store = InMemoryEventStore()
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("whereabouts-map-\(AccessToken.generateIdentifier())").path
+        let store = try SQLiteEventStore(directory: directory)
+        try await store.migrate()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try await seedUsers(in: store)
         let feed = LiveFeed()
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
