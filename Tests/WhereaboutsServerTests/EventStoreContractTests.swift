@@ -399,3 +399,57 @@ struct SQLiteEventStoreTests {
         try await store.close()
     }
 }
+
+/// Reading `postgres://` URLs, and what a bad one says.
+@Suite("PostgreSQL URL")
+struct PostgresURLTests {
+    @Test func readsEveryPart() throws {
+        let url = try PostgresURL("postgresql://who%40ever:p%3Ass@db.example.org:6543/events?sslmode=require")
+        #expect(url == PostgresURL.expected(host: "db.example.org", port: 6543, username: "who@ever",
+                                            password: "p:ss", database: "events", sslMode: .require))
+        let plain = try PostgresURL("postgres://whereabouts@127.0.0.1/whereabouts_test?sslmode=disable")
+        #expect(plain == PostgresURL.expected(host: "127.0.0.1", port: 5432, username: "whereabouts",
+                                              password: nil, database: "whereabouts_test", sslMode: .disable))
+        #expect(try PostgresURL("postgres://u:p@[::1]:5432/d").host == "::1")
+        #expect(try PostgresURL("postgres://u:p@h/d").sslMode == .prefer)
+    }
+
+    @Test(arguments: [
+        ("mysql://u:p@h/d", "postgres:// or postgresql://"),
+        ("postgres://u:p@h:5432/", "names no database"),
+        ("postgres://h:5432/d", "no user name"),
+        ("postgres://u:p@h:70000/d", "port 70000"),
+        ("postgres://u:p@h/d?sslmode=sometimes", "sslmode \"sometimes\""),
+        ("postgres://u:p@h/d?timeout=3", "parameter \"timeout\""),
+        ("postgres://u:p@/d", "no host"),
+    ])
+    func namesWhatIsWrong(url: String, expected: String) {
+        do {
+            _ = try PostgresURL(url)
+            Issue.record("\(url) was accepted")
+        } catch {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(!error.description.contains(":p@"), "the message shows the password: \(error)")
+        }
+    }
+
+    @Test func storeInitRejectsABadURL() {
+        #expect(throws: PostgresURLError.self) { _ = try PostgresEventStore(url: "postgres://nobody") }
+    }
+}
+
+extension PostgresURL {
+    static func expected(host: String, port: Int, username: String, password: String?, database: String,
+                         sslMode: SSLMode) -> PostgresURL? {
+        try? PostgresURL("postgres://placeholder@h/d").with {
+            $0.host = host; $0.port = port; $0.username = username; $0.password = password
+            $0.database = database; $0.sslMode = sslMode
+        }
+    }
+
+    func with(_ change: (inout PostgresURL) -> Void) -> PostgresURL {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
