@@ -453,3 +453,81 @@ extension PostgresURL {
         return copy
     }
 }
+
+/// An acknowledged write survives the process being killed (`kill -9`): a child process (this
+/// test binary, running only ``SQLiteCrashTests/childWritesUntilKilled()``) adds events and
+/// prints each acknowledgement; the parent kills it mid-stream and reopens the store.
+@Suite("SQLite store crash")
+struct SQLiteCrashTests {
+    static let childDirectoryVariable = "WHEREABOUTS_CRASH_CHILD_DIRECTORY"
+
+    @Test func acknowledgedEventsSurviveKillMinus9() async throws {
+        let directory = NSTemporaryDirectory() + "whereabouts-crash-" + AccessToken.generate()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let setup = try SQLiteEventStore(directory: directory)
+        try await setup.migrate()
+        try await setup.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0))
+        try await setup.close()
+
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "childWritesUntilKilled"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.childDirectoryVariable] = directory
+        child.environment = environment
+        let output = Pipe()
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+
+        // Read acknowledgements until 300 have arrived, then kill the child without warning.
+        var acknowledged: [String] = []
+        var pending = ""
+        let reader = output.fileHandleForReading
+        let deadline = Date().addingTimeInterval(120)
+        while acknowledged.count < 300, Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }  // the child ended
+            pending += String(decoding: chunk, as: UTF8.self)
+            while let newline = pending.firstIndex(of: "\n") {
+                let line = pending[..<newline]
+                if line.hasPrefix("acked ") { acknowledged.append(String(line.dropFirst(6))) }
+                pending = String(pending[pending.index(after: newline)...])
+            }
+        }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        // Lines already in the pipe were acknowledged before the kill too.
+        pending += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        for line in pending.split(separator: "\n") where line.hasPrefix("acked ") {
+            acknowledged.append(String(line.dropFirst(6)))
+        }
+        try #require(acknowledged.count >= 300, "the child acknowledged only \(acknowledged.count) events")
+        #expect(child.terminationReason == .uncaughtSignal)
+
+        let reopened = try SQLiteEventStore(directory: directory)
+        try await reopened.migrate()
+        let stored = Set(try await reopened.events(matching: EventQuery(), for: "alice").map(\.id))
+        let lost = acknowledged.filter { !stored.contains($0) }
+        #expect(lost.isEmpty, "acknowledged but lost: \(lost.prefix(10))")
+        for id in acknowledged.suffix(3) {
+            #expect(try await reopened.attachmentData(eventId: id, attachmentId: "file", for: "alice") == Array(id.utf8))
+        }
+        try await reopened.close()
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil))
+    func childWritesUntilKilled() async throws {
+        let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
+        let store = try SQLiteEventStore(directory: directory)
+        try await store.migrate()
+        for index in 0..<1_000_000 {
+            let id = "e\(index)"
+            let upload = EventStoreContractTests.upload(id: "file", bytes: Array(id.utf8))
+            var event = EventStoreContractTests.point(id, at: Double(index))
+            event.attachments = [upload.attachment]
+            _ = try await store.addEvents([EventWrite(event: event, uploads: [upload])], for: "alice")
+            FileHandle.standardOutput.write(Data("acked \(id)\n".utf8))  // unbuffered
+        }
+    }
+}
