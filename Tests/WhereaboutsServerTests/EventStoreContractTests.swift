@@ -399,3 +399,135 @@ struct SQLiteEventStoreTests {
         try await store.close()
     }
 }
+
+/// Reading `postgres://` URLs, and what a bad one says.
+@Suite("PostgreSQL URL")
+struct PostgresURLTests {
+    @Test func readsEveryPart() throws {
+        let url = try PostgresURL("postgresql://who%40ever:p%3Ass@db.example.org:6543/events?sslmode=require")
+        #expect(url == PostgresURL.expected(host: "db.example.org", port: 6543, username: "who@ever",
+                                            password: "p:ss", database: "events", sslMode: .require))
+        let plain = try PostgresURL("postgres://whereabouts@127.0.0.1/whereabouts_test?sslmode=disable")
+        #expect(plain == PostgresURL.expected(host: "127.0.0.1", port: 5432, username: "whereabouts",
+                                              password: nil, database: "whereabouts_test", sslMode: .disable))
+        #expect(try PostgresURL("postgres://u:p@[::1]:5432/d").host == "::1")
+        #expect(try PostgresURL("postgres://u:p@h/d").sslMode == .prefer)
+    }
+
+    @Test(arguments: [
+        ("mysql://u:p@h/d", "postgres:// or postgresql://"),
+        ("postgres://u:p@h:5432/", "names no database"),
+        ("postgres://h:5432/d", "no user name"),
+        ("postgres://u:p@h:70000/d", "port 70000"),
+        ("postgres://u:p@h/d?sslmode=sometimes", "sslmode \"sometimes\""),
+        ("postgres://u:p@h/d?timeout=3", "parameter \"timeout\""),
+        ("postgres://u:p@/d", "no host"),
+    ])
+    func namesWhatIsWrong(url: String, expected: String) {
+        do {
+            _ = try PostgresURL(url)
+            Issue.record("\(url) was accepted")
+        } catch {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(!error.description.contains(":p@"), "the message shows the password: \(error)")
+        }
+    }
+
+    @Test func storeInitRejectsABadURL() {
+        #expect(throws: PostgresURLError.self) { _ = try PostgresEventStore(url: "postgres://nobody") }
+    }
+}
+
+extension PostgresURL {
+    static func expected(host: String, port: Int, username: String, password: String?, database: String,
+                         sslMode: SSLMode) -> PostgresURL? {
+        try? PostgresURL("postgres://placeholder@h/d").with {
+            $0.host = host; $0.port = port; $0.username = username; $0.password = password
+            $0.database = database; $0.sslMode = sslMode
+        }
+    }
+
+    func with(_ change: (inout PostgresURL) -> Void) -> PostgresURL {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+}
+
+/// An acknowledged write survives the process being killed (`kill -9`): a child process (this
+/// test binary, running only ``SQLiteCrashTests/childWritesUntilKilled()``) adds events and
+/// prints each acknowledgement; the parent kills it mid-stream and reopens the store.
+@Suite("SQLite store crash")
+struct SQLiteCrashTests {
+    static let childDirectoryVariable = "WHEREABOUTS_CRASH_CHILD_DIRECTORY"
+
+    @Test func acknowledgedEventsSurviveKillMinus9() async throws {
+        let directory = NSTemporaryDirectory() + "whereabouts-crash-" + AccessToken.generate()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let setup = try SQLiteEventStore(directory: directory)
+        try await setup.migrate()
+        try await setup.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0))
+        try await setup.close()
+
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "childWritesUntilKilled"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.childDirectoryVariable] = directory
+        child.environment = environment
+        let output = Pipe()
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+
+        // Read acknowledgements until 300 have arrived, then kill the child without warning.
+        var acknowledged: [String] = []
+        var pending = ""
+        let reader = output.fileHandleForReading
+        let deadline = Date().addingTimeInterval(120)
+        while acknowledged.count < 300, Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }  // the child ended
+            pending += String(decoding: chunk, as: UTF8.self)
+            while let newline = pending.firstIndex(of: "\n") {
+                let line = pending[..<newline]
+                if line.hasPrefix("acked ") { acknowledged.append(String(line.dropFirst(6))) }
+                pending = String(pending[pending.index(after: newline)...])
+            }
+        }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        // Lines already in the pipe were acknowledged before the kill too.
+        pending += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        for line in pending.split(separator: "\n") where line.hasPrefix("acked ") {
+            acknowledged.append(String(line.dropFirst(6)))
+        }
+        try #require(acknowledged.count >= 300, "the child acknowledged only \(acknowledged.count) events")
+        #expect(child.terminationReason == .uncaughtSignal)
+
+        let reopened = try SQLiteEventStore(directory: directory)
+        try await reopened.migrate()
+        let stored = Set(try await reopened.events(matching: EventQuery(), for: "alice").map(\.id))
+        let lost = acknowledged.filter { !stored.contains($0) }
+        #expect(lost.isEmpty, "acknowledged but lost: \(lost.prefix(10))")
+        for id in acknowledged.suffix(3) {
+            #expect(try await reopened.attachmentData(eventId: id, attachmentId: "file", for: "alice") == Array(id.utf8))
+        }
+        try await reopened.close()
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil))
+    func childWritesUntilKilled() async throws {
+        let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
+        let store = try SQLiteEventStore(directory: directory)
+        try await store.migrate()
+        for index in 0..<1_000_000 {
+            let id = "e\(index)"
+            let upload = EventStoreContractTests.upload(id: "file", bytes: Array(id.utf8))
+            var event = EventStoreContractTests.point(id, at: Double(index))
+            event.attachments = [upload.attachment]
+            _ = try await store.addEvents([EventWrite(event: event, uploads: [upload])], for: "alice")
+            FileHandle.standardOutput.write(Data("acked \(id)\n".utf8))  // unbuffered
+        }
+    }
+}

@@ -102,8 +102,7 @@ final class StoreHarness: Sendable {
         case .sqlite: store = try SQLiteEventStore(directory: directory)
         case .postgres:
             guard PostgresTestServer.isReachable else {
-                Issue.record("PostgreSQL was expected (CI is set) but no server answers at \(PostgresTestServer.displayURL)")
-                throw StoreError.notFound("PostgreSQL server", id: PostgresTestServer.displayURL)
+                throw PostgresUnavailable()
             }
             var logger = Logger(label: "whereabouts.postgres.tests")
             logger.logLevel = .error
@@ -138,5 +137,13 @@ final class StoreHarness: Sendable {
         let name = name(base)
         try await store.addUser(User(name: name, created: 1_700_000_000), streams: EventStream.defaults(at: 1_700_000_000))
         return name
+    }
+}
+
+/// Thrown by a PostgreSQL test when CI expects a server and none answers.
+struct PostgresUnavailable: Error, CustomStringConvertible {
+    var description: String {
+        "PostgreSQL was expected (CI is set) but no server answers at \(PostgresTestServer.displayURL); "
+            + "start it (.ci/run does) or point WHEREABOUTS_TEST_POSTGRES_URL at one"
     }
 }

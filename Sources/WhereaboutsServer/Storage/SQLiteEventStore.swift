@@ -400,7 +400,7 @@ public final class SQLiteEventStore: EventStore {
         }
         sql += query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
         sql += " LIMIT ? OFFSET ?"
-        arguments += [query.limit ?? -1, max(query.skip, 0)]
+        arguments += [query.limit.map { max($0, 0) } ?? -1, max(query.skip, 0)]
         return (sql, arguments)
     }
 
