@@ -32,6 +32,7 @@ public func makeServerApplication(
         rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
     APIRoutes(service: service, limits: configuration.bodyLimits).add(to: router)
     OperationsRoutes(store: store, metrics: metrics).add(to: router)
+    OpenAPIDocument.addRoute(to: router, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
