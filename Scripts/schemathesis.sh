@@ -25,7 +25,8 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
 fi
 
 # --- the server ----------------------------------------------------------------------------
-swift build --product whereabouts 2>&1 | grep -E "error|warning: |Compiling|Build" >&2 || true
+# `--build-tests` shares its build with `swift test`, so neither rebuilds the other's modules.
+swift build --build-tests 2>&1 | grep -E "error|Build" >&2 || true
 whereabouts="$(swift build --show-bin-path)/whereabouts"
 [ -x "$whereabouts" ] || { echo "error: $whereabouts was not built" >&2; exit 1; }
 
@@ -62,18 +63,25 @@ if [ "$(curl -s -o /dev/null -w '%{http_code}' "$base/map")" = "404" ]; then
 fi
 
 # --- the run -------------------------------------------------------------------------------
+checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance
+run_schemathesis() {
+    "$venv/bin/schemathesis" run "$base/openapi.json" \
+        --header "Authorization: $token" \
+        --checks "$checks" \
+        --max-examples "$max_examples" \
+        --no-color \
+        "${exclude[@]}" "$@"
+}
 status=0
-"$venv/bin/schemathesis" run "$base/openapi.json" \
-    --header "Authorization: $token" \
-    --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
-    --max-examples "$max_examples" \
-    --no-color \
-    "${exclude[@]}" "$@" || status=$?
+# schemathesis 4.32's coverage phase stops with "Unsupported type: 'Binary'" on the multipart
+# body of POST /events (a file part is `format: binary`, as OpenAPI 3.0 specifies), so that one
+# operation runs without the coverage phase.
+run_schemathesis --exclude-operation-id events.create "$@" || status=$?
+run_schemathesis --include-operation-id events.create --phases examples,fuzzing,stateful "$@" || status=$?
 
 if grep -q "error" "$data_dir/server.log"; then
     echo "--- server errors logged during the run:" >&2
     grep "error" "$data_dir/server.log" | head -50 >&2
-    status=${status:-1}
     [ "$status" -eq 0 ] && status=1
 fi
 exit "$status"
