@@ -12,6 +12,7 @@
 #   Scripts/schemathesis.sh --seed 42        # further arguments go to `schemathesis run`
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$PWD
 
 max_examples="${MAX_EXAMPLES:-100}"
 venv=.build/schemathesis-venv
@@ -64,13 +65,15 @@ fi
 
 # --- the run -------------------------------------------------------------------------------
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance
+# It runs in the temporary directory, where it leaves its .schemathesis/ cache.
 run_schemathesis() {
-    "$venv/bin/schemathesis" run "$base/openapi.json" \
+    (cd "$data_dir" && "$repo/$venv/bin/schemathesis" run "$base/openapi.json" \
         --header "Authorization: $token" \
         --checks "$checks" \
         --max-examples "$max_examples" \
         --no-color \
-        "${exclude[@]}" "$@"
+        --generation-database "$repo/.build/schemathesis-examples" \
+        "${exclude[@]}" "$@")
 }
 status=0
 # schemathesis 4.32's coverage phase stops with "Unsupported type: 'Binary'" on the multipart
