@@ -38,6 +38,8 @@ public func makeServerApplication(
     OperationsRoutes(store: store, metrics: metrics).add(to: router)
     MapPage.addRoutes(to: router, venue: configuration.venue)
     LiveRoutes.addRefusalRoute(to: router, authenticator: authenticator, store: store)
+    // Last: it checks every route above against the document.
+    OpenAPIDocument.addRoute(to: router, logger: logger)
     let webSocketRouter = Router(context: ServerRequestContext.self)
     LiveRoutes.addWebSocketRoute(to: webSocketRouter, feed: liveFeed, store: store, authenticator: authenticator)
     return Application(

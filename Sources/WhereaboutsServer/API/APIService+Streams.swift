@@ -43,7 +43,7 @@ extension APIService {
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
             throw .invalidParameters("Unknown field `\(unknown.key)` when creating a stream; allowed: clientData, id, name, parentId.")
         }
-        guard case .string(let name)? = value["name"], !name.isEmpty, name.count <= 200 else {
+        guard case .string(let name)? = value["name"], !name.isEmpty, name.unicodeScalars.count <= 200 else {
             throw .invalidParameters("`name` is required: a string of 1 to 200 characters.")
         }
         var parentId: String?
@@ -105,7 +105,7 @@ extension APIService {
             throw .forbidden("This token cannot manage stream \"\(id)\".")
         }
         if let nameValue = value["name"] {
-            guard case .string(let name) = nameValue, !name.isEmpty, name.count <= 200 else {
+            guard case .string(let name) = nameValue, !name.isEmpty, name.unicodeScalars.count <= 200 else {
                 throw .invalidParameters("`name` must be a string of 1 to 200 characters.")
             }
             stream.name = name

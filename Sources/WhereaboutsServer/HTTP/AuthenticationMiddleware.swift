@@ -28,7 +28,16 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         if let token = Self.token(in: request) {
-            if let access = try await authenticator.access(forToken: token) {
+            let resolved: Access?
+            do {
+                resolved = try await authenticator.access(forToken: token)
+            } catch {
+                // The store did not answer: routes that need the token say so with a 503;
+                // public routes still answer.
+                context.authenticationFailure = .storeFailure(error)
+                return try await next(request, context)
+            }
+            if let access = resolved {
                 if let rateLimiter, let retryAfter = await rateLimiter.admit(access.id) {
                     var response = APIResponse.error(.tooManyRequests(
                         "This token has sent more requests than its rate limit allows; retry in \(retryAfter) s."))

@@ -1,0 +1,48 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+import Whereabouts
+@testable import WhereaboutsServer
+
+/// One test per failure found while checking the server against `/openapi.json`
+/// (`Scripts/schemathesis.sh`) or while writing the document, each fixed in the server.
+@Suite("Schemathesis findings")
+struct SchemathesisFindingsTests {
+    /// A store failure while resolving the token escaped the authentication middleware and was
+    /// answered 500; now routes that need the token answer 503 (the store is unavailable, the
+    /// request was fine) and public routes still answer.
+    @Test("A store that stops answering gives 503 on token routes, not 500")
+    func storeFailureWhileAuthenticating() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (_, token) = try await server.addUser("outage")
+            try await server.store.close()
+            let events = try await server.request(.GET, "/events", token: token)
+            #expect(events.status == 503)
+            #expect(events.errorId == "unexpected-error")
+            let document = try await server.request(.GET, "/openapi.json", token: token)
+            #expect(document.status == 200)
+        }
+    }
+
+    /// Stream names were limited to 200 grapheme clusters while the document (JSON Schema's
+    /// `maxLength`) counts code points; the server now counts code points too.
+    @Test("A stream name's length is counted in code points, as the document says")
+    func streamNameLengthInCodePoints() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (_, token) = try await server.addUser("names")
+            // "e" + COMBINING ACUTE ACCENT is one character but two code points: 150 of them
+            // are 150 characters and 300 code points, over the limit of 200.
+            let combined = String(repeating: "e\u{301}", count: 150)
+            #expect(combined.count == 150 && combined.unicodeScalars.count == 300)
+            let long = try await server.request(.POST, "/streams", token: token, json: object(("name", .string(combined))))
+            #expect(long.status == 400)
+            #expect(long.errorId == "invalid-parameters-format")
+            let renamed = try await server.request(.PUT, "/streams/position", token: token, json: object(("name", .string(combined))))
+            #expect(renamed.status == 400)
+            let fits = String(repeating: "e\u{301}", count: 100)   // 200 code points
+            #expect(try await server.request(.POST, "/streams", token: token, json: object(("name", .string(fits)))).status == 201)
+        }
+    }
+}
