@@ -150,12 +150,7 @@ extension APIService {
             query.typeClasses = classes
         }
         let requested = try parameters.strings("streams")
-        let tree: StreamTree
-        do {
-            tree = try await streams.tree(for: access.userName, refreshingIfMissing: requested ?? [])
-        } catch {
-            throw .storeFailure(error)
-        }
+        let tree = try await loadTree(access.userName, refreshingIfMissing: requested ?? [])
         let readable = access.readableStreams(in: tree)
         if let requested {
             var expanded: Set<String> = []
@@ -200,9 +195,7 @@ extension APIService {
         try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
         if case .array(let ids)? = update["streamIds"] {
             let names = ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
-            do { tree = try await streams.tree(for: access.userName, refreshingIfMissing: names) } catch {
-                throw .storeFailure(error)
-            }
+            tree = try await loadTree(access.userName, refreshingIfMissing: names)
         }
         try EventValidation.apply(update: update, to: &event)
         try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)

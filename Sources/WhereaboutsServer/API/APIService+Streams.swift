@@ -150,6 +150,7 @@ extension APIService {
         return APIResult([("stream", stream.jsonValue(children: []))])
     }
 
+    /// The user's stream tree from the directory, a store failure reported as an API error.
     func loadTree(_ userName: String, refreshingIfMissing ids: [String] = []) async throws(APIError) -> StreamTree {
         do {
             return try await streams.tree(for: userName, refreshingIfMissing: ids)
