@@ -1,6 +1,7 @@
--- wrk script: POST / with a batch of WHEREABOUTS_BATCH events.create calls (default 1000),
--- spread over WHEREABOUTS_SPAN seconds (default a year) from 1735689600 (2025-01-01), tokens
--- round robin from the arguments.
+-- wrk script: POST / with a batch of WHEREABOUTS_BATCH events.create calls (default 1000): a
+-- device's track uploaded at once, one position a second from a random start within
+-- WHEREABOUTS_SPAN seconds (default a year) from 1735689600 (2025-01-01); tokens round robin
+-- from the arguments.
 local tokens = {}
 local counter = 0
 local batch = tonumber(os.getenv("WHEREABOUTS_BATCH") or "1000")
@@ -15,10 +16,14 @@ function request()
   counter = counter + 1
   local token = tokens[(counter % #tokens) + 1]
   local calls = {}
+  local start = 1735689600 + math.random(0, span)
+  local latitude, longitude = 46 + math.random(), 6 + math.random()
   for i = 1, batch do
+    latitude = latitude + (math.random() - 0.5) * 0.0001
+    longitude = longitude + (math.random() - 0.5) * 0.0001
     calls[i] = string.format(
-      '{"method":"events.create","params":{"streamIds":["position"],"time":%d,"type":"position/wgs84","content":{"latitude":%.5f,"longitude":%.5f}}}',
-      1735689600 + math.random(0, span), 46 + math.random() , 6 + math.random())
+      '{"method":"events.create","params":{"streamIds":["position"],"time":%d,"type":"position/wgs84","content":{"latitude":%.6f,"longitude":%.6f}}}',
+      start + i, latitude, longitude)
   end
   return wrk.format("POST", "/", {["Authorization"] = token, ["Content-Type"] = "application/json"},
     "[" .. table.concat(calls, ",") .. "]")

@@ -10,18 +10,21 @@ extension APIService {
     /// Runs a batch: `[{"method": "events.create", "params": {…}}, …]`, answered in order with
     /// one result object per call (`{"event": …}` or `{"error": …}`). One failing call does not
     /// stop the others. Consecutive `events.create` calls are written in one transaction.
-    public func batch(_ body: JSONValue, access: Access) async throws(APIError) -> APIResult {
+    public func batch(_ body: JSONValue, access: Access) async throws(APIError) -> BatchResult {
         guard case .array(let calls) = body else {
             throw .invalidRequestStructure("A batch must be a JSON array of {\"method\", \"params\"} objects.")
         }
-        var results: [JSONValue] = []
-        results.reserveCapacity(calls.count)
+        var answers: [BatchResult.Answer] = []
+        answers.reserveCapacity(calls.count)
         var pendingCreates: [EventCreateInput] = []
 
         func flushCreates() async {
             guard !pendingCreates.isEmpty else { return }
-            for result in await createEvents(pendingCreates, access: access) {
-                results.append(Self.batchResult(result))
+            for outcome in await createEventsKeepingEvents(pendingCreates, access: access) {
+                switch outcome {
+                case .success(let created): answers.append(.event(created.event))
+                case .failure(let error): answers.append(.failure(error))
+                }
             }
             pendingCreates.removeAll(keepingCapacity: true)
         }
@@ -29,8 +32,8 @@ extension APIService {
         for (index, call) in calls.enumerated() {
             guard case .object = call, case .string(let method)? = call["method"] else {
                 await flushCreates()
-                results.append(Self.batchResult(.failure(.invalidRequestStructure(
-                    "Call \(index) must be an object with a `method` string and `params`."))))
+                answers.append(.failure(.invalidRequestStructure(
+                    "Call \(index) must be an object with a `method` string and `params`.")))
                 continue
             }
             let params = call["params"] ?? .object([])
@@ -39,16 +42,14 @@ extension APIService {
                 continue
             }
             await flushCreates()
-            let result: Result<APIResult, APIError>
             do throws(APIError) {
-                result = .success(try await callMethod(method, params: params, access: access))
+                answers.append(.result(try await callMethod(method, params: params, access: access)))
             } catch {
-                result = .failure(error)
+                answers.append(.failure(error))
             }
-            results.append(Self.batchResult(result))
         }
         await flushCreates()
-        return APIResult([("results", .array(results))])
+        return BatchResult(answers: answers)
     }
 
     private func callMethod(_ method: String, params: JSONValue, access: Access) async throws(APIError) -> APIResult {
@@ -84,10 +85,51 @@ extension APIService {
         return (try id(params), update)
     }
 
-    private static func batchResult(_ result: Result<APIResult, APIError>) -> JSONValue {
-        switch result {
-        case .success(let answer): .object(answer.members)
-        case .failure(let error): .object([("error", error.jsonValue)])
+}
+
+/// The answers of a batch, in call order, written as Pryv's `{"results": […]}`.
+public struct BatchResult: Sendable {
+    /// The answer to one call.
+    public enum Answer: Sendable {
+        /// An `events.create` that stored the event (or found it stored): `{"event": …}`.
+        case event(Event)
+        /// Another method's answer: its members, e.g. `{"events": […]}`.
+        case result(APIResult)
+        /// The call failed: `{"error": …}`.
+        case failure(APIError)
+    }
+
+    /// The answers, one per call.
+    public var answers: [Answer]
+
+    /// The `results` member as a JSON tree.
+    public var jsonValue: JSONValue {
+        .array(answers.map { answer in
+            switch answer {
+            case .event(let event): .object([("event", event.jsonValue)])
+            case .result(let result): .object(result.members)
+            case .failure(let error): .object([("error", error.jsonValue)])
+            }
+        })
+    }
+
+    /// Appends `"results":[…]` to a response body, writing events without building their trees.
+    public func writeMembers(to out: inout [UInt8]) {
+        let writer = JSONWriter()
+        JSONWriter.appendRaw(#""results":["#, to: &out)
+        for (index, answer) in answers.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            switch answer {
+            case .event(let event):
+                JSONWriter.appendRaw(#"{"event":"#, to: &out)
+                event.writeJSON(to: &out)
+                out.append(UInt8(ascii: "}"))
+            case .result(let result):
+                writer.write(.object(result.members), to: &out)
+            case .failure(let error):
+                writer.write(.object([("error", error.jsonValue)]), to: &out)
+            }
         }
+        out.append(UInt8(ascii: "]"))
     }
 }

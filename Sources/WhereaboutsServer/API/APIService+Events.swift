@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hummingbird
 import Whereabouts
 
 extension APIService {
@@ -24,8 +25,18 @@ extension APIService {
     /// input order: `201 {"event"}` for a new event, `200 {"event"}` for an identifier the user
     /// already had (idempotent retry), or the error for that event.
     public func createEvents(_ inputs: [EventCreateInput], access: Access) async -> [Result<APIResult, APIError>] {
+        await createEventsKeepingEvents(inputs, access: access).map { outcome in
+            outcome.map { APIResult([("event", $0.event.jsonValue)], status: $0.status) }
+        }
+    }
+
+    /// ``createEvents(_:access:)`` with each event as stored (and its status) rather than its JSON,
+    /// for callers that write the answer themselves.
+    func createEventsKeepingEvents(
+        _ inputs: [EventCreateInput], access: Access
+    ) async -> [Result<(event: Event, status: HTTPResponse.Status), APIError>] {
         let now = Self.now()
-        var results = [Result<APIResult, APIError>?](repeating: nil, count: inputs.count)
+        var results = [Result<(event: Event, status: HTTPResponse.Status), APIError>?](repeating: nil, count: inputs.count)
         var writes: [EventWrite] = []
         var writeIndices: [Int] = []
         let requestedStreams = inputs.flatMap { input -> [String] in
@@ -42,9 +53,11 @@ extension APIService {
             let failure = APIError.storeFailure(error)
             return inputs.map { _ in .failure(failure) }
         }
+        var identifiers = IdentifierGenerator()
         for (index, input) in inputs.enumerated() {
             do throws(APIError) {
-                var event = try EventValidation.event(fromCreate: input.json, now: now, accessId: access.id)
+                var event = try EventValidation.event(
+                    fromCreate: input.json, now: now, accessId: access.id, identifiers: &identifiers)
                 let uploads = input.files.map { file in
                     AttachmentUpload(
                         attachment: Attachment(
@@ -69,10 +82,10 @@ extension APIService {
                     switch creation {
                     case .created(let event):
                         created.append(event)
-                        results[index] = .success(APIResult([("event", event.jsonValue)], status: .created))
+                        results[index] = .success((event, .created))
                     case .existing(let event):
                         if canRead(event, access: access, tree: tree) {
-                            results[index] = .success(APIResult([("event", event.jsonValue)], status: .ok))
+                            results[index] = .success((event, .ok))
                         } else {
                             results[index] = .failure(.itemAlreadyExists(
                                 "An event with id \"\(event.id)\" already exists in streams this token cannot read."))

@@ -20,7 +20,7 @@ struct APIRoutes: Sendable {
             var parameters = APIParameters(query: query, arrayKeys: ["streams", "types"])
             guard let formatName = query["format"], formatName != "json" else {
                 let events = try await service.events(parameters, access: access)
-                return APIResponse.json([("events", .array(events.map(\.jsonValue)))])
+                return APIResponse.json(reservingCapacity: events.count * 320) { APIResponse.writeEvents(events, to: &$0) }
             }
             guard let format = EventExport.Format(rawValue: formatName) else {
                 throw APIError.invalidParameters("`format` must be json, geojson, gpx or csv.")
@@ -82,7 +82,7 @@ struct APIRoutes: Sendable {
         router.post("/") { request, context in
             let access = try context.requireAccess()
             let result = try await service.batch(try await readJSON(request), access: access)
-            return APIResponse.json(result.members, status: result.status)
+            return APIResponse.json(reservingCapacity: result.answers.count * 340, writingMembers: result.writeMembers)
         }
 
         router.get("/access-info") { _, context in

@@ -17,9 +17,18 @@ public enum EventValidation {
     ]
 
     /// An event from the JSON of a create request. `time` defaults to `now`; the identifier is
-    /// generated when absent.
+    /// taken from `identifiers` when absent.
     public static func event(
         fromCreate value: JSONValue, now: Double, accessId: String
+    ) throws(APIError) -> Event {
+        var identifiers = IdentifierGenerator()
+        return try event(fromCreate: value, now: now, accessId: accessId, identifiers: &identifiers)
+    }
+
+    /// An event from the JSON of a create request, with a new identifier from `identifiers` when
+    /// the request has none (a batch shares one generator).
+    public static func event(
+        fromCreate value: JSONValue, now: Double, accessId: String, identifiers: inout IdentifierGenerator
     ) throws(APIError) -> Event {
         guard case .object(let members) = value else {
             throw .invalidRequestStructure("The event must be a JSON object, found \(value.kindDescription).")
@@ -32,7 +41,7 @@ public enum EventValidation {
             }
             id = string
         } else {
-            id = AccessToken.generateIdentifier()
+            id = identifiers.next()
         }
         guard let typeValue = value["type"] else {
             throw .invalidParameters("`type` is required (e.g. \"position/wgs84\" or \"note/txt\").")
@@ -95,11 +104,21 @@ public enum EventValidation {
 
     /// Whether `type` has the `class/format` shape (lowercase letters, digits and `-`).
     public static func isValidType(_ type: String) -> Bool {
-        let parts = type.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 2 && type.utf8.count <= 100
-            && parts.allSatisfy { part in
-                !part.isEmpty && part.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+        guard type.utf8.count <= 100 else { return false }
+        var slashes = 0
+        var partLength = 0
+        for byte in type.utf8 {
+            if byte == UInt8(ascii: "/") {
+                guard partLength > 0 else { return false }
+                slashes += 1
+                partLength = 0
+            } else if (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D {
+                partLength += 1
+            } else {
+                return false
             }
+        }
+        return slashes == 1 && partLength > 0
     }
 
     // MARK: Fields
@@ -180,10 +199,21 @@ public enum EventValidation {
         }
     }
 
-    private static func number(_ value: JSONValue, field: String, range: ClosedRange<Double>) throws(APIError) -> Double {
+    /// The members a `position/wgs84` content may have.
+    private static let positionFields = Set(["latitude", "longitude"] + optionalPositionFields)
+    /// Each member of a `position/wgs84` content with its range and whether it is required.
+    private static let positionRanges: [(field: String, range: ClosedRange<Double>, required: Bool)] = [
+        ("latitude", -90...90, true), ("longitude", -180...180, true),
+        ("altitude", -20_000...1e6, false), ("horizontalAccuracy", 0...1e7, false),
+        ("verticalAccuracy", 0...1e7, false), ("speed", 0...1e5, false), ("bearing", 0...360, false),
+    ]
+
+    private static func number(
+        _ value: JSONValue, field: @autoclosure () -> String, range: ClosedRange<Double>
+    ) throws(APIError) -> Double {
         guard case .number(let number) = value, range.contains(number) else {
             throw .invalidParameters(
-                "`\(field)` must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound)), found \(describe(value)).")
+                "`\(field())` must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound)), found \(describe(value)).")
         }
         return number
     }
@@ -193,24 +223,19 @@ public enum EventValidation {
             throw .invalidParameters(
                 "A `position/wgs84` event's `content` must be an object with `latitude` and `longitude`.")
         }
-        let allowed = Set(["latitude", "longitude"] + optionalPositionFields)
+        let allowed = positionFields
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
             throw .invalidParameters(
                 "Unknown member `\(unknown.key)` in a `position/wgs84` content; allowed: \(allowed.sorted().joined(separator: ", ")).")
         }
-        let ranges: [(String, ClosedRange<Double>, Bool)] = [
-            ("latitude", -90...90, true), ("longitude", -180...180, true),
-            ("altitude", -20_000...1e6, false), ("horizontalAccuracy", 0...1e7, false),
-            ("verticalAccuracy", 0...1e7, false), ("speed", 0...1e5, false), ("bearing", 0...360, false),
-        ]
-        for (field, range, required) in ranges {
+        for (field, range, required) in positionRanges {
             guard let value = content[field] else {
                 if required {
                     throw .invalidParameters("A `position/wgs84` content needs `\(field)` (a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))).")
                 }
                 continue
             }
-            _ = try number(value, field: "content.\(field)", range: range)
+            _ = try number(value, field: "content." + field, range: range)
         }
     }
 

@@ -31,6 +31,67 @@ extension Event {
     }
 }
 
+extension Event {
+    /// Appends the event's JSON — the same text as `JSONWriter().bytes(from: jsonValue)` — without
+    /// building the ``JSONValue`` tree first: batch answers write thousands of events.
+    public func writeJSON(to out: inout [UInt8]) {
+        let writer = JSONWriter()
+        JSONWriter.appendRaw(#"{"id":"#, to: &out)
+        JSONWriter.appendString(id, to: &out)
+        JSONWriter.appendRaw(#","streamIds":"#, to: &out)
+        out.append(UInt8(ascii: "["))
+        for (index, streamId) in streamIds.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendString(streamId, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        JSONWriter.appendRaw(#","streamId":"#, to: &out)
+        JSONWriter.appendString(streamIds.first ?? "", to: &out)
+        JSONWriter.appendRaw(#","time":"#, to: &out)
+        JSONWriter.appendNumber(time, to: &out)
+        if let duration {
+            if duration != 0 {
+                JSONWriter.appendRaw(#","duration":"#, to: &out)
+                JSONWriter.appendNumber(duration, to: &out)
+            }
+        } else {
+            JSONWriter.appendRaw(#","duration":null"#, to: &out)
+        }
+        JSONWriter.appendRaw(#","type":"#, to: &out)
+        JSONWriter.appendString(type, to: &out)
+        if let content {
+            JSONWriter.appendRaw(#","content":"#, to: &out)
+            writer.write(content, to: &out)
+        }
+        if let description {
+            JSONWriter.appendRaw(#","description":"#, to: &out)
+            JSONWriter.appendString(description, to: &out)
+        }
+        if !tags.isEmpty {
+            JSONWriter.appendRaw(#","tags":"#, to: &out)
+            writer.write(.array(tags.map(JSONValue.string)), to: &out)
+        }
+        if let clientData {
+            JSONWriter.appendRaw(#","clientData":"#, to: &out)
+            writer.write(clientData, to: &out)
+        }
+        if !attachments.isEmpty {
+            JSONWriter.appendRaw(#","attachments":"#, to: &out)
+            writer.write(.array(attachments.map(\.jsonValue)), to: &out)
+        }
+        if trashed { JSONWriter.appendRaw(#","trashed":true"#, to: &out) }
+        JSONWriter.appendRaw(#","created":"#, to: &out)
+        JSONWriter.appendNumber(created, to: &out)
+        JSONWriter.appendRaw(#","createdBy":"#, to: &out)
+        JSONWriter.appendString(createdBy, to: &out)
+        JSONWriter.appendRaw(#","modified":"#, to: &out)
+        JSONWriter.appendNumber(modified, to: &out)
+        JSONWriter.appendRaw(#","modifiedBy":"#, to: &out)
+        JSONWriter.appendString(modifiedBy, to: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+}
+
 extension Attachment {
     /// The attachment as the API shows it and as stores keep it.
     public var jsonValue: JSONValue {

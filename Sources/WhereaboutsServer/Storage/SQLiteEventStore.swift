@@ -62,6 +62,11 @@ public final class SQLiteEventStore: EventStore {
             // re-reading index pages. The mapped pages count in the server's RSS, up to that size.
             try db.execute(sql: "PRAGMA cache_size = -32768")
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
+            // Checkpoint the WAL into the database every 32 MiB rather than 4 MiB: pages that
+            // several commits changed are copied once. After a checkpoint the WAL file is cut
+            // back to 64 MiB at most.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
+            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
         }
         let path = (directory as NSString).appendingPathComponent(Self.databaseFileName)
         self.pool = try DatabasePool(path: path, configuration: configuration)
@@ -218,22 +223,19 @@ public final class SQLiteEventStore: EventStore {
         }
         let stagedFiles = staged
         let attachmentFiles = files
+        // The rows' values (JSON text of the content…) are made here, in parallel with other
+        // requests, so that the writer's turn holds only the inserts.
+        let rows = writes.map { SQLiteEventRow($0.event, userName: userName) }
         do {
             let (results, discarded) = try await pool.write { db -> ([EventCreation], [StagedFile]) in
                 guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
                 var results: [EventCreation] = []
                 var discarded: [StagedFile] = []
                 results.reserveCapacity(writes.count)
-                let insert = try db.cachedStatement(sql: """
-                    INSERT INTO events (user_name, id, time, duration, end_time, type, type_class, content,
-                        description, tags, client_data, attachments, stream_ids, trashed, created, created_by,
-                        modified, modified_by)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (user_name, id) DO NOTHING
-                    """)
-                for (write, staged) in zip(writes, stagedFiles) {
+                let insert = try db.cachedStatement(sql: SQLiteEventRow.insertSQL)
+                for ((write, staged), row) in zip(zip(writes, stagedFiles), rows) {
                     let event = write.event
-                    try insert.execute(arguments: Self.arguments(for: event, userName: userName))
+                    try row.insert(with: insert, in: db)
                     if db.changesCount == 0 {
                         guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
                             throw StoreError.corrupt("event \(event.id) neither inserted nor found")
@@ -255,18 +257,6 @@ public final class SQLiteEventStore: EventStore {
             files.discard(stagedFiles.joined())
             throw error
         }
-    }
-
-    private static func arguments(for event: Event, userName: String) -> StatementArguments {
-        let values: [(any DatabaseValueConvertible)?] = [
-            userName, event.id, event.time, event.duration,
-            StoreEncoding.endTime(of: event, running: SQLiteSchema.runningEndTime),
-            event.type, StoreEncoding.typeClass(of: event.type), StoreEncoding.text(event.content),
-            event.description, event.tags.jsonText, StoreEncoding.text(event.clientData),
-            StoreEncoding.text(.array(event.attachments.map(\.jsonValue))), event.streamIds.jsonText,
-            event.trashed, event.created, event.createdBy, event.modified, event.modifiedBy,
-        ]
-        return StatementArguments(values)
     }
 
     /// The event with this identifier, trashed or not.
@@ -296,12 +286,10 @@ public final class SQLiteEventStore: EventStore {
             guard let old = try Self.fetchEvent(id: event.id, userName: userName, db) else {
                 throw StoreError.notFound("event", id: event.id)
             }
-            var arguments = Self.arguments(for: event, userName: userName)
+            var arguments = SQLiteEventRow(event, userName: userName).arguments
             arguments += [userName, event.id]
             try db.execute(sql: """
-                UPDATE events SET user_name = ?, id = ?, time = ?, duration = ?, end_time = ?, type = ?,
-                    type_class = ?, content = ?, description = ?, tags = ?, client_data = ?, attachments = ?,
-                    stream_ids = ?, trashed = ?, created = ?, created_by = ?, modified = ?, modified_by = ?
+                UPDATE events SET (\(SQLiteEventRow.columns)) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 WHERE user_name = ? AND id = ?
                 """, arguments: arguments)
             let kept = Set(event.attachments.map(\.id))
