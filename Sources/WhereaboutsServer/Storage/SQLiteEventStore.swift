@@ -62,11 +62,6 @@ public final class SQLiteEventStore: EventStore {
             // re-reading index pages. The mapped pages count in the server's RSS, up to that size.
             try db.execute(sql: "PRAGMA cache_size = -32768")
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
-            // Checkpoint the WAL into the database every 32 MiB rather than 4 MiB: pages that
-            // several commits changed are copied once. After a checkpoint the WAL file is cut
-            // back to 64 MiB at most.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
-            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
         }
         let path = (directory as NSString).appendingPathComponent(Self.databaseFileName)
         self.pool = try DatabasePool(path: path, configuration: configuration)
