@@ -1,15 +1,21 @@
 -- wrk script: POST / with a batch of WHEREABOUTS_BATCH events.create calls (default 1000): a
 -- device's track uploaded at once, one position a second from a random start within
 -- WHEREABOUTS_SPAN seconds (default a year) from 1735689600 (2025-01-01); tokens round robin
--- from the arguments.
+-- from the arguments. Optional pacing: WHEREABOUTS_DELAY_MS makes each connection wait that long
+-- between requests.
 local tokens = {}
 local counter = 0
 local batch = tonumber(os.getenv("WHEREABOUTS_BATCH") or "1000")
 local span = tonumber(os.getenv("WHEREABOUTS_SPAN") or "31536000")
+local delay_ms = tonumber(os.getenv("WHEREABOUTS_DELAY_MS") or "0")
 
 function init(args)
   for i, token in ipairs(args) do tokens[i] = token end
   math.randomseed(os.time() + math.random(1, 100000))
+end
+
+function delay()
+  return delay_ms
 end
 
 function request()

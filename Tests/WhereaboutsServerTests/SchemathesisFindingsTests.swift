@@ -23,6 +23,10 @@ struct SchemathesisFindingsTests {
             #expect(events.errorId == "unexpected-error")
             let document = try await server.request(.GET, "/openapi.json", token: token)
             #expect(document.status == 200)
+            // Plain GET /live resolves the token itself: the same 503, not 500.
+            let live = try await server.request(.GET, "/live", token: token)
+            #expect(live.status == 503)
+            #expect(live.errorId == "unexpected-error")
         }
     }
 
@@ -43,6 +47,27 @@ struct SchemathesisFindingsTests {
             #expect(renamed.status == 400)
             let fits = String(repeating: "e\u{301}", count: 100)   // 200 code points
             #expect(try await server.request(.POST, "/streams", token: token, json: object(("name", .string(fits)))).status == 201)
+        }
+    }
+
+    /// `--checks all` found that a method no route has (TRACE, PATCH…) on an existing path was
+    /// answered 404, as if the path were wrong; it is now 405 with the methods in `Allow`.
+    @Test("An existing path with a method it does not take gives 405 and Allow; an unknown path 404")
+    func methodNotAllowed() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (_, token) = try await server.addUser("methods")
+            let patch = try await server.request(.PATCH, "/events/abc", token: token)
+            #expect(patch.status == 405)
+            #expect(patch.headers["Allow"].first == "DELETE, GET, PUT")
+            #expect(patch.errorId == "invalid-operation")
+            let trace = try await server.request(.RAW(value: "TRACE"), "/", token: token)
+            #expect(trace.status == 405)
+            #expect(trace.headers["Allow"].first == "POST")
+            let unknown = try await server.request(.GET, "/nowhere", token: token)
+            #expect(unknown.status == 404)
+            #expect(unknown.errorId == "unknown-resource")
+            // A route that exists answers its own 404 for a missing item.
+            #expect(try await server.request(.GET, "/events/missing", token: token).status == 404)
         }
     }
 }

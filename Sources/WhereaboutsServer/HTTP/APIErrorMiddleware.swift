@@ -25,6 +25,8 @@ public struct APIErrorMiddleware: RouterMiddleware {
         let response: Response
         do {
             response = try await next(request, context)
+        } catch let error as any HTTPResponseError where error.status == .notFound {
+            response = Self.notFoundResponse(for: request)
         } catch {
             response = APIResponse.error(Self.apiError(for: error, request: request, logger: context.logger))
         }
@@ -32,6 +34,21 @@ public struct APIErrorMiddleware: RouterMiddleware {
         metrics.recordRequest(
             method: request.method.rawValue, route: route, status: response.status.code,
             duration: ContinuousClock.now - start)
+        return response
+    }
+
+    /// No route answered: `405` with `Allow` when the path exists for other methods, else `404`.
+    static func notFoundResponse(for request: Request) -> Response {
+        let allowed = AllowedMethods.documented.methods(forPath: request.uri.path)
+        guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else {
+            return APIResponse.error(.unknownResource(
+                "No route \(request.method.rawValue) \(request.uri.path); see /openapi.json for the API."))
+        }
+        var response = APIResponse.error(APIError(
+            id: "invalid-operation",
+            message: "\(request.method.rawValue) is not allowed on \(request.uri.path); it accepts \(allowed.joined(separator: ", ")).",
+            status: .methodNotAllowed))
+        response.headers[.allow] = allowed.joined(separator: ", ")
         return response
     }
 

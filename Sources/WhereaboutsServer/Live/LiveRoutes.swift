@@ -100,7 +100,11 @@ public enum LiveRoutes {
         if let access = context.access {
             resolved = access
         } else if let token = token(of: request) {
-            resolved = try await authenticator.access(forToken: token)
+            do {
+                resolved = try await authenticator.access(forToken: token)
+            } catch {
+                return .failure(.storeFailure(error))  // 503: the store did not answer
+            }
         } else {
             return .failure(.invalidAccessToken(
                 "No token: open the WebSocket as /live?auth=TOKEN with a token from `whereabouts users token`."))
@@ -109,7 +113,12 @@ public enum LiveRoutes {
             return .failure(.invalidAccessToken(
                 "The token is not known to this server; make one with `whereabouts users token NAME`."))
         }
-        let tree = StreamTree(try await store.streams(of: access.userName))
+        let tree: StreamTree
+        do {
+            tree = StreamTree(try await store.streams(of: access.userName))
+        } catch {
+            return .failure(.storeFailure(error))
+        }
         if let readable = access.readableStreams(in: tree), readable.isEmpty {
             return .failure(.forbidden("The token may read none of \(access.userName)'s streams, so it has nothing to watch."))
         }

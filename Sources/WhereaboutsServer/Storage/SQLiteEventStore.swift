@@ -68,10 +68,13 @@ public final class SQLiteEventStore: EventStore {
         self.files = AttachmentFiles(root: (directory as NSString).appendingPathComponent("attachments"))
     }
 
-    /// Creates the tables and indexes or brings them up to date.
+    /// Creates the tables and indexes or brings them up to date, and removes attachment files
+    /// that a crash left staged but never installed (those older than an hour: another process
+    /// on the same directory may be staging one right now).
     public func migrate() async throws {
         try await pool.writeWithoutTransaction { _ in }  // the pool is open and writable
         try SQLiteSchema.migrator.migrate(pool)
+        files.removeStaged(olderThan: 3_600)
     }
 
     /// Closes the database.
@@ -487,6 +490,23 @@ struct AttachmentFiles: Sendable {
     /// Removes staged files that will not be used (errors ignored: they are only orphans).
     func discard<S: Sequence<StagedFile>>(_ staged: S) {
         for file in staged { unlink(file.path) }
+    }
+
+    /// Removes staged files last changed more than `age` seconds ago: orphans of a crash between
+    /// staging and installing (errors ignored; the next start tries again). Returns how many.
+    @discardableResult
+    func removeStaged(olderThan age: Double) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return 0 }
+        let cutoff = Date().addingTimeInterval(-age)
+        var removed = 0
+        for name in names {
+            let path = incoming + "/" + name
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  modified < cutoff
+            else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
     }
 
     /// Removes an event's folder.
