@@ -8,7 +8,8 @@
 # Phases:
 #   1. single-event POST /events over keep-alive, 64 connections: the maximum rate;
 #   2. the same at about half that rate (paced connections): the latency percentiles;
-#   3. batch create (POST / with 1,000 events.create a request);
+#   3. batch create (POST / with 1,000 events.create a request: a device's track, one position
+#      a second from a random start in 2025);
 #   4. fill the store to FILL events over a year for 20 users, then GET one user's day.
 set -euo pipefail
 cd "$(dirname "$0")/.."

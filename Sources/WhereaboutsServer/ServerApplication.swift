@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import Whereabouts
 
 /// Builds the Whereabouts server: the API, the operations routes, and the middleware that
@@ -42,10 +43,13 @@ public func makeServerApplication(
     OpenAPIDocument.addRoute(to: router, logger: logger)
     let webSocketRouter = Router(context: ServerRequestContext.self)
     LiveRoutes.addWebSocketRoute(to: webSocketRouter, feed: liveFeed, store: store, authenticator: authenticator)
+    // With a database shared by several processes, the others' events reach this one's /live.
+    let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
     return Application(
         router: router,
         server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
+        services: relays,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -19,6 +19,8 @@ struct TestServer: Sendable {
     let store: any EventStore
     /// Makes user names unique to the test.
     let harness: StoreHarness
+    /// Where the server publishes events for `/live`.
+    let liveFeed: LiveFeed
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -43,7 +45,7 @@ struct TestServer: Sendable {
     /// Starts a server for `kind`, runs `body`, and shuts the server down gracefully.
     static func run(
         _ kind: StoreKind, configuration: ServerConfiguration = ServerConfiguration(),
-        _ body: (TestServer) async throws -> Void
+        liveFeed: LiveFeed = LiveFeed(), _ body: (TestServer) async throws -> Void
     ) async throws {
         let harness = StoreHarness(kind)
         try await harness.run { store in
@@ -52,7 +54,7 @@ struct TestServer: Sendable {
             var logger = Logger(label: "test.server")
             logger.logLevel = .warning
             let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-            let app = makeServerApplication(configuration: configuration, store: store, logger: logger) { port in
+            let app = makeServerApplication(configuration: configuration, store: store, liveFeed: liveFeed, logger: logger) { port in
                 portContinuation.yield(port)
             }
             let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
@@ -60,7 +62,7 @@ struct TestServer: Sendable {
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw CancellationError() }
-                let server = TestServer(port: port, store: store, harness: harness)
+                let server = TestServer(port: port, store: store, harness: harness, liveFeed: liveFeed)
                 do {
                     try await body(server)
                 } catch {

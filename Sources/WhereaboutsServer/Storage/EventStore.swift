@@ -66,6 +66,27 @@ public protocol EventStore: Sendable {
     func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]?
 }
 
+/// A store whose database several server processes write to, and which can tell each of them
+/// what the others wrote: every process's `/live` then shows every process's events.
+///
+/// ``PostgresEventStore`` is one (PostgreSQL's `LISTEN`/`NOTIFY`); a SQLite store belongs to one
+/// process and needs no such thing.
+///
+/// ```swift
+/// try await store.watchChangesFromOtherProcesses { userName, events in
+///     await liveFeed.publish(events, for: userName)
+/// }
+/// ```
+public protocol SharedEventStore: EventStore {
+    /// Calls `body` with the events that *other* processes (other store instances) create or
+    /// change, in commit order, as they commit; never with this instance's own writes. Runs
+    /// until the task is cancelled, listening again when the database connection drops (events
+    /// committed while it was down are not replayed).
+    func watchChangesFromOtherProcesses(
+        _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
+    ) async throws
+}
+
 /// An event to add, with the files attached to it.
 public struct EventWrite: Sendable {
     /// The event (its `attachments` describe `uploads`).

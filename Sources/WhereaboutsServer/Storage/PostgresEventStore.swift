@@ -8,16 +8,23 @@ import Whereabouts
 ///
 /// Creates are idempotent across processes (`INSERT … ON CONFLICT DO NOTHING`), attachments
 /// are `bytea` rows written in the same transaction as their event, and migrations run under an
-/// advisory lock.
+/// advisory lock. Every transaction that creates or changes events also sends a notification
+/// (`NOTIFY whereabouts_events`) so that the other processes' live feeds show them
+/// (``watchChangesFromOtherProcesses(_:)``).
 ///
 /// ```swift
 /// let store = try PostgresEventStore(url: "postgres://whereabouts:secret@db.local:5432/whereabouts")
 /// try await store.migrate()
 /// ```
-public final class PostgresEventStore: EventStore {
+public final class PostgresEventStore: SharedEventStore {
     private let client: PostgresClient
     private let runTask: Task<Void, Never>
     private let logger: Logger
+    /// Marks this instance's notifications, so that it does not relay its own writes.
+    private let origin = AccessToken.generate()
+
+    /// The channel on which stores announce the events they created or changed.
+    public static let notificationChannel = "whereabouts_events"
 
     /// Connects to the database at `url`: `postgres://user:password@host:port/database`
     /// (`postgresql://` too; the port defaults to 5432), with an optional
@@ -252,7 +259,69 @@ public final class PostgresEventStore: EventStore {
                 }
                 results.append(.created(event))
             }
+            let created = results.compactMap { result -> String? in
+                if case .created(let event) = result { event.id } else { nil }
+            }
+            try await notifyChanges(ids: created, userName: userName, connection)
             return results
+        }
+    }
+
+    // MARK: Change notifications
+
+    /// Sends the notifications for events created or changed in the current transaction
+    /// (PostgreSQL delivers them when it commits): `{"origin", "user", "ids"}`, several when the
+    /// identifiers would not fit in one payload (under 8,000 bytes).
+    private func notifyChanges(ids: [String], userName: String, _ connection: PostgresConnection) async throws {
+        var chunk: [String] = []
+        var size = 0
+        func send() async throws {
+            guard !chunk.isEmpty else { return }
+            let payload = JSONWriter().string(from: .object([
+                ("origin", .string(origin)), ("user", .string(userName)), ("ids", .array(chunk.map(JSONValue.string))),
+            ]))
+            try await connection.query("SELECT pg_notify(\(Self.notificationChannel), \(payload))", logger: logger)
+            chunk.removeAll(keepingCapacity: true)
+            size = 0
+        }
+        for id in ids {
+            if size + id.utf8.count + 3 > 6_000 { try await send() }
+            chunk.append(id)
+            size += id.utf8.count + 3
+        }
+        try await send()
+    }
+
+    /// Listens on ``notificationChannel`` and calls `body` with the events other instances
+    /// created or changed (read back by identifier), until the task is cancelled.
+    public func watchChangesFromOtherProcesses(
+        _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
+    ) async throws {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.notificationChannel) { notifications in
+                        for try await notification in notifications {
+                            guard let notice = try? JSONParser.parse(notification.payload),
+                                  case .string(let origin)? = notice["origin"], origin != self.origin,
+                                  case .string(let userName)? = notice["user"],
+                                  case .array(let items)? = notice["ids"]
+                            else { continue }
+                            let ids = items.compactMap { item -> String? in if case .string(let id) = item { id } else { nil } }
+                            let events = try await self.events("""
+                                SELECT \(unescaped: Self.eventColumns) FROM events
+                                WHERE user_name = \(userName) AND id = ANY(\(ids)) ORDER BY seq
+                                """)
+                            if !events.isEmpty { await body(userName, events) }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("Lost the database's change notifications; listening again in a second.",
+                               metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: .seconds(1))
+            }
         }
     }
 
@@ -280,6 +349,7 @@ public final class PostgresEventStore: EventStore {
                 RETURNING seq
                 """, logger: logger).collect()
             if updated.isEmpty { throw StoreError.notFound("event", id: event.id) }
+            try await notifyChanges(ids: [event.id], userName: userName, connection)
             try await connection.query("""
                 DELETE FROM attachments WHERE user_name = \(userName) AND event_id = \(event.id)
                     AND NOT (attachment_id = ANY(\(event.attachments.map(\.id))))
