@@ -297,7 +297,9 @@ public final class PostgresEventStore: SharedEventStore {
     public func watchChangesFromOtherProcesses(
         _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
     ) async throws {
+        var retryDelay = Duration.seconds(1)
         while !Task.isCancelled {
+            let started = ContinuousClock.now
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.notificationChannel) { notifications in
@@ -318,9 +320,13 @@ public final class PostgresEventStore: SharedEventStore {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("Lost the database's change notifications; listening again in a second.",
+                // Back off from 1 s to 30 s while the database stays away; start again at 1 s
+                // after a connection that lasted.
+                if ContinuousClock.now - started > .seconds(60) { retryDelay = .seconds(1) }
+                logger.warning("Lost the database's change notifications; listening again in \(retryDelay).",
                                metadata: ["error": "\(String(reflecting: error))"])
-                try? await Task.sleep(for: .seconds(1))
+                try? await Task.sleep(for: retryDelay)
+                retryDelay = min(retryDelay * 2, .seconds(30))
             }
         }
     }
