@@ -46,7 +46,7 @@ public func makeServerApplication(
     // With a database shared by several processes, the others' events reach this one's /live.
     let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
     return Application(
-        router: router,
+        responder: HeadRequestResponder(router.buildResponder()),
         server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
         services: relays,

@@ -58,7 +58,7 @@ struct SchemathesisFindingsTests {
             let (_, token) = try await server.addUser("methods")
             let patch = try await server.request(.PATCH, "/events/abc", token: token)
             #expect(patch.status == 405)
-            #expect(patch.headers["Allow"].first == "DELETE, GET, PUT")
+            #expect(patch.headers["Allow"].first == "DELETE, GET, HEAD, PUT")
             #expect(patch.errorId == "invalid-operation")
             let trace = try await server.request(.RAW(value: "TRACE"), "/", token: token)
             #expect(trace.status == 405)
@@ -66,6 +66,13 @@ struct SchemathesisFindingsTests {
             let unknown = try await server.request(.GET, "/nowhere", token: token)
             #expect(unknown.status == 404)
             #expect(unknown.errorId == "unknown-resource")
+            // HEAD is GET without the body: same status and headers.
+            let head = try await server.request(.HEAD, "/events", token: token)
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.headers["Content-Type"].first == "application/json; charset=utf-8")
+            #expect(try await server.request(.HEAD, "/events/missing", token: token).status == 404)
+            #expect(try await server.request(.HEAD, "/", token: token).status == 405)
             // A route that exists answers its own 404 for a missing item.
             #expect(try await server.request(.GET, "/events/missing", token: token).status == 404)
         }

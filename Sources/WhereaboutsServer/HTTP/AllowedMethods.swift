@@ -8,7 +8,7 @@ import Hummingbird
 /// equal to the router's routes.
 ///
 /// ```swift
-/// AllowedMethods.documented.methods(forPath: "/events/abc")  // ["DELETE", "GET", "PUT"]
+/// AllowedMethods.documented.methods(forPath: "/events/abc")  // ["DELETE", "GET", "HEAD", "PUT"]
 /// ```
 public struct AllowedMethods: Sendable {
     private var routes: [(components: [Substring], methods: Set<String>)] = []
@@ -27,13 +27,15 @@ public struct AllowedMethods: Sendable {
         routes = byPath.map { path, methods in (Self.components(path), methods) }
     }
 
-    /// The methods some route accepts at `path`, sorted; empty when no route has that path.
+    /// The methods some route accepts at `path`, sorted (`HEAD` wherever `GET` is); empty when
+    /// no route has that path.
     public func methods(forPath path: String) -> [String] {
         let requested = Self.components(path)
         var methods: Set<String> = []
         for route in routes where Self.matches(route.components, requested) {
             methods.formUnion(route.methods)
         }
+        if methods.contains("GET") { methods.insert("HEAD") }  // see HeadRequestResponder
         return methods.sorted()
     }
 
