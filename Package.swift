@@ -84,6 +84,7 @@ let package = Package(
             dependencies: [
                 "Whereabouts",
                 "WhereaboutsBluetooth",
+                "WhereaboutsServer",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/WhereaboutsBenchmarks",

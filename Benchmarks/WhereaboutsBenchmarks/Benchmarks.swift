@@ -9,4 +9,5 @@ let benchmarks: @Sendable () -> Void = {
     registerBluetoothBenchmarks()
     registerClassifierBenchmarks()
     registerPlaceBenchmarks()
+    registerServerBenchmarks()
 }

@@ -102,6 +102,11 @@ public struct BatchResult: Sendable {
     /// The answers, one per call.
     public var answers: [Answer]
 
+    /// Creates a result from the answers, in call order.
+    public init(answers: [Answer]) {
+        self.answers = answers
+    }
+
     /// The `results` member as a JSON tree.
     public var jsonValue: JSONValue {
         .array(answers.map { answer in
