@@ -124,6 +124,17 @@ struct EventStoreContractTests {
             #expect(first == batch.map(EventCreation.created))
             #expect(try await store.event(id: "full", for: alice) == full)
 
+            // Empty text stays empty (not NULL), non-ASCII and quotes survive, a running period
+            // keeps its nil duration: the values the SQLite store binds itself.
+            var edge = Self.point("edge", at: 50)
+            edge.description = ""
+            edge.tags = [""]
+            edge.content = .string("naïve \"quoted\" \u{1F6B2}\n")
+            edge.duration = nil
+            _ = try await store.addEvents([EventWrite(event: edge)], for: alice)
+            #expect(try await store.event(id: "edge", for: alice) == edge)
+            _ = try await store.removeEvent(id: "edge", for: alice)
+
             // "a" again with other content, a new "d", and "d" twice in the same batch.
             var changedA = Self.point("a", at: 99)
             changedA.description = "should not be stored"
