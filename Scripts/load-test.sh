@@ -19,30 +19,9 @@ DURATION=${DURATION:-20}
 FILL=${FILL:-10000000}
 PORT=${PORT:-18080}
 USERS=20
-command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
-
-swift build -c release --product whereabouts >&2
-BIN="$(swift build -c release --show-bin-path)/whereabouts"
-DATA=$(mktemp -d /tmp/whereabouts-load.XXXXXX)
-SERVER_PID=""
-cleanup() {
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$DATA"
-}
-trap cleanup EXIT
-
-TOKENS=()
-for i in $(seq 1 $USERS); do
-    TOKENS+=("$("$BIN" users add "load-$i" --data-dir "$DATA")")
-done
-
-"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning &
-SERVER_PID=$!
-for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
-    sleep 0.1
-done
-URL="http://127.0.0.1:$PORT"
+PREFIX=load
+# shellcheck source=load/server.sh
+source Scripts/load/server.sh
 rss() { echo "server memory (RSS): $(($(ps -o rss= -p "$SERVER_PID") / 1024)) MiB"; }
 rss
 

@@ -19,31 +19,9 @@ DURATION=${DURATION:-600}
 SAMPLE=${SAMPLE:-30}
 PORT=${PORT:-18090}
 USERS=20
-command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
-
-swift build -c release --product whereabouts >&2
-BIN="$(swift build -c release --show-bin-path)/whereabouts"
-DATA=$(mktemp -d /tmp/whereabouts-soak.XXXXXX)
-SERVER_PID=""
-LOAD_PIDS=()
-cleanup() {
-    for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-    rm -rf "$DATA"
-}
-trap cleanup EXIT
-
-TOKENS=()
-for i in $(seq 1 $USERS); do
-    TOKENS+=("$("$BIN" users add "soak-$i" --data-dir "$DATA")")
-done
-"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning &
-SERVER_PID=$!
-for _ in $(seq 1 100); do
-    curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
-    sleep 0.1
-done
-URL="http://127.0.0.1:$PORT"
+PREFIX=soak
+# shellcheck source=load/server.sh
+source Scripts/load/server.sh
 rss() { echo $(($(ps -o rss= -p "$SERVER_PID") / 1024)); }
 # RssAnon (heap, stacks) or RssFile (mapped files) of the server, in MiB.
 rss_part() { awk -v key="$1:" '$1 == key { print int($2 / 1024) }' "/proc/$SERVER_PID/status"; }

@@ -1,0 +1,33 @@
+# Sourced by load-test.sh and soak-test.sh: builds `whereabouts` in release mode, adds USERS
+# users named PREFIX-1… to a fresh data directory, starts `whereabouts serve` on PORT over it and
+# waits until it answers. Sets BIN, DATA, TOKENS, SERVER_PID and URL; LOAD_PIDS (background
+# load generators) are stopped, the server killed and the directory removed on exit.
+#
+#   USERS=20 PREFIX=load PORT=18080 source Scripts/load/server.sh
+
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
+
+swift build -c release --product whereabouts >&2
+BIN="$(swift build -c release --show-bin-path)/whereabouts"
+DATA=$(mktemp -d "/tmp/whereabouts-$PREFIX.XXXXXX")
+SERVER_PID=""
+LOAD_PIDS=()
+cleanup() {
+    for pid in "${LOAD_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+    rm -rf "$DATA"
+}
+trap cleanup EXIT
+
+TOKENS=()
+for i in $(seq 1 "$USERS"); do
+    TOKENS+=("$("$BIN" users add "$PREFIX-$i" --data-dir "$DATA")")
+done
+
+"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning &
+SERVER_PID=$!
+for _ in $(seq 1 100); do
+    curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
+    sleep 0.1
+done
+URL="http://127.0.0.1:$PORT"
