@@ -2,12 +2,14 @@
 -- device's track uploaded at once, one position a second from a random start within
 -- WHEREABOUTS_SPAN seconds (default a year) from 1735689600 (2025-01-01); tokens round robin
 -- from the arguments. Optional pacing: WHEREABOUTS_DELAY_MS makes each connection wait that long
--- between requests.
+-- between requests. WHEREABOUTS_BATCH_TIMES=random gives each event of a batch its own random
+-- instant within the span instead (a harder case for the store's time index).
 local tokens = {}
 local counter = 0
 local batch = tonumber(os.getenv("WHEREABOUTS_BATCH") or "1000")
 local span = tonumber(os.getenv("WHEREABOUTS_SPAN") or "31536000")
 local delay_ms = tonumber(os.getenv("WHEREABOUTS_DELAY_MS") or "0")
+local random_times = os.getenv("WHEREABOUTS_BATCH_TIMES") == "random"
 
 function init(args)
   for i, token in ipairs(args) do tokens[i] = token end
@@ -29,7 +31,7 @@ function request()
     longitude = longitude + (math.random() - 0.5) * 0.0001
     calls[i] = string.format(
       '{"method":"events.create","params":{"streamIds":["position"],"time":%d,"type":"position/wgs84","content":{"latitude":%.6f,"longitude":%.6f}}}',
-      start + i, latitude, longitude)
+      random_times and (1735689600 + math.random(0, span)) or (start + i), latitude, longitude)
   end
   return wrk.format("POST", "/", {["Authorization"] = token, ["Content-Type"] = "application/json"},
     "[" .. table.concat(calls, ",") .. "]")
