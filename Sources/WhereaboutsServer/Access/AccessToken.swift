@@ -39,9 +39,17 @@ public enum AccessToken {
     fileprivate static func generate(using generator: inout some RandomNumberGenerator, length: Int) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(length)
+        appendRandomCharacters(length, using: &generator, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `count` random characters of the alphabet to `bytes` (see ``generate(using:length:)``).
+    fileprivate static func appendRandomCharacters(
+        _ count: Int, using generator: inout some RandomNumberGenerator, to bytes: inout [UInt8]
+    ) {
         var word: UInt64 = 0
         var digitsLeft = 0
-        for _ in 0..<length {
+        for _ in 0..<count {
             if digitsLeft == 0 {
                 word = generator.next()
                 digitsLeft = 10
@@ -50,7 +58,6 @@ public enum AccessToken {
             word /= UInt64(alphabet.count)
             digitsLeft -= 1
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The SHA-256 hash of `token` in lowercase hexadecimal, as stores keep it.
@@ -96,15 +103,15 @@ public struct IdentifierGenerator: Sendable {
 
     /// A new identifier for the given creation time, in milliseconds since 1970.
     mutating func next(milliseconds: UInt64) -> String {
-        var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: 25)
+        var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: 9)
+        bytes.reserveCapacity(25)
         bytes[0] = UInt8(ascii: "c")
         var time = milliseconds % 2_821_109_907_456  // 36⁸: the prefix wraps in the year 2059
         for index in stride(from: 8, through: 1, by: -1) {
             bytes[index] = AccessToken.alphabet[Int(time % 36)]
             time /= 36
         }
-        var random = AccessToken.generate(using: &words, length: 16).utf8.makeIterator()
-        for index in 9..<25 { bytes[index] = random.next() ?? UInt8(ascii: "0") }
+        AccessToken.appendRandomCharacters(16, using: &words, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -236,7 +236,7 @@ public final class PostgresEventStore: SharedEventStore {
                         \(StoreEncoding.endTime(of: event, running: PostgresSchema.runningEndTime)),
                         \(event.type), \(StoreEncoding.typeClass(of: event.type)), \(StoreEncoding.text(event.content)),
                         \(event.description), \(event.tags.jsonText), \(StoreEncoding.text(event.clientData)),
-                        \(JSONWriter().string(from: .array(event.attachments.map(\.jsonValue)))), \(event.streamIds),
+                        \(StoreEncoding.attachmentsText(of: event)), \(event.streamIds),
                         \(event.trashed), \(event.created), \(event.createdBy), \(event.modified), \(event.modifiedBy))
                     ON CONFLICT (user_name, id) DO NOTHING RETURNING seq
                     """, logger: logger).collect()
@@ -348,7 +348,7 @@ public final class PostgresEventStore: SharedEventStore {
                     type = \(event.type), type_class = \(StoreEncoding.typeClass(of: event.type)),
                     content = \(StoreEncoding.text(event.content)), description = \(event.description),
                     tags = \(event.tags.jsonText), client_data = \(StoreEncoding.text(event.clientData)),
-                    attachments = \(JSONWriter().string(from: .array(event.attachments.map(\.jsonValue)))),
+                    attachments = \(StoreEncoding.attachmentsText(of: event)),
                     stream_ids = \(event.streamIds), trashed = \(event.trashed), created = \(event.created),
                     created_by = \(event.createdBy), modified = \(event.modified), modified_by = \(event.modifiedBy)
                 WHERE user_name = \(userName) AND id = \(event.id)

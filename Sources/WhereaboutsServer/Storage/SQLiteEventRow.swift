@@ -52,7 +52,7 @@ struct SQLiteEventRow: Sendable {
         description = event.description
         tags = event.tags.jsonText
         clientData = StoreEncoding.text(event.clientData)
-        attachments = StoreEncoding.text(.array(event.attachments.map(\.jsonValue))) ?? "[]"
+        attachments = StoreEncoding.attachmentsText(of: event)
         streamIds = event.streamIds.jsonText
         trashed = event.trashed
         created = event.created

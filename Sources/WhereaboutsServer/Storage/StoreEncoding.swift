@@ -31,6 +31,11 @@ enum StoreEncoding {
         value.map { JSONWriter().string(from: $0) }
     }
 
+    /// An event's attachment list as the JSON text both stores keep (`[]` when it has none).
+    static func attachmentsText(of event: Event) -> String {
+        JSONWriter().string(from: .array(event.attachments.map(\.jsonValue)))
+    }
+
     /// Reads JSON text kept by ``text(_:)``.
     static func json(_ text: String?, column: String) throws(StoreError) -> JSONValue? {
         guard let text else { return nil }
