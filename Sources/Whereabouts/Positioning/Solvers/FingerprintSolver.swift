@@ -433,8 +433,10 @@ struct FingerprintTable: Sendable {
     let values: ContiguousArray<Double>
     /// The same values by blocks of eight rows: block b, beacon c holds rows 8b…8b+7 of column c
     /// (NaN past the last row), so that eight rows are measured at once, each in column order.
-    /// "Not heard" is ``blockFill`` there when it is set.
-    let blocks: ContiguousArray<SIMD8<Double>>
+    /// "Not heard" is ``blockFill`` there when it is set. Single precision, as every distance of
+    /// the search is: a `Float` keeps an RSSI to 1e-5 dB, and eight of them take half the vector
+    /// operations of eight `Double`s.
+    let blocks: ContiguousArray<SIMD8<Float>>
     /// The fill of "not heard" in ``blocks``, or `nil` when they keep NaN.
     let blockFill: Double?
     /// Per block, its centre: the mean of its rows' values (as in ``blocks``), one per beacon, so
@@ -488,15 +490,15 @@ struct FingerprintTable: Sendable {
     }
 
     /// The row-major `values` rearranged into blocks of eight rows (see ``blocks``).
-    static func blocks(of values: ContiguousArray<Double>, width: Int, fill: Double?) -> ContiguousArray<SIMD8<Double>> {
+    static func blocks(of values: ContiguousArray<Double>, width: Int, fill: Double?) -> ContiguousArray<SIMD8<Float>> {
         guard width > 0 else { return [] }
         let rows = values.count / width
         let blockCount = (rows + 7) / 8
-        var blocks = ContiguousArray(repeating: SIMD8<Double>(repeating: .nan), count: blockCount * width)
+        var blocks = ContiguousArray(repeating: SIMD8<Float>(repeating: .nan), count: blockCount * width)
         for row in 0..<rows {
             for column in 0..<width {
                 let value = values[row * width + column]
-                blocks[(row / 8) * width + column][row % 8] = value.isNaN ? fill ?? value : value
+                blocks[(row / 8) * width + column][row % 8] = Float(value.isNaN ? fill ?? value : value)
             }
         }
         return blocks
@@ -504,7 +506,7 @@ struct FingerprintTable: Sendable {
 
     /// The ``centres`` of filled `blocks` of `rows` rows and their rows' distances to them (rows
     /// past the last: 0); nothing when the blocks are not filled.
-    static func centres(of blocks: ContiguousArray<SIMD8<Double>>, width: Int, rows: Int, filled: Bool)
+    static func centres(of blocks: ContiguousArray<SIMD8<Float>>, width: Int, rows: Int, filled: Bool)
         -> (ContiguousArray<Double>, ContiguousArray<SIMD8<Double>>, ContiguousArray<SIMD8<Double>>) {
         guard filled, width > 0 else { return ([], [], []) }
         let blockCount = blocks.count / width
@@ -516,7 +518,7 @@ struct FingerprintTable: Sendable {
             let lanes = min(8, rows - block * 8)
             var squares = SIMD8<Double>.zero
             for column in 0..<width {
-                let values = blocks[block * width + column]
+                let values = SIMD8<Double>(blocks[block * width + column])
                 var sum = 0.0
                 for lane in 0..<lanes { sum += values[lane] }
                 let centre = sum / Double(lanes)
@@ -549,9 +551,13 @@ struct FingerprintTable: Sendable {
     /// How many of the query's loudest beacons make the lower bound a block must pass.
     static let boundBeacons = 24
 
-    /// The relative margin by which the lower bound must exceed the k-th distance: far above the
-    /// rounding of a sum of a few dozen terms (~1e-14), far below any real difference.
-    static let boundMargin = 1e-9
+    /// The relative margin by which the lower bound must exceed the k-th distance for a search
+    /// over `width` beacons: twice the rounding a single-precision sum of `width` terms (and its
+    /// differences and squares) can make, (width + 2)·2⁻²⁴, far below any real difference
+    /// (1.6e-6 for 4 beacons, 3.1e-6 for 24).
+    static func boundMargin(width: Int) -> Double {
+        Double(width + 2) * Double(Float.ulpOfOne)
+    }
 
     /// How many blocks ``seeds`` holds per beacon.
     static let seedsPerBeacon = 4
@@ -586,7 +592,7 @@ struct FingerprintTable: Sendable {
     /// beacons `beacons`, keeping only rows of `floor` (or of no known floor) when it is set;
     /// returns how many it found (at most `buffer.count`). Ties keep the earlier row.
     ///
-    /// Eight rows at a time: each lane sums its row's terms in column order, exactly as
+    /// Eight rows at a time, in single precision: each lane sums its row's terms in column order, exactly as
     /// ``nearestRowByRow(to:beacons:floor:metric:fill:into:)`` does (a beacon heard on neither side
     /// adds an exact zero there instead of nothing). The blocks that heard the query's loudest
     /// beacon loudest (``seeds``) are measured first, so that the k-th distance is small early,
@@ -594,7 +600,7 @@ struct FingerprintTable: Sendable {
     /// far, whatever the order they come in, so the neighbours, their distances and the ties are
     /// those of the row-by-row search. Once the buffer is full, a block is passed over when the
     /// triangle inequality around its centre (``centres``) puts every row past the k-th distance by
-    /// more than a relative 1e-9 (rounding moves sums by ~1e-15), and one whose floor
+    /// more than ``boundMargin(width:)`` (the single-precision sums are rounded by less), and one whose floor
     /// (``blockFloors``) is not the query's is passed over at once. A block stops early once every
     /// lane is past the distance of the current k-th neighbour (checked every four beacons), and
     /// its lanes are looked at only when one of them can enter the buffer.
@@ -616,9 +622,13 @@ struct FingerprintTable: Sendable {
         }
         let rows = points.count
         let blockCount = (rows + 7) / 8
-        typealias Lanes = SIMD8<Double>
-        let penalties = Lanes(repeating: penalty), zeros = Lanes(repeating: 0)
-        let magnitude = SIMD8<UInt64>(repeating: ~(1 << 63))
+        // Distances are summed in single precision (see ``blocks``); the bound on the centres is
+        // worked out in double precision.
+        typealias Lanes = SIMD8<Float>
+        typealias Wide = SIMD8<Double>
+        let penalties = Lanes(repeating: Float(penalty)), zeros = Lanes(repeating: 0)
+        let magnitude = SIMD8<UInt32>(repeating: ~(1 << 31)), wideMagnitude = SIMD8<UInt64>(repeating: ~(1 << 63))
+        let margin = Self.boundMargin(width: width)
         // The seeds: the blocks of the ``seedBeacons`` loudest beacons the query heard among
         // `beacons`, loudest first (the earlier column on equal RSSI).
         var loudest = SIMD4<Int>(repeating: -1), loudestRSSI = SIMD4<Double>(repeating: -.infinity)
@@ -630,13 +640,22 @@ struct FingerprintTable: Sendable {
             }
             (loudest[slot], loudestRSSI[slot]) = (column, query[column])
         }
-        // The query with "not heard" as the fill, for the metrics that fill, and zeros past the
-        // last beacon up to the ``centreStride``.
+        // The query with "not heard" as the fill, for the metrics that fill, in single precision
+        // (`narrow`) and the same values widened (`filled`, zeros past the last beacon up to the
+        // ``centreStride``), so that the bound works on the very values measured.
         let stride = centreStride
         let found = withUnsafeTemporaryAllocation(of: Double.self, capacity: max(stride, width)) { filled -> Int in
-        for column in 0..<width { filled.initializeElement(at: column, to: query[column].isNaN ? fill : query[column]) }
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: width) { narrow -> Int in
+        for column in 0..<width {
+            let value = Float(query[column].isNaN ? fill : query[column])
+            narrow.initializeElement(at: column, to: value)
+            filled.initializeElement(at: column, to: Double(value))
+        }
         for column in width..<max(stride, width) { filled.initializeElement(at: column, to: 0) }
-        defer { filled.deinitialize() }
+        defer {
+            filled.deinitialize()
+            narrow.deinitialize()
+        }
         // The centres bound the distances of the metrics that fill (see ``centres``).
         let bounded = code != 2 && blockFill != nil && centres.count == blockCount * stride
         return blocks.withUnsafeBufferPointer { matrix -> Int in
@@ -674,14 +693,14 @@ struct FingerprintTable: Sendable {
                 @inline(__always) func term(_ code: Int, _ column: Int, _ base: Int) -> Lanes {
                     switch code {
                     case 0:
-                        let d = Lanes(repeating: filled[column]) - matrix[base + column]
+                        let d = Lanes(repeating: narrow[column]) - matrix[base + column]
                         return d * d
                     case 1:
-                        let d = Lanes(repeating: filled[column]) - matrix[base + column]
+                        let d = Lanes(repeating: narrow[column]) - matrix[base + column]
                         // |d|: the sign bit cleared, as `abs` does.
-                        return unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & magnitude, to: Lanes.self)
+                        return unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt32>.self) & magnitude, to: Lanes.self)
                     default:
-                        let a = query[column], b = matrix[base + column]
+                        let a = Float(query[column]), b = matrix[base + column]
                         let bHeard = b .== b
                         if a.isNaN { return zeros.replacing(with: penalties, where: bHeard) }
                         let d = Lanes(repeating: a) - b
@@ -715,12 +734,12 @@ struct FingerprintTable: Sendable {
                         var toCentre = 0.0
                         if let filledChunks, let centreChunks, count == width {
                             // Eight beacons at a time, the padding adding zeros (any order bounds as well).
-                            var partial = Lanes(repeating: 0)
+                            var partial = Wide(repeating: 0)
                             for offset in Swift.stride(from: 0, to: stride, by: 8) {
-                                let d = filledChunks.loadUnaligned(fromByteOffset: offset * 8, as: Lanes.self)
-                                    - centreChunks.loadUnaligned(fromByteOffset: (centre + offset) * 8, as: Lanes.self)
+                                let d = filledChunks.loadUnaligned(fromByteOffset: offset * 8, as: Wide.self)
+                                    - centreChunks.loadUnaligned(fromByteOffset: (centre + offset) * 8, as: Wide.self)
                                 partial += code == 1
-                                    ? unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & magnitude, to: Lanes.self)
+                                    ? unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & wideMagnitude, to: Wide.self)
                                     : d * d
                             }
                             toCentre = partial.sum()
@@ -736,13 +755,13 @@ struct FingerprintTable: Sendable {
                             limit = limit.squareRoot()
                         }
                         let radii = code == 1 ? manhattanRadii[block] : euclideanRadii[block]
-                        let near = Lanes(repeating: toCentre) - radii
-                        let needed = Lanes(repeating: limit) + Self.boundMargin * (Lanes(repeating: toCentre + limit) + radii)
-                        if all((near .> needed) .| (sum .== Lanes(repeating: .infinity))) { continue }
+                        let near = Wide(repeating: toCentre) - radii
+                        let needed = Wide(repeating: limit) + margin * (Wide(repeating: toCentre + limit) + radii)
+                        if all((near .> needed) .| (Wide(sum) .== Wide(repeating: .infinity))) { continue }
                     }
                     // A lane whose partial sum is past the k-th distance cannot enter any more (the
                     // terms are never negative); one equal to it still can, with an earlier row.
-                    let worst = Lanes(repeating: full ? buffer[capacity - 1].distance : .infinity)
+                    let worst = Lanes(repeating: full ? Float(buffer[capacity - 1].distance) : .infinity)
                     var next = 0
                     var past = false
                     while next < count {
@@ -764,7 +783,7 @@ struct FingerprintTable: Sendable {
                     // Only a lane below infinity (not full) or at most the k-th distance can enter.
                     guard !past, any(full ? sum .<= worst : sum .< worst) else { continue }
                     for lane in 0..<min(8, rows - start) {
-                        let distance = sum[lane], row = start + lane
+                        let distance = Double(sum[lane]), row = start + lane
                         if found == capacity {
                             let last = buffer[capacity - 1]
                             guard distance < last.distance || (distance == last.distance && row < last.row) else { continue }
@@ -788,6 +807,7 @@ struct FingerprintTable: Sendable {
           }
         }
         }
+        }
         if code != 1 {
             for index in 0..<found { buffer[index].distance = buffer[index].distance.squareRoot() }
         }
@@ -808,15 +828,17 @@ struct FingerprintTable: Sendable {
         case .manhattan: (code, penalty) = (1, 0)
         case .sharedWithPenalty(let value): (code, penalty) = (2, value.isFinite ? value * value : 0)
         }
+        // In single precision, as the blocks are measured.
+        let fill = Float(fill), narrowPenalty = Float(penalty)
         values.withUnsafeBufferPointer { matrix in
             beacons.withUnsafeBufferPointer { columns in
                 for row in 0..<points.count {
                     if let floor, floors[row] != Int.min, floors[row] != floor { continue }
-                    let worst = found == capacity ? buffer[capacity - 1].distance : Double.infinity
+                    let worst = found == capacity ? Float(buffer[capacity - 1].distance) : Float.infinity
                     let base = row * width
-                    var sum = 0.0
+                    var sum: Float = 0
                     for column in columns {
-                        let a = query[column], b = matrix[base + column]
+                        let a = Float(query[column]), b = Float(matrix[base + column])
                         let aHeard = !a.isNaN, bHeard = !b.isNaN
                         guard aHeard || bHeard else { continue }
                         switch code {
@@ -830,7 +852,7 @@ struct FingerprintTable: Sendable {
                                 let d = a - b
                                 sum += d * d
                             } else {
-                                sum += penalty
+                                sum += narrowPenalty
                             }
                         }
                         if sum >= worst { break }
@@ -839,11 +861,11 @@ struct FingerprintTable: Sendable {
                     // Insert keeping the buffer sorted; equal distances stay in row order.
                     var slot = found < capacity ? found : capacity - 1
                     if found < capacity { found += 1 }
-                    while slot > 0 && buffer[slot - 1].distance > sum {
+                    while slot > 0 && buffer[slot - 1].distance > Double(sum) {
                         buffer[slot] = buffer[slot - 1]
                         slot -= 1
                     }
-                    buffer[slot] = Neighbour(distance: sum, row: row)
+                    buffer[slot] = Neighbour(distance: Double(sum), row: row)
                 }
             }
         }
