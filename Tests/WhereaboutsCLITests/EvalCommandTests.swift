@@ -87,6 +87,26 @@ struct EvalCommandTests {
         #expect(positions.count == order.count && positions == positions.sorted())
     }
 
+    @Test func theStopAndGoPipelineIsScoredWhenAsked() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        func median(_ extra: [String]) throws -> Double {
+            let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"] + extra)
+            #expect(output.status == 0, "\(output.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+            let error = try #require(report["error"] as? [String: Double])
+            return try #require(error["median"])
+        }
+        // Raw RSSI and the stop-and-go tracker: the standing stretches of the room's walk are
+        // averaged over many scans instead of a few seconds of filtered RSSI.
+        let filtered = try median([])
+        let stopAndGo = try median(["--rssi-filter", "none", "--tracking", "stop-and-go"])
+        #expect(stopAndGo < filtered * 0.9, "stop-and-go \(stopAndGo) m, filtered \(filtered) m")
+        let wrong = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--tracking", "sideways"])
+        #expect(wrong.status != 0)
+        #expect(wrong.standardError.contains("--tracking must be none, constant-velocity or stop-and-go"))
+    }
+
     @Test func humanReportGivesNumbersWithUnits() throws {
         let room = try RoomFixture()
         defer { room.remove() }

@@ -24,7 +24,11 @@ public struct LocatorConfiguration: Sendable {
     /// they are. Off by default: the per-beacon RSSI filters already average over several
     /// seconds, and on the UJI training recordings (stop-and-go walks) a tracker on top added
     /// lag (mean error 2–8 % higher). Turn it on for outlier gating and a speed limit on live
-    /// streams; for recordings, ``Locator/smoothedFixes(for:)`` smooths offline instead.
+    /// streams; for recordings, ``Locator/smoothedFixes(for:)`` smooths offline instead. The
+    /// stop-and-go model (``MotionTracker/Configuration/stopAndGo``) is meant for raw RSSI
+    /// (`filter` `nil`): in the simulated ESPresense room it halves the error of a person
+    /// standing, but on the UJI recordings its radius is too small (their errors persist while
+    /// a phone stands, which averaging cannot remove).
     public var tracking: MotionTracker.Configuration?
     /// Each device's RSSI offset (dB, by ``Scan/device``), subtracted from its readings before
     /// filtering so that every phone reads like the calibration's average one

@@ -26,6 +26,7 @@ struct EvalCommand: ParsableCommand {
           whereabouts eval --venue venue.json --test test.jsonl
           whereabouts eval --venue v.json --test test.jsonl --train train.jsonl --json
           whereabouts eval --venue v.json --test test.jsonl --algorithm all --plot r.svg
+          whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go
         """
     )
 
@@ -46,6 +47,8 @@ struct EvalCommand: ParsableCommand {
 
     @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3); an array with --algorithm all.")
     var json = false
+
+    @OptionGroup var pipeline: PipelineOptions
 
     @Option(name: .long, help: ArgumentHelp("Write an SVG plot of the errors and a map here.", valueName: "report.svg"))
     var plot: String?
@@ -77,7 +80,7 @@ struct EvalCommand: ParsableCommand {
                                  + "give --train with truth.place to score a room classifier.")
         }
 
-        var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training)
+        var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration)
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         while let scan = try reader.next() {
             run.add(scan)

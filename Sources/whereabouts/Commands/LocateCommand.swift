@@ -23,6 +23,7 @@ struct LocateCommand: AsyncParsableCommand {
           cat walk.jsonl | whereabouts locate --venue venue.json --recording -
           whereabouts locate --venue venue.json --adapter hci0
           whereabouts locate --venue venue.json --btsnoop btsnoop_hci.log -o fixes.jsonl
+          whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go
         """
     )
 
@@ -37,6 +38,8 @@ struct LocateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames).", valueName: "name"))
     var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
 
+    @OptionGroup var pipeline: PipelineOptions
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the fixes here (default: standard output).", valueName: "fixes.jsonl"))
     var output: String?
 
@@ -49,7 +52,7 @@ struct LocateCommand: AsyncParsableCommand {
         let reader = try source.open(lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
-        var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
+        var locators = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration).makeLocators()
 
         let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
         var progress = Progress("locating", total: reader.progressTotal)

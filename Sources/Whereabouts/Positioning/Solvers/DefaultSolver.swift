@@ -9,7 +9,8 @@
 /// two a point between them.
 ///
 /// **Accuracy radius.** The fused radius, times a factor measured on the training data so that
-/// 68 % of the truths fall inside it: the training scans are split into spatial-block folds
+/// 68 % of the truths fall inside it (the estimates' own, measured without the configuration's
+/// motion tracking, which takes the radius as the estimate's noise): the training scans are split into spatial-block folds
 /// (1.5 m blocks, 5 folds), each fold is located with fingerprints learnt from the others, and
 /// the factor is the 68th percentile of error ÷ radius. Each fold replays the whole training
 /// recording in order, so that the per-beacon filters see the walk as it happened, and scores
@@ -43,6 +44,10 @@ public struct DefaultSolver: PositionSolver {
     /// (the radius validation replays the training scans through the same pipeline).
     public init(venue: PositioningVenue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) {
         self.venue = venue
+        // The radius is each estimate's own, before any tracking: a tracker takes it as the
+        // estimate's noise and works out its own.
+        var configuration = configuration
+        configuration.tracking = nil
         let centroid = WeightedCentroid(venue: venue)
         let multilateration = Multilateration(venue: venue)
         let hasPositions = training.contains { $0.truth?.planarPoint != nil }

@@ -1,7 +1,11 @@
 import Foundation
 
 /// Follows one device over time: a constant-velocity Kalman filter on the plan over the solver's
-/// position estimates.
+/// position estimates, or, with ``Configuration/Model/stopAndGo``, an interacting multiple model
+/// filter of a person standing still and one walking (it shares the
+/// measurement handling, gate and gaps described below, keeps no velocity, and its radius is the
+/// mixture's, without the floor described below). The rest of this description is the
+/// constant-velocity model's.
 ///
 /// **Model.** The state is the position and velocity on both axes. Between estimates the device
 /// keeps its velocity, disturbed by white-noise acceleration of spectral density
@@ -46,6 +50,20 @@ public struct MotionTracker: Sendable {
     /// The parameters of motion tracking, in metres and seconds (``MotionTracker`` converts them
     /// to venue units).
     public struct Configuration: Hashable, Sendable {
+        /// How the person is assumed to move between estimates.
+        public enum Model: String, Hashable, Sendable, CaseIterable {
+            /// A constant-velocity Kalman filter (see ``MotionTracker``).
+            case constantVelocity = "constant-velocity"
+            /// Standing still or walking, and switching between the two: an interacting
+            /// multiple model filter of a still and a walking person (``stillDiffusion``,
+            /// ``walkingSpeed``, ``modeStayProbability``). It averages many estimates while the
+            /// person stands and follows them without lag once they walk; the accuracy radius is
+            /// that of the mixture, so it shrinks while the person stands.
+            case stopAndGo = "stop-and-go"
+        }
+
+        /// The motion model. Default ``Model/constantVelocity``.
+        public var model: Model
         /// Spectral density of the walking acceleration, m²/s³. Default 1: over one second the
         /// velocity may change by about √1 = 1 m/s, from standing to a walk.
         public var accelerationDensity: Double
@@ -68,11 +86,29 @@ public struct MotionTracker: Sendable {
         public var correlationTime: Double
         /// Smallest accuracy radius believed, metres. Default 0.1 m.
         public var minimumAccuracy: Double
+        /// With ``Model/stopAndGo``: how far a standing person drifts, as a variance per axis
+        /// and second, m²/s. Default 0.0025 (5 cm in a second).
+        public var stillDiffusion: Double
+        /// With ``Model/stopAndGo``: the walking speed, m/s. Default 1.4 m/s; over `dt` seconds a
+        /// walker moves by a variance of (1.4·dt)²/2 per axis.
+        public var walkingSpeed: Double
+        /// With ``Model/stopAndGo``: the probability of still standing (or still walking) a
+        /// second later. Default 0.9: a person changes between the two every ten seconds or so.
+        public var modeStayProbability: Double
+
+        /// The stop-and-go model with its defaults (``Model/stopAndGo``): what the
+        /// ``PositioningAlgorithm/default`` pipeline tracks with.
+        public static let stopAndGo = Configuration(model: .stopAndGo)
 
         /// Creates a configuration; the defaults are documented on each property.
-        public init(accelerationDensity: Double = 1, maximumSpeed: Double = 2, initialSpeedDeviation: Double = 1,
-                    gate: Double = 13.8, restartAfterOutliers: Int = 3, maximumGap: Double = 5,
-                    correlationTime: Double = 0.5, minimumAccuracy: Double = 0.1) {
+        public init(model: Model = .constantVelocity, accelerationDensity: Double = 1, maximumSpeed: Double = 2,
+                    initialSpeedDeviation: Double = 1, gate: Double = 13.8, restartAfterOutliers: Int = 3,
+                    maximumGap: Double = 5, correlationTime: Double = 0.5, minimumAccuracy: Double = 0.1,
+                    stillDiffusion: Double = 0.0025, walkingSpeed: Double = 1.4, modeStayProbability: Double = 0.9) {
+            self.model = model
+            self.stillDiffusion = stillDiffusion
+            self.walkingSpeed = walkingSpeed
+            self.modeStayProbability = modeStayProbability
             self.accelerationDensity = accelerationDensity
             self.maximumSpeed = maximumSpeed
             self.initialSpeedDeviation = initialSpeedDeviation
@@ -90,6 +126,7 @@ public struct MotionTracker: Sendable {
     public let metresPerUnit: Double
 
     private var filter: ConstantVelocityFilter
+    private var stopAndGo: StopAndGoFilter?
     private var height = 0.0
 
     /// Creates a tracker for positions in venue units of `metresPerUnit` metres (1 for metres).
@@ -97,21 +134,33 @@ public struct MotionTracker: Sendable {
         self.configuration = configuration
         self.metresPerUnit = metresPerUnit > 0 && metresPerUnit.isFinite ? metresPerUnit : 1
         filter = ConstantVelocityFilter(configuration: configuration, metresPerUnit: self.metresPerUnit)
+        if configuration.model == .stopAndGo {
+            stopAndGo = StopAndGoFilter(configuration: configuration, metresPerUnit: self.metresPerUnit)
+        }
     }
 
     /// Forgets the track (a new track starts with the next estimate).
     public mutating func reset() {
         filter.reset()
+        stopAndGo?.reset()
     }
 
     /// Whether a track is under way.
-    public var isTracking: Bool { filter.state != nil }
+    public var isTracking: Bool { stopAndGo.map { $0.latest != nil } ?? (filter.state != nil) }
 
     /// The time of the latest state, seconds, or `nil` with no track.
-    public var time: Double? { filter.state?.time }
+    public var time: Double? { stopAndGo.map { $0.latest?.time } ?? filter.state?.time }
 
-    /// The tracked velocity on the plan, venue units per second, or `nil` with no track.
-    public var velocity: PlanarPoint? { filter.state.map { PlanarPoint(x: $0.vx, y: $0.vy) } }
+    /// The tracked velocity on the plan, venue units per second, or `nil` with no track (and
+    /// always with ``Configuration/Model/stopAndGo``, which keeps no velocity).
+    public var velocity: PlanarPoint? {
+        guard stopAndGo == nil else { return nil }
+        return filter.state.map { PlanarPoint(x: $0.vx, y: $0.vy) }
+    }
+
+    /// With ``Configuration/Model/stopAndGo``, the probability that the person stands still;
+    /// `nil` with no track or with the constant-velocity model.
+    public var probabilityStill: Double? { stopAndGo?.probabilityStill }
 
     /// Takes in the solver's estimate at `time` and returns the tracked estimate then: the
     /// filtered position, its 68 % radius, and the estimate's `z` and beacon count. An outlier
@@ -119,6 +168,11 @@ public struct MotionTracker: Sendable {
     /// finite point.
     public mutating func update(_ estimate: PositionEstimate, at time: Double) -> PositionEstimate? {
         if estimate.point.z.isFinite { height = estimate.point.z }
+        if stopAndGo != nil {
+            guard let output = stopAndGo?.step(x: estimate.point.x, y: estimate.point.y, accuracy: estimate.accuracy, time: time)
+            else { return nil }
+            return stopAndGoEstimate(x: output.x, y: output.y, variance: output.variance, beaconCount: estimate.beaconCount)
+        }
         guard let record = filter.step(x: estimate.point.x, y: estimate.point.y, accuracy: estimate.accuracy, time: time)
         else { return nil }
         return Self.estimate(record.posterior, z: height, beaconCount: estimate.beaconCount, accuracyFloor: record.accuracyFloor)
@@ -127,11 +181,29 @@ public struct MotionTracker: Sendable {
     /// The track predicted to `time` without an estimate (for display between fixes), or `nil`
     /// with no track. The tracker itself does not move.
     public func predicted(at time: Double) -> PositionEstimate? {
+        if let stopAndGo {
+            guard let latest = stopAndGo.latest, let still = stopAndGo.probabilityStill else { return nil }
+            let dt = time - latest.time
+            guard dt.isFinite, dt <= configuration.maximumGap else { return nil }
+            let step = stopAndGo.walkingSpeed * max(dt, 0)
+            let variance = latest.variance + still * stopAndGo.stillDiffusion * max(dt, 0) + (1 - still) * step * step / 2
+            return stopAndGoEstimate(x: latest.x, y: latest.y, variance: variance, beaconCount: 0)
+        }
         guard let state = filter.state else { return nil }
         let dt = time - state.time
         guard dt.isFinite, dt <= configuration.maximumGap else { return nil }
         return Self.estimate(state.predicted(by: max(dt, 0), accelerationDensity: filter.accelerationDensity),
                              z: height, beaconCount: 0, accuracyFloor: filter.accuracyFloor)
+    }
+
+    /// An estimate of the stop-and-go filter: the mixture's position and the 68 % radius of its
+    /// variance, at least the minimum accuracy.
+    private func stopAndGoEstimate(x: Double, y: Double, variance: Double, beaconCount: Int) -> PositionEstimate? {
+        let radius = ConstantVelocityFilter.radius68 * max(variance, 0).squareRoot()
+        let accuracy = max(radius, configuration.minimumAccuracy / metresPerUnit)
+        guard x.isFinite, y.isFinite, accuracy.isFinite else { return nil }
+        return PositionEstimate(point: SpatialPoint(x: x, y: y, z: height.isFinite ? height : 0),
+                                accuracy: accuracy, beaconCount: beaconCount)
     }
 
     /// An estimate from a state: its position and the 68 % radius of its position covariance, at

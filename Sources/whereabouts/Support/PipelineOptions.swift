@@ -1,0 +1,31 @@
+import ArgumentParser
+import Whereabouts
+
+/// How each device's scans are treated around the solver: `--rssi-filter` and `--tracking`.
+/// Shared by `locate` and `eval`, so that a pipeline scored with `eval` is the one `locate` runs.
+struct PipelineOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The per-beacon RSSI filter: kalman (a scalar Kalman filter, gain about 0.28) or none (each beacon's latest reading as it is).",
+        valueName: "kalman|none"))
+    var rssiFilter: String = "kalman"
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Track each device's fixes: none, constant-velocity (a Kalman filter with gating and a speed limit) or stop-and-go (standing still or walking; pair it with --rssi-filter none).",
+        valueName: "none|constant-velocity|stop-and-go"))
+    var tracking: String = "none"
+
+    func validate() throws {
+        guard ["kalman", "none"].contains(rssiFilter) else {
+            throw ValidationError("--rssi-filter must be kalman or none.")
+        }
+        guard tracking == "none" || MotionTracker.Configuration.Model(rawValue: tracking) != nil else {
+            throw ValidationError("--tracking must be none, constant-velocity or stop-and-go.")
+        }
+    }
+
+    /// The per-device configuration the options describe.
+    var configuration: LocatorConfiguration {
+        LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
+                             tracking: MotionTracker.Configuration.Model(rawValue: tracking).map { MotionTracker.Configuration(model: $0) })
+    }
+}
