@@ -9,9 +9,9 @@
 /// two a point between them.
 ///
 /// **Accuracy radius.** The fused radius, times a factor measured on the training data so that
-/// 68 % of the truths fall inside it (the estimates' own, measured without the configuration's
-/// motion tracking, which takes the radius as the estimate's noise): the training scans are split into spatial-block folds
-/// (1.5 m blocks, 5 folds), each fold is located with fingerprints learnt from the others, and
+/// 68 % of the truths fall inside it (the estimates' own radius, measured without the
+/// configuration's motion tracking, which takes it as the estimate's noise): the training scans
+/// are split into spatial-block folds (1.5 m blocks, 5 folds), each fold is located with fingerprints learnt from the others, and
 /// the factor is the 68th percentile of error ÷ radius. Each fold replays the whole training
 /// recording in order, so that the per-beacon filters see the walk as it happened, and scores
 /// only its own scans. Without fingerprints the training scans are replayed as they are (the

@@ -96,8 +96,8 @@ public struct MotionTracker: Sendable {
         /// second later. Default 0.9: a person changes between the two every ten seconds or so.
         public var modeStayProbability: Double
 
-        /// The stop-and-go model with its defaults (``Model/stopAndGo``): what the
-        /// ``PositioningAlgorithm/default`` pipeline tracks with.
+        /// The stop-and-go model with its defaults (``Model/stopAndGo``), as
+        /// `whereabouts locate --tracking stop-and-go` runs it.
         public static let stopAndGo = Configuration(model: .stopAndGo)
 
         /// Creates a configuration; the defaults are documented on each property.
