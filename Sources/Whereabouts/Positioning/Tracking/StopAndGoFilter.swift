@@ -96,13 +96,7 @@ struct StopAndGoFilter: Sendable {
         let toWalking = 1 - toStill
         func mixed(_ fromStill: Double, _ fromWalking: Double) -> Mode {
             let total = fromStill + fromWalking
-            let a = total > 0 ? fromStill / total : 0.5, b = 1 - a
-            let x = a * current.still.x + b * current.walking.x, y = a * current.still.y + b * current.walking.y
-            func spread(_ mode: Mode) -> Double {
-                let dx = mode.x - x, dy = mode.y - y
-                return mode.variance + (dx * dx + dy * dy) / 2
-            }
-            return Mode(x: x, y: y, variance: a * spread(current.still) + b * spread(current.walking))
+            return Self.mixture(current.still, current.walking, firstWeight: total > 0 ? fromStill / total : 0.5)
         }
         var still = mixed(keep * wasStill, (1 - keep) * wasWalking)
         var walking = mixed((1 - keep) * wasStill, keep * wasWalking)
@@ -161,16 +155,23 @@ struct StopAndGoFilter: Sendable {
         return dx * dx + dy * dy
     }
 
-    /// The mixture of the current modes at `time`.
-    private mutating func finish(time: Double) -> Output? {
-        guard let modes else { return nil }
-        let a = stillProbability, b = 1 - stillProbability
-        let x = a * modes.still.x + b * modes.walking.x, y = a * modes.still.y + b * modes.walking.y
+    /// Two modes blended with weights `firstWeight` and 1 − `firstWeight`: the weighted mean, and
+    /// the weighted variance around it (each mode's own plus its offset, halved per axis).
+    private static func mixture(_ first: Mode, _ second: Mode, firstWeight a: Double) -> Mode {
+        let b = 1 - a
+        let x = a * first.x + b * second.x, y = a * first.y + b * second.y
         func spread(_ mode: Mode) -> Double {
             let dx = mode.x - x, dy = mode.y - y
             return mode.variance + (dx * dx + dy * dy) / 2
         }
-        let output = Output(x: x, y: y, variance: a * spread(modes.still) + b * spread(modes.walking), time: time)
+        return Mode(x: x, y: y, variance: a * spread(first) + b * spread(second))
+    }
+
+    /// The mixture of the current modes at `time`.
+    private mutating func finish(time: Double) -> Output? {
+        guard let modes else { return nil }
+        let blend = Self.mixture(modes.still, modes.walking, firstWeight: stillProbability)
+        let output = Output(x: blend.x, y: blend.y, variance: blend.variance, time: time)
         latest = output
         return output
     }
