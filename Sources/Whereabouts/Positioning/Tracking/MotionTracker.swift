@@ -182,12 +182,8 @@ public struct MotionTracker: Sendable {
     /// with no track. The tracker itself does not move.
     public func predicted(at time: Double) -> PositionEstimate? {
         if let stopAndGo {
-            guard let latest = stopAndGo.latest, let still = stopAndGo.probabilityStill else { return nil }
-            let dt = time - latest.time
-            guard dt.isFinite, dt <= configuration.maximumGap else { return nil }
-            let step = stopAndGo.walkingSpeed * max(dt, 0)
-            let variance = latest.variance + still * stopAndGo.stillDiffusion * max(dt, 0) + (1 - still) * step * step / 2
-            return stopAndGoEstimate(x: latest.x, y: latest.y, variance: variance, beaconCount: 0)
+            guard let predicted = stopAndGo.predicted(at: time) else { return nil }
+            return stopAndGoEstimate(x: predicted.x, y: predicted.y, variance: predicted.variance, beaconCount: 0)
         }
         guard let state = filter.state else { return nil }
         let dt = time - state.time

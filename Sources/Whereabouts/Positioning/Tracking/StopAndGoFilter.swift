@@ -150,6 +150,18 @@ struct StopAndGoFilter: Sendable {
     /// The probability that the person stands still, or `nil` with no track.
     var probabilityStill: Double? { modes == nil ? nil : stillProbability }
 
+    /// The track predicted to `time` without an input: the latest position, its variance grown
+    /// by each mode's motion weighted by the mode's probability; `nil` with no track or past the
+    /// gap that would restart it. The filter itself does not move.
+    func predicted(at time: Double) -> Output? {
+        guard let latest, modes != nil else { return nil }
+        let elapsed = time - latest.time
+        guard elapsed.isFinite, elapsed <= measurement.maximumGap else { return nil }
+        let dt = max(elapsed, 0), step = walkingSpeed * dt
+        let variance = latest.variance + stillProbability * stillDiffusion * dt + (1 - stillProbability) * step * step / 2
+        return Output(x: latest.x, y: latest.y, variance: variance, time: time)
+    }
+
     private static func squaredDistance(_ mode: Mode, _ x: Double, _ y: Double) -> Double {
         let dx = x - mode.x, dy = y - mode.y
         return dx * dx + dy * dy
