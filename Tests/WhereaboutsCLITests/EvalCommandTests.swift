@@ -107,6 +107,23 @@ struct EvalCommandTests {
         #expect(wrong.standardError.contains("--tracking must be none, constant-velocity or stop-and-go"))
     }
 
+    @Test func smoothingIsScoredWhenAsked() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        func report(_ extra: [String]) throws -> (error: [String: Double], located: Int?) {
+            let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json",
+                                                "--rssi-filter", "none", "--tracking", "stop-and-go"] + extra)
+            #expect(output.status == 0, "\(output.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
+            return (try #require(report["error"] as? [String: Double]), report["located"] as? Int)
+        }
+        let online = try report([]), smoothed = try report(["--smooth"])
+        #expect(smoothed.located == online.located)
+        // Offline, each fix also learns from the scans after it: the walk's lag is gone.
+        let onlineP95 = try #require(online.error["p95"]), smoothedP95 = try #require(smoothed.error["p95"])
+        #expect(smoothedP95 < 0.8 * onlineP95, "p95: smoothed \(smoothedP95) m, online \(onlineP95) m")
+    }
+
     @Test func humanReportGivesNumbersWithUnits() throws {
         let room = try RoomFixture()
         defer { room.remove() }

@@ -46,6 +46,25 @@ struct LocateCommandTests {
         }
     }
 
+    @Test func smoothingWritesEveryFixOfTheTrackInOrder() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path,
+                                            "--rssi-filter", "none", "--tracking", "stop-and-go", "--smooth"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try fixes(output.standardOutput)
+        let scans = try room.scans()
+        #expect(lines.count == scans.count)
+        for (fix, scan) in zip(lines, scans) {
+            #expect(fix["t"] as? Double == scan["t"] as? Double)
+            #expect((fix["x"] as? Double)?.isFinite == true && (fix["accuracy"] as? Double ?? 0) > 0)
+        }
+        // A live scan never ends, so there is nothing to smooth.
+        let live = try CommandRunner.run(["locate", "--venue", room.venue.path, "--adapter", "hci0", "--smooth"])
+        #expect(live.status != 0)
+        #expect(live.standardError.contains("--smooth needs a recording or a capture"))
+    }
+
     @Test func writesToStandardOutputWithCoordinatesWhenTheVenueHasAnOrigin() throws {
         let room = try RoomFixture(origin: true)
         defer { room.remove() }

@@ -71,17 +71,45 @@ public struct EvaluationRun: Sendable {
 
     /// Locates a scan with every algorithm and scores the fixes.
     public mutating func add(_ scan: Scan) {
-        scans += 1
-        let truth = scan.truth
-        if let truth, truth.planarPoint != nil || truth.floor != nil || truth.place != nil { scansWithTruth += 1 }
-        let truePoint = truth?.planarPoint
-        if truePoint != nil { scansWithPosition += 1 }
+        count(scan)
         for slot in entries.indices {
-            let fix = entries[slot].locators.locate(scan)
-            let place = fix.flatMap { fix in placeLocator?.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
-            entries[slot].evaluation.add(truth: truth, fix: fix, place: place)
-            if slot == 0, let truePoint { keepSample(truth: truePoint, floor: truth?.floor, fix: fix) }
+            score(entries[slot].locators.locate(scan), of: scan, slot: slot)
         }
+    }
+
+    /// Locates one whole track of one device with every algorithm offline, smoothed with the scans
+    /// after each one too (``TrackLocators/smoothedFixes(forTrack:)``), and scores the fixes. A
+    /// ``TrackCollector`` gathers the tracks of a recording; feed a run either scans or tracks.
+    ///
+    /// ```swift
+    /// var collector = TrackCollector()
+    /// while let scan = try reader.next() {
+    ///     if let track = collector.add(scan) { run.addSmoothedTrack(track) }
+    /// }
+    /// for track in collector.finish() { run.addSmoothedTrack(track) }
+    /// ```
+    public mutating func addSmoothedTrack(_ track: [Scan]) {
+        for scan in track { count(scan) }
+        for slot in entries.indices {
+            let fixes = entries[slot].locators.smoothedFixes(forTrack: track)
+            for (scan, fix) in zip(track, fixes) { score(fix, of: scan, slot: slot) }
+        }
+    }
+
+    /// Counts a scan and what truth it has.
+    private mutating func count(_ scan: Scan) {
+        scans += 1
+        guard let truth = scan.truth else { return }
+        if truth.planarPoint != nil || truth.floor != nil || truth.place != nil { scansWithTruth += 1 }
+        if truth.planarPoint != nil { scansWithPosition += 1 }
+    }
+
+    /// Scores one algorithm's fix of a scan (and keeps a sample of the first algorithm's).
+    private mutating func score(_ fix: Fix?, of scan: Scan, slot: Int) {
+        let truth = scan.truth
+        let place = fix.flatMap { fix in placeLocator?.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
+        entries[slot].evaluation.add(truth: truth, fix: fix, place: place)
+        if slot == 0, let truePoint = truth?.planarPoint { keepSample(truth: truePoint, floor: truth?.floor, fix: fix) }
     }
 
     private mutating func keepSample(truth: PlanarPoint, floor: Int?, fix: Fix?) {

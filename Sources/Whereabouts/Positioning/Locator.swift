@@ -254,10 +254,10 @@ public struct Locator: Sendable {
         if observation.ranges.contains(where: { $0.floor != floor }) { observation.ranges.removeAll { $0.floor != floor } }
     }
 
-    /// Locates every scan of one device and track and smooths the fixes with a
-    /// Rauch–Tung–Striebel smoother (``TrackSmoother``) instead of the online tracker: each fix
-    /// also learns from the scans after it. One fix (or `nil`) per scan, in order. Resets the
-    /// locator before and after.
+    /// Locates every scan of one device and track and smooths the fixes offline
+    /// (``TrackSmoother``, with the configuration's tracking model, constant-velocity when it has
+    /// none) instead of tracking them online: each fix also learns from the scans after it. One
+    /// fix (or `nil`) per scan, in order. Resets the locator before and after.
     public mutating func smoothedFixes(for scans: [Scan]) -> [Fix?] {
         reset()
         let online = tracker

@@ -72,6 +72,36 @@ public struct TrackLocators: Sendable {
     }
 
     /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
+    /// Locates one whole track of one device offline (a ``TrackCollector`` gathers them): a fresh
+    /// ``Locator`` with this configuration locates every scan and smooths the fixes with the
+    /// scans after them too (``Locator/smoothedFixes(for:)``). One fix (or `nil`) per scan, in
+    /// order; counted in ``calls``, ``fixes``, ``elapsed`` and ``trackStarts`` like
+    /// ``locate(_:)``. The scans should be one device's, with one `track`, in time order.
+    ///
+    /// ```swift
+    /// var collector = TrackCollector()
+    /// for scan in scans {
+    ///     if let track = collector.add(scan) { write(locators.smoothedFixes(forTrack: track)) }
+    /// }
+    /// for track in collector.finish() { write(locators.smoothedFixes(forTrack: track)) }
+    /// ```
+    public mutating func smoothedFixes(forTrack scans: [Scan]) -> [Fix?] {
+        guard let first = scans.first else { return [] }
+        if index[first.device] == nil {
+            index[first.device] = entries.count
+            entries.append((first.track, Locator(venue: venue, solver: solver, configuration: configuration)))
+        }
+        var locator = Locator(venue: venue, solver: solver, configuration: configuration)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let fixes = locator.smoothedFixes(for: scans)
+        elapsed += clock.now - start
+        calls += scans.count
+        self.fixes += fixes.reduce(0) { $1 == nil ? $0 : $0 + 1 }
+        trackStarts += 1
+        return fixes
+    }
+
     public var callsPerSecond: Double? {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         guard calls > 0, seconds > 0 else { return nil }

@@ -18,7 +18,9 @@ struct EvalCommand: ParsableCommand {
         venue whose beacons have no positions, only classifiers run. --json prints the report of FORMATS.md §3; with \
         --algorithm all, every algorithm runs over the same single pass and the output is a table \
         (or a JSON array). --plot writes an SVG with the error CDF of each algorithm and a map of \
-        truth against the first algorithm's estimates.
+        truth against the first algorithm's estimates. --smooth scores the offline smoother instead \
+        of the online pipeline (each fix also learns from the scans after it); the online figures are \
+        what a live deployment gets.
 
         Algorithms: \(PositioningInputs.algorithmNames).
 
@@ -27,6 +29,7 @@ struct EvalCommand: ParsableCommand {
           whereabouts eval --venue v.json --test test.jsonl --train train.jsonl --json
           whereabouts eval --venue v.json --test test.jsonl --algorithm all --plot r.svg
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go
+          whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
         """
     )
 
@@ -82,11 +85,17 @@ struct EvalCommand: ParsableCommand {
 
         var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration)
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
+        var tracks = TrackCollector()
         while let scan = try reader.next() {
-            run.add(scan)
+            if !pipeline.smooth {
+                run.add(scan)
+            } else if let ended = tracks.add(scan) {
+                run.addSmoothedTrack(ended)
+            }
             for index in places.indices { places[index].add(scan) }
             progress.update(reader.bytesRead)
         }
+        for track in tracks.finish() { run.addSmoothedTrack(track) }
         progress.finish()
         PositioningInputs.warnAboutSkippedLines(reader)
         guard run.scans > 0 else { throw CommandFailure("\(test): the recording holds no scan, so there is nothing to score.") }

@@ -11,8 +11,9 @@ struct LocateCommand: AsyncParsableCommand {
         Each line of the output is one fix: t, device, x, y, z, floor, accuracy (the radius expected \
         to hold the truth 68 % of the time), latitude/longitude when the venue has an origin, method \
         and the beacons used. Scans that cannot be located get no line. Each device has its own \
-        locator, started afresh whenever its track changes. Reads and writes in constant memory; \
-        give "-" as the recording to read standard input. Instead of a recording, --adapter \
+        locator, started afresh whenever its track changes. Reads and writes in constant memory \
+        (with --smooth, it holds each device's open track, and writes a track's fixes once it has \
+        ended); give "-" as the recording to read standard input. Instead of a recording, --adapter \
         locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
 
         Algorithms: \(PositioningInputs.algorithmNames).
@@ -24,6 +25,7 @@ struct LocateCommand: AsyncParsableCommand {
           whereabouts locate --venue venue.json --adapter hci0
           whereabouts locate --venue venue.json --btsnoop btsnoop_hci.log -o fixes.jsonl
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go
+          whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
         """
     )
 
@@ -46,6 +48,12 @@ struct LocateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
     var lenient = false
 
+    func validate() throws {
+        if pipeline.smooth, source.adapter != nil {
+            throw ValidationError("--smooth needs a recording or a capture: it waits for each track to end, and a live scan has no end.")
+        }
+    }
+
     func run() async throws {
         let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
         let venueValue = try PositioningInputs.venue(venue)
@@ -56,10 +64,19 @@ struct LocateCommand: AsyncParsableCommand {
 
         let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
         var progress = Progress("locating", total: reader.progressTotal)
+        var tracks = TrackCollector()
+        func write(_ track: [Scan]) throws {
+            for fix in locators.smoothedFixes(forTrack: track) { if let fix { try writer.write(fix) } }
+        }
         while let scan = try await reader.next() {
-            if let fix = locators.locate(scan) { try writer.write(fix) }
+            if pipeline.smooth {
+                if let ended = tracks.add(scan) { try write(ended) }
+            } else if let fix = locators.locate(scan) {
+                try writer.write(fix)
+            }
             progress.update(reader.bytesRead)
         }
+        for track in tracks.finish() { try write(track) }
         try writer.finish()
         progress.finish()
         reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Whereabouts
 
-/// How each device's scans are treated around the solver: `--rssi-filter` and `--tracking`.
-/// Shared by `locate` and `eval`, so that a pipeline scored with `eval` is the one `locate` runs.
+/// How each device's scans are treated around the solver: `--rssi-filter`, `--tracking` and
+/// `--smooth`. Shared by `locate` and `eval`, so that a pipeline scored with `eval` is the one
+/// `locate` runs.
 struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The per-beacon RSSI filter: kalman (a scalar Kalman filter, gain about 0.28) or none (each beacon's latest reading as it is).",
@@ -14,6 +15,10 @@ struct PipelineOptions: ParsableArguments {
         valueName: "none|constant-velocity|stop-and-go"))
     var tracking: String = "none"
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Smooth each track offline, with the scans after each fix too (the --tracking model; constant-velocity when none): fixes come out a track at a time, once each device's track has ended."))
+    var smooth = false
+
     func validate() throws {
         guard ["kalman", "none"].contains(rssiFilter) else {
             throw ValidationError("--rssi-filter must be kalman or none.")
@@ -23,9 +28,12 @@ struct PipelineOptions: ParsableArguments {
         }
     }
 
-    /// The per-device configuration the options describe.
+    /// The per-device configuration the options describe. Smoothing without a tracking model
+    /// smooths with the constant-velocity one.
     var configuration: LocatorConfiguration {
-        LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
-                             tracking: MotionTracker.Configuration.Model(rawValue: tracking).map { MotionTracker.Configuration(model: $0) })
+        var model = MotionTracker.Configuration.Model(rawValue: tracking)
+        if smooth, model == nil { model = .constantVelocity }
+        return LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
+                                    tracking: model.map { MotionTracker.Configuration(model: $0) })
     }
 }

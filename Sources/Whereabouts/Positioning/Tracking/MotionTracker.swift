@@ -128,6 +128,8 @@ public struct MotionTracker: Sendable {
     private var filter: ConstantVelocityFilter
     private var stopAndGo: StopAndGoFilter?
     private var height = 0.0
+    /// ``Configuration/minimumAccuracy`` in venue units.
+    private var minimumAccuracy: Double { configuration.minimumAccuracy / metresPerUnit }
 
     /// Creates a tracker for positions in venue units of `metresPerUnit` metres (1 for metres).
     public init(configuration: Configuration = Configuration(), metresPerUnit: Double = 1) {
@@ -171,7 +173,8 @@ public struct MotionTracker: Sendable {
         if stopAndGo != nil {
             guard let output = stopAndGo?.step(x: estimate.point.x, y: estimate.point.y, accuracy: estimate.accuracy, time: time)
             else { return nil }
-            return stopAndGoEstimate(x: output.x, y: output.y, variance: output.variance, beaconCount: estimate.beaconCount)
+            return Self.stopAndGoEstimate(x: output.x, y: output.y, z: height, variance: output.variance,
+                                          beaconCount: estimate.beaconCount, minimumAccuracy: minimumAccuracy)
         }
         guard let record = filter.step(x: estimate.point.x, y: estimate.point.y, accuracy: estimate.accuracy, time: time)
         else { return nil }
@@ -183,7 +186,8 @@ public struct MotionTracker: Sendable {
     public func predicted(at time: Double) -> PositionEstimate? {
         if let stopAndGo {
             guard let predicted = stopAndGo.predicted(at: time) else { return nil }
-            return stopAndGoEstimate(x: predicted.x, y: predicted.y, variance: predicted.variance, beaconCount: 0)
+            return Self.stopAndGoEstimate(x: predicted.x, y: predicted.y, z: height, variance: predicted.variance,
+                                          beaconCount: 0, minimumAccuracy: minimumAccuracy)
         }
         guard let state = filter.state else { return nil }
         let dt = time - state.time
@@ -194,9 +198,10 @@ public struct MotionTracker: Sendable {
 
     /// An estimate of the stop-and-go filter: the mixture's position and the 68 % radius of its
     /// variance, at least the minimum accuracy.
-    private func stopAndGoEstimate(x: Double, y: Double, variance: Double, beaconCount: Int) -> PositionEstimate? {
+    static func stopAndGoEstimate(x: Double, y: Double, z height: Double, variance: Double, beaconCount: Int,
+                                  minimumAccuracy: Double) -> PositionEstimate? {
         let radius = ConstantVelocityFilter.radius68 * max(variance, 0).squareRoot()
-        let accuracy = max(radius, configuration.minimumAccuracy / metresPerUnit)
+        let accuracy = max(radius, minimumAccuracy)
         guard x.isFinite, y.isFinite, accuracy.isFinite else { return nil }
         return PositionEstimate(point: SpatialPoint(x: x, y: y, z: height.isFinite ? height : 0),
                                 accuracy: accuracy, beaconCount: beaconCount)

@@ -14,12 +14,12 @@ public struct TimedEstimate: Hashable, Sendable {
     }
 }
 
-/// Smooths a whole recording of one device and track offline: the ``MotionTracker``'s filter run
-/// forwards, then a Rauch–Tung–Striebel pass backwards, so that every position also learns from
-/// the estimates after it.
+/// Smooths a whole recording of one device and track offline, so that every position also learns
+/// from the estimates after it.
 ///
-/// The forward pass is exactly the online tracker (same gate, speed limit, gaps and restarts); the
-/// backward pass, within each stretch between restarts, is
+/// **Constant velocity** (the default model): the ``MotionTracker``'s filter run forwards, then a
+/// Rauch–Tung–Striebel pass backwards. The forward pass is exactly the online tracker (same gate,
+/// speed limit, gaps and restarts); the backward pass, within each stretch between restarts, is
 ///
 /// ```
 /// C_k  = P_k|k · Fᵀ · P_k+1|k⁻¹
@@ -29,6 +29,21 @@ public struct TimedEstimate: Hashable, Sendable {
 ///
 /// The smoothed accuracy is the 68 % radius of `P_k`, at least the latest estimate's own (see
 /// ``MotionTracker``).
+///
+/// **Stop and go** (``MotionTracker/Configuration/Model/stopAndGo``): a two-filter smoother. The
+/// online stop-and-go filter runs forwards, and once more backwards in time over the same
+/// estimates; at each estimate the forward filter's output (everything up to it) is combined with
+/// the backward filter's prediction just before it (everything after it) by their inverse
+/// variances:
+///
+/// ```
+/// v = 1 / (1/v_f + 1/v_b)      x = v·(x_f/v_f + x_b/v_b)
+/// ```
+///
+/// Neither half takes in an estimate twice, so the two are independent given the path. Where the
+/// backward half has no track (the last estimate, or across a gap that restarts tracks), the
+/// forward output stands. The smoothed accuracy is the 68 % radius of `v`. Walking, the forward
+/// filter lags behind and the backward one runs ahead; their combination sits on the path.
 ///
 /// ```swift
 /// let smoother = TrackSmoother()
@@ -51,6 +66,7 @@ public struct TrackSmoother: Sendable {
     /// Inputs should be in time order; an earlier time than the one before counts as no time
     /// passing, as in ``MotionTracker``.
     public func smooth(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
+        if configuration.model == .stopAndGo { return smoothStoppingAndGoing(estimates) }
         var filter = ConstantVelocityFilter(configuration: configuration, metresPerUnit: metresPerUnit)
         var records: [TrackRecord?] = []
         records.reserveCapacity(estimates.count)
@@ -69,6 +85,44 @@ public struct TrackSmoother: Sendable {
                 MotionTracker.estimate($0, z: height, beaconCount: input.estimate.beaconCount,
                                        accuracyFloor: records[index]?.accuracyFloor ?? 0)
             })
+        }
+        return output
+    }
+
+    /// The two-filter smoother of the stop-and-go model (see the type's description).
+    private func smoothStoppingAndGoing(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
+        var forward = StopAndGoFilter(configuration: configuration, metresPerUnit: metresPerUnit)
+        let filtered = estimates.map { input in
+            forward.step(x: input.estimate.point.x, y: input.estimate.point.y, accuracy: input.estimate.accuracy, time: input.time)
+        }
+        // Backwards in time: negated times keep the filter's clock running forwards.
+        var backward = StopAndGoFilter(configuration: configuration, metresPerUnit: metresPerUnit)
+        var ahead = [StopAndGoFilter.Output?](repeating: nil, count: estimates.count)
+        for index in estimates.indices.reversed() {
+            let input = estimates[index]
+            ahead[index] = backward.predicted(at: -input.time)
+            _ = backward.step(x: input.estimate.point.x, y: input.estimate.point.y, accuracy: input.estimate.accuracy, time: -input.time)
+        }
+        var output: [PositionEstimate?] = []
+        output.reserveCapacity(estimates.count)
+        var height = 0.0
+        for index in estimates.indices {
+            let input = estimates[index]
+            if input.estimate.point.z.isFinite { height = input.estimate.point.z }
+            guard let past = filtered[index] else {
+                output.append(nil)
+                continue
+            }
+            var x = past.x, y = past.y, variance = past.variance
+            if let future = ahead[index], future.variance > 0, variance > 0 {
+                let combined = 1 / (1 / variance + 1 / future.variance)
+                let cx = combined * (x / variance + future.x / future.variance)
+                let cy = combined * (y / variance + future.y / future.variance)
+                if cx.isFinite, cy.isFinite, combined.isFinite { (x, y, variance) = (cx, cy, combined) }
+            }
+            output.append(MotionTracker.stopAndGoEstimate(x: x, y: y, z: height, variance: variance,
+                                                          beaconCount: input.estimate.beaconCount,
+                                                          minimumAccuracy: configuration.minimumAccuracy / metresPerUnit))
         }
         return output
     }
