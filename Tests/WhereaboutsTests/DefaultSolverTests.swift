@@ -66,6 +66,54 @@ struct DefaultSolverTests {
         #expect(solver.accuracyScale != 1)   // measured, not assumed
     }
 
+    /// Spots in the square where each beacon reads a fixed offset (σ 5 dB: the spot's multipath)
+    /// plus 1 dB of noise a scan, eight one-second scans at each, one track per spot: a standing
+    /// phone's error persists from scan to scan, as on real recordings.
+    private static func persistentSurvey(seed: UInt64, spots: Int) -> [Scan] {
+        var random = SeededRandom(seed: seed)
+        var scans: [Scan] = []
+        for spot in 0..<spots {
+            let x = 1 + 8 * random.nextUniform(), y = 1 + 8 * random.nextUniform()
+            let offsets = square.beacons.map { _ in 5 * random.nextGaussian() }
+            for second in 0..<8 {
+                let readings = square.beacons.enumerated().map { index, beacon in
+                    let distance = max(((x - (beacon.x ?? 0)) * (x - (beacon.x ?? 0)) + (y - (beacon.y ?? 0)) * (y - (beacon.y ?? 0))).squareRoot(), 0.5)
+                    return Reading(beacon: .id(beacon.id), rssi: -59 - 20 * log10(distance) + offsets[index] + random.nextGaussian())
+                }
+                scans.append(Scan(time: Double(100 * spot + second), device: "phone", track: "\(spot)", readings: readings,
+                                  truth: GroundTruth(x: x, y: y)))
+            }
+        }
+        return scans
+    }
+
+    @Test func theTrackersRadiusIsMeasuredWhereErrorsPersist() throws {
+        let configuration = LocatorConfiguration(filter: nil, tracking: .stopAndGo)
+        let setup = PositioningAlgorithm.default.setup(venue: square, training: Self.persistentSurvey(seed: 1, spots: 80),
+                                                       configuration: configuration)
+        let solver = try #require(setup.solver as? DefaultSolver)
+        // Averaging a standing phone's estimates as if independent shrinks the tracker's radius
+        // far below their shared error: the factor is large, and the setup hands it on.
+        let measured = try #require(solver.trackedAccuracyScale)
+        #expect(measured > 1.5, "tracked radius factor \(measured)")
+        #expect(setup.configuration.tracking?.accuracyScale == measured)
+        // On other spots: about 68 % inside with the factor, far fewer without.
+        func coverage(_ setup: PositioningSetup) throws -> Double {
+            var locators = setup.makeLocators()
+            var evaluation = Evaluation()
+            for scan in Self.persistentSurvey(seed: 2, spots: 60) { evaluation.add(truth: scan.truth, fix: locators.locate(scan)) }
+            return try #require(evaluation.report(dataset: "", algorithm: "", units: .metre).accuracyCoverage)
+        }
+        var unscaled = setup.configuration
+        unscaled.tracking?.accuracyScale = 1
+        let scaled = try coverage(setup)
+        let plain = try coverage(PositioningSetup(venue: setup.venue, solver: setup.solver, configuration: unscaled))
+        #expect(scaled > 0.53 && scaled < 0.83, "inside the scaled radius: \(scaled)")
+        #expect(plain < scaled - 0.15, "inside the tracker's own radius: \(plain)")
+        // Without tracking there is nothing to measure.
+        #expect(DefaultSolver(venue: PositioningVenue(square)).trackedAccuracyScale == nil)
+    }
+
     @Test func radiusKeepsItsPromiseOnAnotherSimulatedWalk() throws {
         // Train on one simulated survey of the example, score the visit: the share of truths inside
         // the 68 % radius lies within 68 ± 15 %.

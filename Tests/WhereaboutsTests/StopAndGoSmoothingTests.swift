@@ -73,6 +73,30 @@ import Testing
                 "standing: smoothed \(standing.smoothed) m, online \(standing.online) m")
     }
 
+    @Test func theAccuracyScaleMultipliesEveryRadius() throws {
+        var scaled = Self.configuration
+        scaled.accuracyScale = 2
+        let inputs = (0..<6).map { Self.timed(Double($0) * 0.3, 0, at: Double($0)) }
+        var plainTracker = MotionTracker(configuration: Self.configuration), scaledTracker = MotionTracker(configuration: scaled)
+        for input in inputs {
+            let plain = plainTracker.update(input.estimate, at: input.time), doubled = scaledTracker.update(input.estimate, at: input.time)
+            #expect(doubled?.point == plain?.point)
+            #expect(abs((doubled?.accuracy ?? 0) - 2 * (plain?.accuracy ?? 0)) < 1e-12)
+        }
+        #expect(abs((scaledTracker.predicted(at: 7)?.accuracy ?? 0) - 2 * (plainTracker.predicted(at: 7)?.accuracy ?? 0)) < 1e-12)
+        for model in MotionTracker.Configuration.Model.allCases {
+            var plain = Self.configuration, doubled = scaled
+            plain.model = model
+            doubled.model = model
+            let smoothedPlain = TrackSmoother(configuration: plain).smooth(inputs)
+            let smoothedDoubled = TrackSmoother(configuration: doubled).smooth(inputs)
+            for (a, b) in zip(smoothedPlain, smoothedDoubled) {
+                let a = try #require(a), b = try #require(b)
+                #expect(a.point == b.point && abs(b.accuracy - 2 * a.accuracy) < 1e-12)
+            }
+        }
+    }
+
     @Test func aGapKeepsTheStretchesApart() throws {
         // Two stretches 15 s apart (past the 5 s gap): the first never learns from the second.
         var inputs = (0..<5).map { Self.timed(0, 0, at: Double($0)) }

@@ -64,14 +64,18 @@ public struct PositioningSetup: Sendable {
 
 extension PositioningAlgorithm {
     /// Builds the algorithm for a venue: calibrates the venue from `training` when it has true
-    /// positions, then builds the solver (training it, for the algorithms that learn).
+    /// positions, then builds the solver (training it, for the algorithms that learn). With
+    /// ``default`` and tracking, the tracker's ``MotionTracker/Configuration/accuracyScale`` is
+    /// the one the solver measured (``DefaultSolver/trackedAccuracyScale``).
     public func setup(venue: Venue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) -> PositioningSetup {
-        let (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
+        var (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
                                                                                                   configuration: configuration)
         let positioning = PositioningVenue(calibratedVenue)
         let (solverTraining, solverConfiguration) = PositioningSetup.solverTraining(training, configuration: calibratedConfiguration)
-        return PositioningSetup(venue: positioning, solver: solver(for: positioning, training: solverTraining,
-                                                                  configuration: solverConfiguration),
-                                configuration: calibratedConfiguration, calibration: calibration)
+        let solver = solver(for: positioning, training: solverTraining, configuration: solverConfiguration)
+        if let measured = (solver as? DefaultSolver)?.trackedAccuracyScale {
+            calibratedConfiguration.tracking?.accuracyScale = measured
+        }
+        return PositioningSetup(venue: positioning, solver: solver, configuration: calibratedConfiguration, calibration: calibration)
     }
 }

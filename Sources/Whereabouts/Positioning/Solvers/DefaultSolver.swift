@@ -18,7 +18,10 @@
 /// other members learn nothing from positions). Without training data the factor is measured the
 /// same way on a survey simulated with the venue's own calibration and the configured RSSI noise
 /// (``simulatedSurvey(of:configuration:)``): the radius then keeps its promise as far as the
-/// venue's radio model is right.
+/// venue's radio model is right. When the configuration tracks, the tracked fixes of the same
+/// replay measure a second factor, for the tracker's radius (``trackedAccuracyScale``): a
+/// standing phone's estimates share much of their error on real recordings, which the tracker,
+/// averaging them as independent, cannot see.
 ///
 /// Nothing in it is tuned to a data set: the equal trusts are IBeaconLocation's default, and
 /// every parameter comes from the training recording or the venue's calibration.
@@ -34,6 +37,11 @@ public struct DefaultSolver: PositionSolver {
     public let fusion: TrustFusion
     /// The factor applied to the fused radius so that it holds the truth 68 % of the time.
     public let accuracyScale: Double
+    /// When the configuration tracks: the factor the tracker's radius needs to hold the truth
+    /// 68 % of the time, measured the same way on the tracked fixes (what
+    /// ``MotionTracker/Configuration/accuracyScale`` gets in ``PositioningAlgorithm/default``'s
+    /// setup); `nil` without tracking.
+    public let trackedAccuracyScale: Double?
 
     /// The spatial block size of the radius validation, metres.
     static let blockSize = 1.5
@@ -44,10 +52,6 @@ public struct DefaultSolver: PositionSolver {
     /// (the radius validation replays the training scans through the same pipeline).
     public init(venue: PositioningVenue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) {
         self.venue = venue
-        // The radius is each estimate's own, before any tracking: a tracker takes it as the
-        // estimate's noise and works out its own.
-        var configuration = configuration
-        configuration.tracking = nil
         let centroid = WeightedCentroid(venue: venue)
         let multilateration = Multilateration(venue: venue)
         let hasPositions = training.contains { $0.truth?.planarPoint != nil }
@@ -58,16 +62,13 @@ public struct DefaultSolver: PositionSolver {
             return TrustFusion(members, name: "default")
         }
         fusion = fused(fingerprints)
-        var ratios: [Double] = []
-        guard hasPositions else {
+        // The validation: which solver locates which scans, and which of them it is scored on.
+        var validation: [(solver: TrustFusion, scans: [Scan], scoring: (Scan) -> Bool)] = []
+        if !hasPositions {
             // No truth to measure with: measure on a survey simulated under the model the ranges
             // assume (the venue's calibration, the configured RSSI noise).
-            ratios = Self.ratios(of: fusion, venue: venue, scans: Self.simulatedSurvey(of: venue, configuration: configuration),
-                                 configuration: configuration)
-            accuracyScale = Self.scale(from: ratios)
-            return
-        }
-        if let fingerprints, fingerprints.referenceCount > 0 {
+            validation = [(fusion, Self.simulatedSurvey(of: venue, configuration: configuration), { _ in true })]
+        } else if let fingerprints, fingerprints.referenceCount > 0 {
             // Fingerprints of the other folds only, with the settings chosen on all the data.
             let fixed = FingerprintSolver.Configuration(k: fingerprints.k, metric: fingerprints.metric,
                                                         mergesSamePosition: fingerprints.mergesSamePosition,
@@ -82,13 +83,39 @@ public struct DefaultSolver: PositionSolver {
                     return folds.fold(of: point, floor: scan.truth?.floor) == fold
                 }
                 let others = training.filter { !heldOut($0) }
-                let solver = fused(FingerprintSolver(venue: venue, training: others, configuration: fixed))
-                ratios += Self.ratios(of: solver, venue: venue, scans: training, configuration: configuration, scoring: heldOut)
+                validation.append((fused(FingerprintSolver(venue: venue, training: others, configuration: fixed)), training, heldOut))
             }
         } else {
-            ratios = Self.ratios(of: fusion, venue: venue, scans: training, configuration: configuration)
+            validation = [(fusion, training, { _ in true })]
         }
-        accuracyScale = Self.scale(from: ratios)
+        // The radius is each estimate's own, before any tracking: a tracker takes it as the
+        // estimate's noise and works out its own.
+        var untracked = configuration
+        untracked.tracking = nil
+        let scale = Self.scale(from: validation.flatMap { member in
+            Self.ratios(of: member.solver, venue: venue, scans: member.scans, configuration: untracked, scoring: member.scoring)
+        })
+        accuracyScale = scale
+        // The tracker's radius, measured the same way on the tracked fixes.
+        if var tracking = configuration.tracking {
+            tracking.accuracyScale = 1
+            var tracked = configuration
+            tracked.tracking = tracking
+            trackedAccuracyScale = Self.scale(from: validation.flatMap { member in
+                Self.ratios(of: DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: scale), venue: venue,
+                            scans: member.scans, configuration: tracked, scoring: member.scoring)
+            })
+        } else {
+            trackedAccuracyScale = nil
+        }
+    }
+
+    /// A solver of measured parts.
+    private init(venue: PositioningVenue, fusion: TrustFusion, accuracyScale: Double) {
+        self.venue = venue
+        self.fusion = fusion
+        self.accuracyScale = accuracyScale
+        trackedAccuracyScale = nil
     }
 
     /// The 68th percentile of error ÷ radius, kept within 0.1…10; 1 when there is none.

@@ -95,6 +95,21 @@ public struct MotionTracker: Sendable {
         /// With ``Model/stopAndGo``: the probability of still standing (or still walking) a
         /// second later. Default 0.9: a person changes between the two every ten seconds or so.
         public var modeStayProbability: Double
+        /// The factor applied to every tracked accuracy radius. Default 1: the radius the model
+        /// gives. On real recordings a standing phone's estimates share much of their error
+        /// scan after scan (the same multipath, the same body in the way), which a tracker that
+        /// averages them as independent cannot know, so its radius comes out too small;
+        /// ``PositioningAlgorithm/default`` measures this factor on the training data
+        /// (``DefaultSolver/trackedAccuracyScale``) and sets it.
+        public var accuracyScale: Double
+
+        /// `estimate` with its accuracy times ``accuracyScale`` (left as it is when the factor is
+        /// not a positive finite number).
+        func scalingAccuracy(of estimate: PositionEstimate?) -> PositionEstimate? {
+            guard var estimate, accuracyScale.isFinite, accuracyScale > 0, accuracyScale != 1 else { return estimate }
+            estimate.accuracy *= accuracyScale
+            return estimate.accuracy.isFinite ? estimate : nil
+        }
 
         /// The stop-and-go model with its defaults (``Model/stopAndGo``), as
         /// `whereabouts locate --tracking stop-and-go` runs it.
@@ -104,8 +119,10 @@ public struct MotionTracker: Sendable {
         public init(model: Model = .constantVelocity, accelerationDensity: Double = 1, maximumSpeed: Double = 2,
                     initialSpeedDeviation: Double = 1, gate: Double = 13.8, restartAfterOutliers: Int = 3,
                     maximumGap: Double = 5, correlationTime: Double = 0.5, minimumAccuracy: Double = 0.1,
-                    stillDiffusion: Double = 0.0025, walkingSpeed: Double = 1.4, modeStayProbability: Double = 0.9) {
+                    stillDiffusion: Double = 0.0025, walkingSpeed: Double = 1.4, modeStayProbability: Double = 0.9,
+                    accuracyScale: Double = 1) {
             self.model = model
+            self.accuracyScale = accuracyScale
             self.stillDiffusion = stillDiffusion
             self.walkingSpeed = walkingSpeed
             self.modeStayProbability = modeStayProbability
@@ -169,6 +186,11 @@ public struct MotionTracker: Sendable {
     /// gives the prediction. Returns `nil` only when there is no track and the estimate has no
     /// finite point.
     public mutating func update(_ estimate: PositionEstimate, at time: Double) -> PositionEstimate? {
+        configuration.scalingAccuracy(of: tracked(estimate, at: time))
+    }
+
+    /// ``update(_:at:)`` before ``Configuration/accuracyScale``.
+    private mutating func tracked(_ estimate: PositionEstimate, at time: Double) -> PositionEstimate? {
         if estimate.point.z.isFinite { height = estimate.point.z }
         if stopAndGo != nil {
             guard let output = stopAndGo?.step(x: estimate.point.x, y: estimate.point.y, accuracy: estimate.accuracy, time: time)
@@ -184,6 +206,11 @@ public struct MotionTracker: Sendable {
     /// The track predicted to `time` without an estimate (for display between fixes), or `nil`
     /// with no track. The tracker itself does not move.
     public func predicted(at time: Double) -> PositionEstimate? {
+        configuration.scalingAccuracy(of: unscaledPrediction(at: time))
+    }
+
+    /// ``predicted(at:)`` before ``Configuration/accuracyScale``.
+    private func unscaledPrediction(at time: Double) -> PositionEstimate? {
         if let stopAndGo {
             guard let predicted = stopAndGo.predicted(at: time) else { return nil }
             return Self.stopAndGoEstimate(x: predicted.x, y: predicted.y, z: height, variance: predicted.variance,

@@ -40,6 +40,9 @@ public struct TimedEstimate: Hashable, Sendable {
 /// v = 1 / (1/v_f + 1/v_b)      x = v·(x_f/v_f + x_b/v_b)
 /// ```
 ///
+/// Either way the radius is then multiplied by the configuration's
+/// ``MotionTracker/Configuration/accuracyScale``, as the online tracker's is.
+///
 /// Neither half takes in an estimate twice, so the two are independent given the path. Where the
 /// backward half has no track (the last estimate, or across a gap that restarts tracks), the
 /// forward output stands. The smoothed accuracy is the 68 % radius of `v`. Walking, the forward
@@ -66,7 +69,12 @@ public struct TrackSmoother: Sendable {
     /// Inputs should be in time order; an earlier time than the one before counts as no time
     /// passing, as in ``MotionTracker``.
     public func smooth(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
-        if configuration.model == .stopAndGo { return smoothStoppingAndGoing(estimates) }
+        let smoothed = configuration.model == .stopAndGo ? smoothStoppingAndGoing(estimates) : smoothMovingSteadily(estimates)
+        return smoothed.map(configuration.scalingAccuracy(of:))
+    }
+
+    /// The Rauch–Tung–Striebel smoother of the constant-velocity model.
+    private func smoothMovingSteadily(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
         var filter = ConstantVelocityFilter(configuration: configuration, metresPerUnit: metresPerUnit)
         var records: [TrackRecord?] = []
         records.reserveCapacity(estimates.count)
