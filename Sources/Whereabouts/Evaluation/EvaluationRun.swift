@@ -80,6 +80,8 @@ public struct EvaluationRun: Sendable {
     /// Locates one whole track of one device with every algorithm offline, smoothed with the scans
     /// after each one too (``TrackLocators/smoothedFixes(forTrack:)``), and scores the fixes. A
     /// ``TrackCollector`` gathers the tracks of a recording; feed a run either scans or tracks.
+    /// With a `lag`, each fix learns only from the scans of the `lag` seconds after it: the score
+    /// of a live pipeline delayed by that much.
     ///
     /// ```swift
     /// var collector = TrackCollector()
@@ -88,10 +90,10 @@ public struct EvaluationRun: Sendable {
     /// }
     /// for track in collector.finish() { run.addSmoothedTrack(track) }
     /// ```
-    public mutating func addSmoothedTrack(_ track: [Scan]) {
+    public mutating func addSmoothedTrack(_ track: [Scan], lag: Double? = nil) {
         for scan in track { count(scan) }
         for slot in entries.indices {
-            let fixes = entries[slot].locators.smoothedFixes(forTrack: track)
+            let fixes = entries[slot].locators.smoothedFixes(forTrack: track, lag: lag)
             for (scan, fix) in zip(track, fixes) { score(fix, of: scan, slot: slot) }
         }
     }

@@ -258,7 +258,10 @@ public struct Locator: Sendable {
     /// (``TrackSmoother``, with the configuration's tracking model, constant-velocity when it has
     /// none) instead of tracking them online: each fix also learns from the scans after it. One
     /// fix (or `nil`) per scan, in order. Resets the locator before and after.
-    public mutating func smoothedFixes(for scans: [Scan]) -> [Fix?] {
+    ///
+    /// With a `lag` (seconds), each fix learns only from the scans of the `lag` seconds after it,
+    /// as a live pipeline delayed by that much would (``FixedLagSmoother``).
+    public mutating func smoothedFixes(for scans: [Scan], lag: Double? = nil) -> [Fix?] {
         reset()
         let online = tracker
         tracker = nil
@@ -267,11 +270,17 @@ public struct Locator: Sendable {
             reset()
         }
         let raw = scans.map { locate($0) }
-        let smoother = TrackSmoother(configuration: configuration.tracking ?? MotionTracker.Configuration(),
-                                     metresPerUnit: venue.venue.units.metres ?? 1)
-        let located = raw.compactMap { $0 }
-        var smoothed = smoother.smooth(located.map { TimedEstimate(time: $0.time, estimate: PositionEstimate(
-            point: $0.point, accuracy: $0.accuracy, beaconCount: $0.beacons.count)) })[...]
+        let tracking = configuration.tracking ?? MotionTracker.Configuration()
+        let metresPerUnit = venue.venue.units.metres ?? 1
+        let inputs = raw.compactMap { $0 }.map { TimedEstimate(time: $0.time, estimate: PositionEstimate(
+            point: $0.point, accuracy: $0.accuracy, beaconCount: $0.beacons.count)) }
+        var smoothed: ArraySlice<PositionEstimate?>
+        if let lag {
+            var smoother = FixedLagSmoother(configuration: tracking, lag: lag, metresPerUnit: metresPerUnit)
+            smoothed = (inputs.flatMap { smoother.add($0) } + smoother.finish())[...]
+        } else {
+            smoothed = TrackSmoother(configuration: tracking, metresPerUnit: metresPerUnit).smooth(inputs)[...]
+        }
         return raw.map { fix in
             guard var fix, let estimate = smoothed.popFirst() else { return fix }
             guard let estimate else { return fix }

@@ -76,7 +76,9 @@ public struct TrackLocators: Sendable {
     /// ``Locator`` with this configuration locates every scan and smooths the fixes with the
     /// scans after them too (``Locator/smoothedFixes(for:)``). One fix (or `nil`) per scan, in
     /// order; counted in ``calls``, ``fixes``, ``elapsed`` and ``trackStarts`` like
-    /// ``locate(_:)``. The scans should be one device's, with one `track`, in time order.
+    /// ``locate(_:)``. The scans should be one device's, with one `track`, in time order. With a
+    /// `lag`, each fix learns only from the scans of the `lag` seconds after it (a live pipeline
+    /// delayed by that much, ``FixedLagSmoother``).
     ///
     /// ```swift
     /// var collector = TrackCollector()
@@ -85,7 +87,7 @@ public struct TrackLocators: Sendable {
     /// }
     /// for track in collector.finish() { write(locators.smoothedFixes(forTrack: track)) }
     /// ```
-    public mutating func smoothedFixes(forTrack scans: [Scan]) -> [Fix?] {
+    public mutating func smoothedFixes(forTrack scans: [Scan], lag: Double? = nil) -> [Fix?] {
         guard let first = scans.first else { return [] }
         if index[first.device] == nil {
             index[first.device] = entries.count
@@ -94,7 +96,7 @@ public struct TrackLocators: Sendable {
         var locator = Locator(venue: venue, solver: solver, configuration: configuration)
         let clock = ContinuousClock()
         let start = clock.now
-        let fixes = locator.smoothedFixes(for: scans)
+        let fixes = locator.smoothedFixes(for: scans, lag: lag)
         elapsed += clock.now - start
         calls += scans.count
         self.fixes += fixes.reduce(0) { $1 == nil ? $0 : $0 + 1 }

@@ -19,8 +19,8 @@ struct EvalCommand: ParsableCommand {
         --algorithm all, every algorithm runs over the same single pass and the output is a table \
         (or a JSON array). --plot writes an SVG with the error CDF of each algorithm and a map of \
         truth against the first algorithm's estimates. --smooth scores the offline smoother instead \
-        of the online pipeline (each fix also learns from the scans after it); the online figures are \
-        what a live deployment gets.
+        of the online pipeline (each fix also learns from the scans after it); --lag S scores a live \
+        pipeline that reports each fix S seconds late, smoothed with the scans of those seconds.
 
         Algorithms: \(PositioningInputs.algorithmNames).
 
@@ -30,6 +30,7 @@ struct EvalCommand: ParsableCommand {
           whereabouts eval --venue v.json --test test.jsonl --algorithm all --plot r.svg
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
+          whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --lag 1
         """
     )
 
@@ -87,15 +88,15 @@ struct EvalCommand: ParsableCommand {
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         var tracks = TrackCollector()
         while let scan = try reader.next() {
-            if !pipeline.smooth {
+            if !pipeline.smoothsTracks {
                 run.add(scan)
             } else if let ended = tracks.add(scan) {
-                run.addSmoothedTrack(ended)
+                run.addSmoothedTrack(ended, lag: pipeline.lag)
             }
             for index in places.indices { places[index].add(scan) }
             progress.update(reader.bytesRead)
         }
-        for track in tracks.finish() { run.addSmoothedTrack(track) }
+        for track in tracks.finish() { run.addSmoothedTrack(track, lag: pipeline.lag) }
         progress.finish()
         PositioningInputs.warnAboutSkippedLines(reader)
         guard run.scans > 0 else { throw CommandFailure("\(test): the recording holds no scan, so there is nothing to score.") }

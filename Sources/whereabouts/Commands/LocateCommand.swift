@@ -12,8 +12,8 @@ struct LocateCommand: AsyncParsableCommand {
         to hold the truth 68 % of the time), latitude/longitude when the venue has an origin, method \
         and the beacons used. Scans that cannot be located get no line. Each device has its own \
         locator, started afresh whenever its track changes. Reads and writes in constant memory \
-        (with --smooth, it holds each device's open track, and writes a track's fixes once it has \
-        ended); give "-" as the recording to read standard input. Instead of a recording, --adapter \
+        (with --smooth or --lag, it holds each device's open track, and writes a track's fixes once \
+        it has ended); give "-" as the recording to read standard input. Instead of a recording, --adapter \
         locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
 
         Algorithms: \(PositioningInputs.algorithmNames).
@@ -26,6 +26,7 @@ struct LocateCommand: AsyncParsableCommand {
           whereabouts locate --venue venue.json --btsnoop btsnoop_hci.log -o fixes.jsonl
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
+          whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --lag 1
         """
     )
 
@@ -49,8 +50,8 @@ struct LocateCommand: AsyncParsableCommand {
     var lenient = false
 
     func validate() throws {
-        if pipeline.smooth, source.adapter != nil {
-            throw ValidationError("--smooth needs a recording or a capture: it waits for each track to end, and a live scan has no end.")
+        if pipeline.smoothsTracks, source.adapter != nil {
+            throw ValidationError("--smooth and --lag need a recording or a capture: they wait for each track to end, and a live scan has no end.")
         }
     }
 
@@ -66,10 +67,10 @@ struct LocateCommand: AsyncParsableCommand {
         var progress = Progress("locating", total: reader.progressTotal)
         var tracks = TrackCollector()
         func write(_ track: [Scan]) throws {
-            for fix in locators.smoothedFixes(forTrack: track) { if let fix { try writer.write(fix) } }
+            for fix in locators.smoothedFixes(forTrack: track, lag: pipeline.lag) { if let fix { try writer.write(fix) } }
         }
         while let scan = try await reader.next() {
-            if pipeline.smooth {
+            if pipeline.smoothsTracks {
                 if let ended = tracks.add(scan) { try write(ended) }
             } else if let fix = locators.locate(scan) {
                 try writer.write(fix)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Whereabouts
 
-/// How each device's scans are treated around the solver: `--rssi-filter`, `--tracking` and
-/// `--smooth`. Shared by `locate` and `eval`, so that a pipeline scored with `eval` is the one
+/// How each device's scans are treated around the solver: `--rssi-filter`, `--tracking`,
+/// `--smooth` and `--lag`. Shared by `locate` and `eval`, so that a pipeline scored with `eval` is the one
 /// `locate` runs.
 struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
@@ -19,7 +19,17 @@ struct PipelineOptions: ParsableArguments {
         "Smooth each track offline, with the scans after each fix too (the --tracking model; constant-velocity when none): fixes come out a track at a time, once each device's track has ended."))
     var smooth = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Smooth each fix with the scans of the next SECONDS only, as a live pipeline delayed by that much would (the --tracking model; constant-velocity when none).",
+        valueName: "seconds"))
+    var lag: Double?
+
+    /// Whether fixes are smoothed (`--smooth` or `--lag`), a track at a time.
+    var smoothsTracks: Bool { smooth || lag != nil }
+
     func validate() throws {
+        if let lag, !(lag.isFinite && lag >= 0) { throw ValidationError("--lag must be a number of seconds, 0 or more.") }
+        if smooth, lag != nil { throw ValidationError("--smooth uses every later scan and --lag only those of the next seconds: give one of them.") }
         guard ["kalman", "none"].contains(rssiFilter) else {
             throw ValidationError("--rssi-filter must be kalman or none.")
         }
@@ -32,7 +42,7 @@ struct PipelineOptions: ParsableArguments {
     /// smooths with the constant-velocity one.
     var configuration: LocatorConfiguration {
         var model = MotionTracker.Configuration.Model(rawValue: tracking)
-        if smooth, model == nil { model = .constantVelocity }
+        if smoothsTracks, model == nil { model = .constantVelocity }
         return LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
                                     tracking: model.map { MotionTracker.Configuration(model: $0) })
     }

@@ -99,13 +99,13 @@ public struct TrackSmoother: Sendable {
 
     /// The two-filter smoother of the stop-and-go model (see the type's description).
     private func smoothStoppingAndGoing(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
-        var forward = StopAndGoFilter(configuration: configuration, metresPerUnit: metresPerUnit)
+        var forward = TrackFilter(configuration: configuration, metresPerUnit: metresPerUnit)
         let filtered = estimates.map { input in
             forward.step(x: input.estimate.point.x, y: input.estimate.point.y, accuracy: input.estimate.accuracy, time: input.time)
         }
         // Backwards in time: negated times keep the filter's clock running forwards.
-        var backward = StopAndGoFilter(configuration: configuration, metresPerUnit: metresPerUnit)
-        var ahead = [StopAndGoFilter.Output?](repeating: nil, count: estimates.count)
+        var backward = TrackFilter(configuration: configuration, metresPerUnit: metresPerUnit)
+        var ahead = [TrackFilter.Output?](repeating: nil, count: estimates.count)
         for index in estimates.indices.reversed() {
             let input = estimates[index]
             ahead[index] = backward.predicted(at: -input.time)
@@ -117,20 +117,10 @@ public struct TrackSmoother: Sendable {
         for index in estimates.indices {
             let input = estimates[index]
             if input.estimate.point.z.isFinite { height = input.estimate.point.z }
-            guard let past = filtered[index] else {
-                output.append(nil)
-                continue
-            }
-            var x = past.x, y = past.y, variance = past.variance
-            if let future = ahead[index], future.variance > 0, variance > 0 {
-                let combined = 1 / (1 / variance + 1 / future.variance)
-                let cx = combined * (x / variance + future.x / future.variance)
-                let cy = combined * (y / variance + future.y / future.variance)
-                if cx.isFinite, cy.isFinite, combined.isFinite { (x, y, variance) = (cx, cy, combined) }
-            }
-            output.append(MotionTracker.stopAndGoEstimate(x: x, y: y, z: height, variance: variance,
-                                                          beaconCount: input.estimate.beaconCount,
-                                                          minimumAccuracy: configuration.minimumAccuracy / metresPerUnit))
+            output.append(filtered[index].flatMap {
+                $0.combined(with: ahead[index]).estimate(z: height, beaconCount: input.estimate.beaconCount,
+                                                         minimumAccuracy: configuration.minimumAccuracy / metresPerUnit)
+            })
         }
         return output
     }
