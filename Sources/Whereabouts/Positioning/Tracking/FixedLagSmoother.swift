@@ -39,6 +39,8 @@ public struct FixedLagSmoother: Sendable {
     /// The estimates not reported yet, with the forward filter's output at each.
     private var pending: [(input: TimedEstimate, past: TrackFilter.Output?)] = []
     private var height = 0.0
+    /// The latest finite time taken in.
+    private var clock = 0.0
 
     /// Creates a smoother reporting each estimate `lag` seconds late (negative or non-finite lags
     /// count as 0), for positions in venue units of `metresPerUnit` metres.
@@ -55,13 +57,13 @@ public struct FixedLagSmoother: Sendable {
     /// Takes in the next estimate (in time order) and returns the reports now due, oldest first:
     /// one per earlier estimate that is now `lag` seconds old (`nil` where there is no track).
     public mutating func add(_ input: TimedEstimate) -> [PositionEstimate?] {
+        // An estimate without a finite time counts as taken at the latest known time, as in the filters.
+        var input = input
+        if input.time.isFinite { clock = input.time } else { input.time = clock }
         let point = input.estimate.point
         pending.append((input, forward.step(x: point.x, y: point.y, accuracy: input.estimate.accuracy, time: input.time)))
-        let now = input.time.isFinite ? input.time : (pending.last(where: { $0.input.time.isFinite })?.input.time ?? 0)
         var due = 0
-        while due < pending.count, pending[due].input.time.isFinite ? pending[due].input.time + lag <= now : due < pending.count - 1 {
-            due += 1
-        }
+        while due < pending.count, pending[due].input.time + lag <= clock { due += 1 }
         return report(due)
     }
 

@@ -40,13 +40,13 @@ public struct TimedEstimate: Hashable, Sendable {
 /// v = 1 / (1/v_f + 1/v_b)      x = v·(x_f/v_f + x_b/v_b)
 /// ```
 ///
-/// Either way the radius is then multiplied by the configuration's
-/// ``MotionTracker/Configuration/accuracyScale``, as the online tracker's is.
-///
 /// Neither half takes in an estimate twice, so the two are independent given the path. Where the
 /// backward half has no track (the last estimate, or across a gap that restarts tracks), the
 /// forward output stands. The smoothed accuracy is the 68 % radius of `v`. Walking, the forward
 /// filter lags behind and the backward one runs ahead; their combination sits on the path.
+///
+/// Either way the radius is then multiplied by the configuration's
+/// ``MotionTracker/Configuration/accuracyScale``, as the online tracker's is.
 ///
 /// ```swift
 /// let smoother = TrackSmoother()
@@ -69,12 +69,12 @@ public struct TrackSmoother: Sendable {
     /// Inputs should be in time order; an earlier time than the one before counts as no time
     /// passing, as in ``MotionTracker``.
     public func smooth(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
-        let smoothed = configuration.model == .stopAndGo ? smoothStoppingAndGoing(estimates) : smoothMovingSteadily(estimates)
+        let smoothed = configuration.model == .stopAndGo ? twoFilterSmoothed(estimates) : rauchTungStriebelSmoothed(estimates)
         return smoothed.map(configuration.scalingAccuracy(of:))
     }
 
     /// The Rauch–Tung–Striebel smoother of the constant-velocity model.
-    private func smoothMovingSteadily(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
+    private func rauchTungStriebelSmoothed(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
         var filter = ConstantVelocityFilter(configuration: configuration, metresPerUnit: metresPerUnit)
         var records: [TrackRecord?] = []
         records.reserveCapacity(estimates.count)
@@ -97,8 +97,8 @@ public struct TrackSmoother: Sendable {
         return output
     }
 
-    /// The two-filter smoother of the stop-and-go model (see the type's description).
-    private func smoothStoppingAndGoing(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
+    /// The two-filter smoother, for the stop-and-go model (see the type's description).
+    private func twoFilterSmoothed(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
         var forward = TrackFilter(configuration: configuration, metresPerUnit: metresPerUnit)
         let filtered = estimates.map { input in
             forward.step(x: input.estimate.point.x, y: input.estimate.point.y, accuracy: input.estimate.accuracy, time: input.time)
