@@ -60,8 +60,7 @@ public struct FixedLagSmoother: Sendable {
         // An estimate without a finite time counts as taken at the latest known time, as in the filters.
         var input = input
         if input.time.isFinite { clock = input.time } else { input.time = clock }
-        let point = input.estimate.point
-        pending.append((input, forward.step(x: point.x, y: point.y, accuracy: input.estimate.accuracy, time: input.time)))
+        pending.append((input, forward.step(input)))
         var due = 0
         while due < pending.count, pending[due].input.time + lag <= clock { due += 1 }
         return report(due)
@@ -87,14 +86,10 @@ public struct FixedLagSmoother: Sendable {
                 reports.append(nil)
                 continue
             }
-            // Backwards in time over the estimates after this one: negated times keep the
-            // filter's clock running forwards.
+            // Backwards in time over the estimates after this one.
             var backward = TrackFilter(configuration: configuration, metresPerUnit: metresPerUnit)
-            for later in pending[(index + 1)...].reversed() {
-                let point = later.input.estimate.point
-                _ = backward.step(x: point.x, y: point.y, accuracy: later.input.estimate.accuracy, time: -later.input.time)
-            }
-            let smoothed = past.combined(with: index + 1 < pending.count ? backward.predicted(at: -input.time) : nil)
+            for later in pending[(index + 1)...].reversed() { _ = backward.step(later.input, backwards: true) }
+            let smoothed = past.combined(with: backward.predicted(at: -input.time))
             reports.append(configuration.scalingAccuracy(of: smoothed.estimate(
                 z: height, beaconCount: input.estimate.beaconCount,
                 minimumAccuracy: configuration.minimumAccuracy / metresPerUnit)))
@@ -153,6 +148,14 @@ struct TrackFilter: Sendable {
             filter.reset()
             model = .stopAndGo(filter)
         }
+    }
+
+    /// Takes in one estimate, at its time or, `backwards`, at its negated time (a filter run
+    /// backwards in time over a track, its clock still running forwards); the tracked position
+    /// then, or `nil` (see the filters' `step`).
+    mutating func step(_ input: TimedEstimate, backwards: Bool = false) -> Output? {
+        let point = input.estimate.point
+        return step(x: point.x, y: point.y, accuracy: input.estimate.accuracy, time: backwards ? -input.time : input.time)
     }
 
     /// Takes in one input (see the filters' `step`); the tracked position then, or `nil`.

@@ -83,46 +83,44 @@ public struct TrackSmoother: Sendable {
             records.append(filter.step(x: point.x, y: point.y, accuracy: input.estimate.accuracy, time: input.time))
         }
         let states = Self.smoothedStates(records)
-        var output: [PositionEstimate?] = []
-        output.reserveCapacity(estimates.count)
-        var height = 0.0
-        for index in estimates.indices {
-            let input = estimates[index]
-            if input.estimate.point.z.isFinite { height = input.estimate.point.z }
-            output.append(states[index].flatMap {
-                MotionTracker.estimate($0, z: height, beaconCount: input.estimate.beaconCount,
+        return Self.outputs(for: estimates) { index, height in
+            states[index].flatMap {
+                MotionTracker.estimate($0, z: height, beaconCount: estimates[index].estimate.beaconCount,
                                        accuracyFloor: records[index]?.accuracyFloor ?? 0)
-            })
+            }
         }
-        return output
     }
 
     /// The two-filter smoother, for the stop-and-go model (see the type's description).
     private func twoFilterSmoothed(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
         var forward = TrackFilter(configuration: configuration, metresPerUnit: metresPerUnit)
-        let filtered = estimates.map { input in
-            forward.step(x: input.estimate.point.x, y: input.estimate.point.y, accuracy: input.estimate.accuracy, time: input.time)
-        }
-        // Backwards in time: negated times keep the filter's clock running forwards.
+        let filtered = estimates.map { forward.step($0) }
         var backward = TrackFilter(configuration: configuration, metresPerUnit: metresPerUnit)
         var ahead = [TrackFilter.Output?](repeating: nil, count: estimates.count)
         for index in estimates.indices.reversed() {
-            let input = estimates[index]
-            ahead[index] = backward.predicted(at: -input.time)
-            _ = backward.step(x: input.estimate.point.x, y: input.estimate.point.y, accuracy: input.estimate.accuracy, time: -input.time)
+            ahead[index] = backward.predicted(at: -estimates[index].time)
+            _ = backward.step(estimates[index], backwards: true)
         }
-        var output: [PositionEstimate?] = []
-        output.reserveCapacity(estimates.count)
+        return Self.outputs(for: estimates) { index, height in
+            filtered[index].flatMap {
+                $0.combined(with: ahead[index]).estimate(z: height, beaconCount: estimates[index].estimate.beaconCount,
+                                                         minimumAccuracy: configuration.minimumAccuracy / metresPerUnit)
+            }
+        }
+    }
+
+    /// One output per input, made by `output` from the input's index and the latest finite
+    /// height among the inputs so far (0 before the first).
+    private static func outputs(for estimates: [TimedEstimate],
+                                _ output: (_ index: Int, _ height: Double) -> PositionEstimate?) -> [PositionEstimate?] {
+        var outputs: [PositionEstimate?] = []
+        outputs.reserveCapacity(estimates.count)
         var height = 0.0
         for index in estimates.indices {
-            let input = estimates[index]
-            if input.estimate.point.z.isFinite { height = input.estimate.point.z }
-            output.append(filtered[index].flatMap {
-                $0.combined(with: ahead[index]).estimate(z: height, beaconCount: input.estimate.beaconCount,
-                                                         minimumAccuracy: configuration.minimumAccuracy / metresPerUnit)
-            })
+            if estimates[index].estimate.point.z.isFinite { height = estimates[index].estimate.point.z }
+            outputs.append(output(index, height))
         }
-        return output
+        return outputs
     }
 
     /// The fixes with smoothed points and accuracies (latitude and longitude recomputed through
