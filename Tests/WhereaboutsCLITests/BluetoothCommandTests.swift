@@ -130,7 +130,8 @@ struct BluetoothCommandTests {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }
         for arguments in [["scan"], ["scan", "--adapter", "hci0"], ["record", "--adapter", "hci0", "-o", fixture.directory.appendingPathComponent("r.jsonl").path],
-                          ["locate", "--venue", fixture.venue.path, "--adapter", "hci0"]] {
+                          ["locate", "--venue", fixture.venue.path, "--adapter", "hci0"],
+                          ["locate", "--venue", fixture.venue.path, "--adapter", "hci0", "--tracking", "stop-and-go", "--lag", "1"]] {
             let output = try CommandRunner.run(arguments)
             #expect(output.status == 1, "\(arguments)")
             #expect(output.standardError.contains("No Bluetooth adapter hci0"), "\(output.standardError)")

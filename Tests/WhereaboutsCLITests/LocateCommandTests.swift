@@ -62,7 +62,30 @@ struct LocateCommandTests {
         // A live scan never ends, so there is nothing to smooth.
         let live = try CommandRunner.run(["locate", "--venue", room.venue.path, "--adapter", "hci0", "--smooth"])
         #expect(live.status != 0)
-        #expect(live.standardError.contains("need a recording or a capture"))
+        #expect(live.standardError.contains("needs a recording or a capture"))
+    }
+
+    @Test func aLagWritesEveryFixThatLateAndNoLagIsTheTracker() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let tracked = ["--rssi-filter", "none", "--tracking", "stop-and-go"]
+        func run(_ extra: [String]) throws -> [[String: Any]] {
+            let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path] + tracked + extra)
+            #expect(output.status == 0, "\(output.standardError)")
+            return try fixes(output.standardOutput)
+        }
+        let online = try run([]), immediate = try run(["--lag", "0"]), late = try run(["--lag", "1"])
+        let scans = try room.scans()
+        #expect(late.count == scans.count && immediate.count == scans.count)
+        for (fix, scan) in zip(late, scans) { #expect(fix["t"] as? Double == scan["t"] as? Double) }
+        // No lag: the online tracker's fixes; a second late: fixes of their own.
+        var moved = 0
+        for ((now, zero), later) in zip(zip(online, immediate), late) {
+            let x = now["x"] as? Double ?? .nan, y = now["y"] as? Double ?? .nan
+            #expect(abs(x - (zero["x"] as? Double ?? .nan)) < 2e-3 && abs(y - (zero["y"] as? Double ?? .nan)) < 2e-3)
+            if abs(x - (later["x"] as? Double ?? .nan)) > 0.01 { moved += 1 }
+        }
+        #expect(moved > scans.count / 2)
     }
 
     @Test func writesToStandardOutputWithCoordinatesWhenTheVenueHasAnOrigin() throws {

@@ -37,6 +37,36 @@ import Testing
         #expect(smoother.finish().isEmpty)
     }
 
+    @Test func timePassingWithoutEstimatesReportsTheDueOnes() throws {
+        let inputs = Self.walk(seed: 1)
+        var smoother = FixedLagSmoother(configuration: Self.configuration(.stopAndGo), lag: 2.5)
+        var reference = FixedLagSmoother(configuration: Self.configuration(.stopAndGo), lag: 2.5)
+        for input in inputs[0...2] {
+            #expect(smoother.add(input).isEmpty)
+            _ = reference.add(input)
+        }
+        #expect(smoother.nextDueTime == 2.5)
+        // Nothing is due before 2.5 s; clocks that go back or are not finite change nothing.
+        #expect(smoother.advance(to: 2.4).isEmpty)
+        #expect(smoother.advance(to: 1).isEmpty && smoother.advance(to: .nan).isEmpty)
+        // At 2.5 s the estimate of 0 s is due, smoothed with those of 1 and 2 s.
+        let due = smoother.advance(to: 2.5)
+        #expect(due.count == 1)
+        #expect(smoother.nextDueTime == 3.5)
+        #expect(smoother.pendingCount == 2)
+        // A smoother that waited for the estimate at 3 s also learnt from that one: close, and no
+        // less sure.
+        let waited = reference.add(inputs[3])
+        let early = try #require(due.first ?? nil), late = try #require(waited.first ?? nil)
+        #expect(early.point.planar.distance(to: late.point.planar) < 0.2)
+        #expect(early.accuracy >= late.accuracy)
+        // The estimates after it carry on as before.
+        #expect(smoother.add(inputs[3]).isEmpty)
+        #expect(smoother.add(inputs[4]).count == 1)
+        #expect(smoother.finish().count == 3)
+        #expect(smoother.nextDueTime == nil)
+    }
+
     @Test func noLagIsTheOnlineTracker() throws {
         for model in MotionTracker.Configuration.Model.allCases {
             let inputs = Self.walk(seed: 2)

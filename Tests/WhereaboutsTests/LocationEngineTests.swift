@@ -99,4 +99,34 @@ struct LocationEngineTests {
         let direct = await engine.process(first)
         #expect(direct == fixes.first)
     }
+
+    @Test func engineStreamsFixesALagLate() async throws {
+        let preset = SimulationPreset.espresenseRoom
+        let scans = Array(preset.simulator(seed: 3))
+        let configuration = LocatorConfiguration(filter: nil, tracking: .stopAndGo)
+        let engine = LocationEngine(configuration: .init(venue: preset.venue, locator: configuration))
+        let stream = AsyncStream<Scan> { continuation in
+            for scan in scans { continuation.yield(scan) }
+            continuation.finish()
+        }
+        var fixes: [Fix] = []
+        for await fix in engine.fixes(from: stream, lag: 1) { fixes.append(fix) }
+        // Every scan's fix, in order, the last ones after the scans ended: those of FixedLagLocators.
+        #expect(fixes.count == scans.count)
+        let inOrder = fixes.map(\.time) == scans.map(\.time)
+        #expect(inOrder, "one fix per scan, in order")
+        let pipeline = PositioningAlgorithm.allCases[0].setup(venue: preset.venue, configuration: configuration).makeLocators()
+        var reference = FixedLagLocators(venue: pipeline.venue, solver: pipeline.solver, configuration: pipeline.configuration, lag: 1)
+        let expected = scans.flatMap { reference.locate($0) } + reference.finish()
+        let same = fixes == expected
+        #expect(same, "the engine's fixes differ from FixedLagLocators'")
+        // Not the live fixes: the lag changes where they are.
+        var live: [Fix] = []
+        for await fix in engine.fixes(from: AsyncStream<Scan> { continuation in
+            for scan in scans { continuation.yield(scan) }
+            continuation.finish()
+        }) { live.append(fix) }
+        let differ = live != fixes
+        #expect(live.count == fixes.count && differ)
+    }
 }

@@ -260,7 +260,7 @@ public struct Locator: Sendable {
     /// fix (or `nil`) per scan, in order. Resets the locator before and after.
     ///
     /// With a `lag` (seconds), each fix learns only from the scans of the `lag` seconds after it,
-    /// as a live pipeline delayed by that much would (``FixedLagSmoother``).
+    /// as a live pipeline delayed by that much does (``FixedLagLocators``, whose fixes these are).
     public mutating func smoothedFixes(for scans: [Scan], lag: Double? = nil) -> [Fix?] {
         reset()
         let online = tracker
@@ -270,25 +270,44 @@ public struct Locator: Sendable {
             reset()
         }
         let raw = scans.map { locate($0) }
-        let tracking = configuration.tracking ?? MotionTracker.Configuration()
-        let metresPerUnit = venue.venue.units.metres ?? 1
-        let inputs = raw.compactMap { $0 }.map { TimedEstimate(time: $0.time, estimate: PositionEstimate(
-            point: $0.point, accuracy: $0.accuracy, beaconCount: $0.beacons.count)) }
-        var smoothed: ArraySlice<PositionEstimate?>
+        var reports: [Fix] = []
         if let lag {
-            var smoother = FixedLagSmoother(configuration: tracking, lag: lag, metresPerUnit: metresPerUnit)
-            smoothed = (inputs.flatMap { smoother.add($0) } + smoother.finish())[...]
+            var delay = DelayedTrack(smoother: Self.smoother(lag: lag, venue: venue, configuration: configuration))
+            for (scan, fix) in zip(scans, raw) { reports += delay.add(fix, at: scan.time, locator: self) }
+            reports += delay.finish(locator: self)
         } else {
-            smoothed = TrackSmoother(configuration: tracking, metresPerUnit: metresPerUnit).smooth(inputs)[...]
+            let located = raw.compactMap { $0 }
+            let estimates = TrackSmoother(configuration: configuration.tracking ?? MotionTracker.Configuration(),
+                                          metresPerUnit: metresPerUnit).smooth(located.map(Self.timedEstimate))
+            reports = zip(located, estimates).map { smoothed($0, by: $1) }
         }
-        return raw.map { fix in
-            guard var fix, let estimate = smoothed.popFirst() else { return fix }
-            guard let estimate else { return fix }
-            fix.point = bounded(estimate.point)
-            fix.accuracy = estimate.accuracy
-            fix.coordinate = venue.venue.localFrame?.coordinate(for: fix.point.planar)
-            return fix
-        }
+        // One report per fix, in order.
+        var next = reports[...]
+        return raw.map { fix in fix == nil ? nil : next.popFirst() }
+    }
+
+    /// A fixed-lag smoother for the fixes of a venue: `configuration`'s tracking model
+    /// (constant-velocity when it has none), in the venue's units.
+    static func smoother(lag: Double, venue: PositioningVenue, configuration: LocatorConfiguration) -> FixedLagSmoother {
+        FixedLagSmoother(configuration: configuration.tracking ?? MotionTracker.Configuration(), lag: lag,
+                         metresPerUnit: venue.venue.units.metres ?? 1)
+    }
+
+    /// What a smoother takes in of a fix.
+    static func timedEstimate(of fix: Fix) -> TimedEstimate {
+        TimedEstimate(time: fix.time, estimate: PositionEstimate(point: fix.point, accuracy: fix.accuracy,
+                                                                 beaconCount: fix.beacons.count))
+    }
+
+    /// `fix` moved to a smoothed estimate of its position (kept inside the venue's bounds), or as it
+    /// is when there is none.
+    func smoothed(_ fix: Fix, by estimate: PositionEstimate?) -> Fix {
+        guard let estimate else { return fix }
+        var fix = fix
+        fix.point = bounded(estimate.point)
+        fix.accuracy = estimate.accuracy
+        fix.coordinate = frame?.coordinate(for: fix.point.planar)
+        return fix
     }
 
     /// A point kept inside the venue's bounds (tracking may extrapolate past them).

@@ -12,9 +12,10 @@ struct LocateCommand: AsyncParsableCommand {
         to hold the truth 68 % of the time), latitude/longitude when the venue has an origin, method \
         and the beacons used. Scans that cannot be located get no line. Each device has its own \
         locator, started afresh whenever its track changes. Reads and writes in constant memory \
-        (with --smooth or --lag, it holds each device's open track, and writes a track's fixes once \
-        it has ended); give "-" as the recording to read standard input. Instead of a recording, --adapter \
-        locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
+        (with --smooth, it holds each device's open track, and writes a track's fixes once it has \
+        ended; with --lag S, each fix comes out once the scans of the next S seconds came in, \
+        live scans too); give "-" as the recording to read standard input. Instead of a recording, \
+        --adapter locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
 
         Algorithms: \(PositioningInputs.algorithmNames).
 
@@ -27,6 +28,7 @@ struct LocateCommand: AsyncParsableCommand {
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --lag 1
+          whereabouts locate --venue venue.json --adapter hci0 --rssi-filter none --tracking stop-and-go --lag 1
         """
     )
 
@@ -50,8 +52,8 @@ struct LocateCommand: AsyncParsableCommand {
     var lenient = false
 
     func validate() throws {
-        if pipeline.smoothsTracks, source.adapter != nil {
-            throw ValidationError("--smooth and --lag need a recording or a capture: they wait for each track to end, and a live scan has no end.")
+        if pipeline.smooth, source.adapter != nil {
+            throw ValidationError("--smooth needs a recording or a capture: it waits for each track to end, and a live scan has no end (--lag S smooths live scans S seconds late).")
         }
     }
 
@@ -62,15 +64,21 @@ struct LocateCommand: AsyncParsableCommand {
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
         var locators = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration).makeLocators()
+        // With --lag, fixes stream out that many seconds of scans late.
+        var delayed = pipeline.lag.map { lag in
+            FixedLagLocators(venue: locators.venue, solver: locators.solver, configuration: locators.configuration, lag: lag)
+        }
 
         let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
         var progress = Progress("locating", total: reader.progressTotal)
         var tracks = TrackCollector()
         func write(_ track: [Scan]) throws {
-            for fix in locators.smoothedFixes(forTrack: track, lag: pipeline.lag) { if let fix { try writer.write(fix) } }
+            for fix in locators.smoothedFixes(forTrack: track) { if let fix { try writer.write(fix) } }
         }
         while let scan = try await reader.next() {
-            if pipeline.smoothsTracks {
+            if delayed != nil {
+                for fix in delayed?.locate(scan) ?? [] { try writer.write(fix) }
+            } else if pipeline.smooth {
                 if let ended = tracks.add(scan) { try write(ended) }
             } else if let fix = locators.locate(scan) {
                 try writer.write(fix)
@@ -78,15 +86,17 @@ struct LocateCommand: AsyncParsableCommand {
             progress.update(reader.bytesRead)
         }
         for track in tracks.finish() { try write(track) }
+        for fix in delayed?.finish() ?? [] { try writer.write(fix) }
         try writer.finish()
         progress.finish()
         reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
         if let summary = reader.summary { Terminal.error(summary) }
         if let output {
-            let missed = locators.calls - locators.fixes
-            Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(locators.calls) scans"
+            let calls = delayed?.calls ?? locators.calls, devices = delayed?.deviceCount ?? locators.deviceCount
+            let missed = calls - (delayed?.fixes ?? locators.fixes)
+            Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(calls) scans"
                            + (missed > 0 ? " (\(missed) not located)" : "")
-                           + ", \(locators.deviceCount) device\(locators.deviceCount == 1 ? "" : "s"), \(algorithm.rawValue).")
+                           + ", \(devices) device\(devices == 1 ? "" : "s"), \(algorithm.rawValue).")
         }
     }
 }

@@ -20,11 +20,11 @@ struct PipelineOptions: ParsableArguments {
     var smooth = false
 
     @Option(name: .long, help: ArgumentHelp(
-        "Smooth each fix with the scans of the next SECONDS only, as a live pipeline delayed by that much would (the --tracking model; constant-velocity when none).",
+        "Report each fix SECONDS late, smoothed with the scans of those seconds (the --tracking model, run forwards and back; constant-velocity when none). Works on live scans too.",
         valueName: "seconds"))
     var lag: Double?
 
-    /// Whether fixes are smoothed (`--smooth` or `--lag`), a track at a time.
+    /// Whether fixes are smoothed with later scans (`--smooth` or `--lag`).
     var smoothsTracks: Bool { smooth || lag != nil }
 
     func validate() throws {

@@ -61,10 +61,28 @@ public struct FixedLagSmoother: Sendable {
         var input = input
         if input.time.isFinite { clock = input.time } else { input.time = clock }
         pending.append((input, forward.step(input)))
+        return report(dueCount)
+    }
+
+    /// How many of the oldest waiting estimates are `lag` seconds old by the clock.
+    private var dueCount: Int {
         var due = 0
         while due < pending.count, pending[due].input.time + lag <= clock { due += 1 }
-        return report(due)
+        return due
     }
+
+    /// Lets the clock run on to `time` without a new estimate (a scan that gave no fix, or a
+    /// device that fell silent) and returns the reports now due, oldest first: each waiting
+    /// estimate that is now `lag` seconds old, smoothed with the estimates after it that came in.
+    /// A `time` that is not finite or lies before the latest one changes nothing.
+    public mutating func advance(to time: Double) -> [PositionEstimate?] {
+        guard time.isFinite, time > clock else { return [] }
+        clock = time
+        return report(dueCount)
+    }
+
+    /// The time at which the oldest waiting estimate falls due, or `nil` when none waits.
+    public var nextDueTime: Double? { pending.first.map { $0.input.time + lag } }
 
     /// Reports every estimate still waiting, each smoothed with what came after it, and starts
     /// afresh (the end of a track).

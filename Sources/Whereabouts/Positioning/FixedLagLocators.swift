@@ -1,0 +1,207 @@
+/// The fixes of many devices and tracks, each reported a fixed time late and smoothed with the
+/// scans of that time: the live counterpart of ``TrackLocators`` with a ``FixedLagSmoother``.
+///
+/// Per device (afresh for each new track), a ``Locator`` without tracking locates each scan, and
+/// a ``FixedLagSmoother`` of the configuration's tracking model (constant-velocity when it has
+/// none) holds each fix back until the scans of the next `lag` seconds came in. Reports are final
+/// and come in each device's order. The scans' times are taken to run on one clock: a scan of
+/// one device also lets the fixes of the others fall due (``advance(to:)``), so that a device
+/// that falls silent still gets its last fixes out, `lag` seconds late. At the end of the input,
+/// ``finish()`` reports what is still held back.
+///
+/// With a lag of 0 the fixes are those of the online tracker, at once.
+///
+/// ```swift
+/// var locators = FixedLagLocators(venue: venue, solver: solver,
+///                                 configuration: LocatorConfiguration(filter: nil, tracking: .stopAndGo), lag: 1)
+/// for try await scan in scanner {
+///     for fix in locators.locate(scan) { show(fix) }   // each a second old, and better for it
+/// }
+/// for fix in locators.finish() { show(fix) }
+/// ```
+public struct FixedLagLocators: Sendable {
+    /// The venue.
+    public let venue: PositioningVenue
+    /// The solver each locator uses.
+    public let solver: any PositionSolver
+    /// The configuration; its ``LocatorConfiguration/tracking`` is the smoother's motion model.
+    public let configuration: LocatorConfiguration
+    /// How late each fix is reported, seconds.
+    public let lag: Double
+
+    /// One device's pipeline.
+    private struct Device: Sendable {
+        var track: String?
+        var locator: Locator
+        var delay: DelayedTrack
+    }
+
+    private var index: [String?: Int] = [:]
+    private var devices: [Device] = []
+    /// No device has a fix due before this time (its earliest due time when it was last worked out).
+    private var nextDue = Double.infinity
+    /// The latest finite scan time.
+    private var clock = -Double.infinity
+
+    /// Scans taken in so far.
+    public private(set) var calls = 0
+    /// Fixes reported so far.
+    public private(set) var fixes = 0
+    /// Total time spent locating and smoothing.
+    public private(set) var elapsed: Duration = .zero
+
+    /// Creates the pipelines of a venue and solver, reporting `lag` seconds late (negative or
+    /// non-finite lags count as 0); none exists until a device is first seen.
+    public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration(),
+                lag: Double) {
+        self.venue = venue
+        self.solver = solver
+        var untracked = configuration
+        untracked.tracking = nil
+        self.configuration = configuration
+        self.lag = lag.isFinite && lag > 0 ? lag : 0
+        locatorConfiguration = untracked
+    }
+
+    /// The per-device pipeline's configuration: the smoother tracks, not the locator.
+    private let locatorConfiguration: LocatorConfiguration
+
+    /// Devices seen so far.
+    public var deviceCount: Int { devices.count }
+
+    /// Fixes taken in and not yet reported.
+    public var pendingCount: Int { devices.reduce(0) { $0 + $1.delay.pendingCount } }
+
+    /// Takes in one scan (of any device) and returns the fixes now due, each device's in order:
+    /// the earlier fixes of its device (and of any other) that are now `lag` seconds old. A new
+    /// track of the scan's device first reports the whole of the old one.
+    public mutating func locate(_ scan: Scan) -> [Fix] {
+        let timer = ContinuousClock()
+        let start = timer.now
+        defer { elapsed += timer.now - start }
+        calls += 1
+        var reports: [Fix] = []
+        let slot: Int
+        if let existing = index[scan.device] {
+            slot = existing
+            if devices[slot].track != scan.track {
+                reports += devices[slot].delay.finish(locator: devices[slot].locator)
+                devices[slot] = makeDevice(track: scan.track)
+            }
+        } else {
+            slot = devices.count
+            index[scan.device] = slot
+            devices.append(makeDevice(track: scan.track))
+        }
+        let fix = devices[slot].locator.locate(scan)
+        reports += devices[slot].delay.add(fix, at: scan.time, locator: devices[slot].locator)
+        if let due = devices[slot].delay.nextDueTime { nextDue = min(nextDue, due) }
+        reports += advanced(to: scan.time)
+        fixes += reports.count
+        return reports
+    }
+
+    /// Lets the clock run on to `time` (no scan came in, but time passed: a live source calls it
+    /// now and then) and returns the fixes of every device now `lag` seconds old.
+    public mutating func advance(to time: Double) -> [Fix] {
+        let reports = advanced(to: time)
+        fixes += reports.count
+        return reports
+    }
+
+    /// Reports every fix still held back, each smoothed with what came after it, and starts every
+    /// device afresh (the end of the input).
+    public mutating func finish() -> [Fix] {
+        var reports: [Fix] = []
+        for slot in devices.indices {
+            reports += devices[slot].delay.finish(locator: devices[slot].locator)
+            devices[slot] = makeDevice(track: devices[slot].track)
+        }
+        nextDue = .infinity
+        fixes += reports.count
+        return reports
+    }
+
+    /// Scans taken in per second of time spent, or `nil` before any time was measured.
+    public var callsPerSecond: Double? {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        guard calls > 0, seconds > 0 else { return nil }
+        return Double(calls) / seconds
+    }
+
+    /// The fixes due by `time` of every device, when some may be; works out the next due time.
+    private mutating func advanced(to time: Double) -> [Fix] {
+        guard time.isFinite else { return [] }
+        clock = max(clock, time)
+        guard clock >= nextDue else { return [] }
+        var reports: [Fix] = []
+        nextDue = .infinity
+        for slot in devices.indices {
+            reports += devices[slot].delay.advance(to: clock, locator: devices[slot].locator)
+            if let due = devices[slot].delay.nextDueTime { nextDue = min(nextDue, due) }
+        }
+        return reports
+    }
+
+    private func makeDevice(track: String?) -> Device {
+        let locator = Locator(venue: venue, solver: solver, configuration: locatorConfiguration)
+        return Device(track: track, locator: locator,
+                      delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: venue, configuration: configuration)))
+    }
+}
+
+/// One device's fixes held back by a ``FixedLagSmoother``: the fixes wait in order, and each
+/// report of the smoother moves the oldest one to its smoothed position.
+struct DelayedTrack: Sendable {
+    private var smoother: FixedLagSmoother
+    /// The fixes not reported yet, oldest first from `head`.
+    private var waiting: [Fix] = []
+    private var head = 0
+
+    init(smoother: FixedLagSmoother) {
+        self.smoother = smoother
+    }
+
+    /// Fixes taken in and not yet reported.
+    var pendingCount: Int { waiting.count - head }
+
+    /// When the oldest waiting fix falls due, or `nil` when none waits.
+    var nextDueTime: Double? { smoother.nextDueTime }
+
+    /// Takes in the fix of a scan at `time` (or the passing of time, when the scan gave none) and
+    /// returns the fixes now due, smoothed by `locator`'s venue.
+    mutating func add(_ fix: Fix?, at time: Double, locator: Locator) -> [Fix] {
+        guard let fix else { return release(smoother.advance(to: time), locator: locator) }
+        waiting.append(fix)
+        return release(smoother.add(Locator.timedEstimate(of: fix)), locator: locator)
+    }
+
+    /// The fixes due by `time`.
+    mutating func advance(to time: Double, locator: Locator) -> [Fix] {
+        release(smoother.advance(to: time), locator: locator)
+    }
+
+    /// Every waiting fix, smoothed with what came after it; the smoother starts afresh.
+    mutating func finish(locator: Locator) -> [Fix] {
+        release(smoother.finish(), locator: locator)
+    }
+
+    /// The oldest waiting fixes, one per report, moved to the reported positions.
+    private mutating func release(_ reports: [PositionEstimate?], locator: Locator) -> [Fix] {
+        guard !reports.isEmpty else { return [] }
+        var fixes: [Fix] = []
+        fixes.reserveCapacity(reports.count)
+        for report in reports where head < waiting.count {
+            fixes.append(locator.smoothed(waiting[head], by: report))
+            head += 1
+        }
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= waiting.count {
+            waiting.removeFirst(head)
+            head = 0
+        }
+        return fixes
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import Whereabouts
+
+/// ``FixedLagLocators``: many devices' fixes, each reported `lag` seconds of scans late.
+@Suite struct FixedLagLocatorsTests {
+    static let preset = SimulationPreset.espresenseRoom
+    static let venue = PositioningVenue(preset.venue)
+    static let solver = Multilateration(venue: venue)
+    static let configuration = LocatorConfiguration(filter: nil, tracking: .stopAndGo)
+
+    /// The preset room's walk of `seed` by `device`, its second half a track of its own.
+    static func walk(seed: UInt64, device: String = "phone") -> [Scan] {
+        let scans = Array(preset.simulator(seed: seed))
+        let half = ((scans.first?.time ?? 0) + (scans.last?.time ?? 0)) / 2
+        return scans.map { scan in
+            var scan = scan
+            scan.device = device
+            scan.track = scan.time < half ? "first" : "second"
+            return scan
+        }
+    }
+
+    static func locators(lag: Double) -> FixedLagLocators {
+        FixedLagLocators(venue: venue, solver: solver, configuration: configuration, lag: lag)
+    }
+
+    @Test func oneDevicesFixesAreEachTracksLaggedSmoothing() {
+        let scans = Self.walk(seed: 4)
+        var locators = Self.locators(lag: 1)
+        var streamed: [Fix] = []
+        for scan in scans { streamed += locators.locate(scan) }
+        streamed += locators.finish()
+        // The same as smoothing each track on its own, one second late.
+        var reference: [Fix] = []
+        for track in ["first", "second"] {
+            var locator = Locator(venue: Self.venue, solver: Self.solver, configuration: Self.configuration)
+            reference += locator.smoothedFixes(for: scans.filter { $0.track == track }, lag: 1).compactMap { $0 }
+        }
+        #expect(Set(scans.map(\.track)).count == 2 && !reference.isEmpty)
+        #expect(streamed.count == reference.count)
+        let same = streamed == reference
+        #expect(same, "the streamed fixes differ from the tracks' smoothing")
+        #expect(locators.calls == scans.count && locators.fixes == reference.count)
+        #expect(locators.pendingCount == 0 && locators.deviceCount == 1)
+    }
+
+    @Test func eachFixWaitsForItsLagAndNoLonger() {
+        let scans = Self.walk(seed: 5)
+        let lag = 1.5
+        var locators = Self.locators(lag: lag)
+        var reported = 0
+        var located: [Double] = []   // the times of the fixes of the scans so far, from the plain pipeline
+        var plain = TrackLocators(venue: Self.venue, solver: Self.solver,
+                                  configuration: LocatorConfiguration(filter: nil, tracking: nil))
+        for scan in scans {
+            if let fix = plain.locate(scan) { located.append(fix.time) }
+            let out = locators.locate(scan)
+            // Nothing before its time: every fix out is `lag` old, or its track has ended.
+            #expect(out.allSatisfy { $0.time + lag <= scan.time || scan.track == "second" })
+            reported += out.count
+            // Nothing later either: every fix of this track that is `lag` old is out.
+            let due = located.filter { $0 + lag <= scan.time }.count
+            #expect(reported >= due, "at \(scan.time): \(reported) out, \(due) due")
+            #expect(reported == located.count - locators.pendingCount)
+        }
+        reported += locators.finish().count
+        #expect(reported == located.count)
+    }
+
+    @Test func noLagIsTheOnlineTracker() throws {
+        let scans = Self.walk(seed: 6)
+        var delayed = Self.locators(lag: 0)
+        var online = TrackLocators(venue: Self.venue, solver: Self.solver, configuration: Self.configuration)
+        for scan in scans {
+            let fix = online.locate(scan)
+            let out = delayed.locate(scan)
+            #expect(out.count == (fix == nil ? 0 : 1))
+            guard let fix, let report = out.first else { continue }
+            #expect(report.time == fix.time && report.beacons == fix.beacons)
+            #expect(report.point.planar.distance(to: fix.point.planar) < 1e-9)
+            #expect(abs(report.accuracy - fix.accuracy) < 1e-9)
+        }
+        #expect(delayed.finish().isEmpty)
+    }
+
+    @Test func aSilentDevicesFixesComeOutAsTimeGoesOn() {
+        // Device "a" is heard for its first 10 s only, "b" all along: "a"'s last fixes come out
+        // once "b"'s scans are a second past them, not at the end.
+        let start = Self.walk(seed: 7).first?.time ?? 0
+        let a = Self.walk(seed: 7, device: "a").filter { $0.time < start + 10 }
+        let b = Self.walk(seed: 8, device: "b").filter { $0.track == "first" }
+        let scans = (a + b).sorted { $0.time < $1.time }
+        let lastOfA = a.last?.time ?? 0
+        var locators = Self.locators(lag: 1)
+        var outOfA: [Fix] = []
+        for scan in scans {
+            let out = locators.locate(scan)
+            outOfA += out.filter { $0.device == "a" }
+            if scan.time >= lastOfA + 1 {
+                #expect(outOfA.count == a.count, "at \(scan.time)")
+                break
+            }
+        }
+        let inOrder = outOfA.map(\.time) == a.map(\.time)
+        #expect(!b.isEmpty && inOrder, "device a's fixes, all and in order")
+        // Without any scan, letting the clock run on does the same.
+        var quiet = Self.locators(lag: 1)
+        var early: [Fix] = []
+        for scan in a { early += quiet.locate(scan) }
+        #expect(early.count < a.count)
+        early += quiet.advance(to: lastOfA + 0.5)
+        #expect(early.count < a.count)
+        early += quiet.advance(to: lastOfA + 1)
+        #expect(early.count == a.count && quiet.pendingCount == 0)
+        #expect(quiet.finish().isEmpty)
+    }
+}
