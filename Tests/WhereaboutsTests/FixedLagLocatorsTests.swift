@@ -115,4 +115,41 @@ import Testing
         #expect(early.count == a.count && quiet.pendingCount == 0)
         #expect(quiet.finish().isEmpty)
     }
+
+    @Test func randomStreamsLoseNoFixAndNeverGiveNaN() {
+        // Random devices, tracks, clocks that stall, jump and go back, readings of any strength:
+        // every fix the plain pipeline gives comes out once, finite, with its device.
+        let beacons = Self.preset.venue.beacons.map(\.id)
+        for seed in UInt64(1)...20 {
+            var random = SeededRandom(seed: seed)
+            var time = 0.0
+            var scans: [Scan] = []
+            for _ in 0..<200 {
+                let step = random.nextUniform()
+                time += step < 0.1 ? 0 : step < 0.15 ? -3 * random.nextUniform() : step < 0.2 ? 20 : 0.5 * random.nextUniform()
+                let device = ["a", "b", "c"][Int(random.nextUniform() * 3) % 3]
+                let track = random.nextUniform() < 0.05 ? "t\(Int(random.nextUniform() * 3))" : nil
+                let readings = beacons.filter { _ in random.nextUniform() < 0.6 }.map { beacon in
+                    Reading(beacon: .id(beacon), rssi: -30 - 90 * random.nextUniform())
+                }
+                scans.append(Scan(time: time, device: device, track: track, readings: readings))
+            }
+            var plain = TrackLocators(venue: Self.venue, solver: Self.solver, configuration: LocatorConfiguration(filter: nil))
+            let located = scans.compactMap { plain.locate($0) }
+            for lag in [0, 0.7, 3] {
+                var locators = Self.locators(lag: lag)
+                var out: [Fix] = []
+                for scan in scans { out += locators.locate(scan) }
+                out += locators.advance(to: time + 100)
+                #expect(locators.pendingCount == 0)
+                out += locators.finish()
+                #expect(out.count == located.count, "seed \(seed), lag \(lag)")
+                #expect(out.allSatisfy { $0.point.x.isFinite && $0.point.y.isFinite && $0.accuracy.isFinite && $0.accuracy > 0 })
+                for device in ["a", "b", "c"] {
+                    let mine = out.filter { $0.device == device }.map(\.time)
+                    #expect(mine == located.filter { $0.device == device }.map(\.time), "seed \(seed), lag \(lag), \(device)")
+                }
+            }
+        }
+    }
 }
