@@ -99,9 +99,17 @@ struct EvalCommandTests {
         }
         // Raw RSSI and the stop-and-go tracker: the standing stretches of the room's walk are
         // averaged over many scans instead of a few seconds of filtered RSSI.
-        let filtered = try median([])
+        let filtered = try median(["--rssi-filter", "kalman"])
         let stopAndGo = try median(["--rssi-filter", "none", "--tracking", "stop-and-go"])
         #expect(stopAndGo < filtered * 0.9, "stop-and-go \(stopAndGo) m, filtered \(filtered) m")
+        // Given neither option, the default algorithm chooses by its validation replay (here a
+        // survey simulated in the room: no training data), and says what it chose.
+        #expect(try median([]) == stopAndGo)
+        let chosen = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        #expect(chosen.standardError.contains("default: --rssi-filter none --tracking stop-and-go (validation mean error"),
+                "\(chosen.standardError)")
+        let given = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--rssi-filter", "kalman"])
+        #expect(given.status == 0 && !given.standardError.contains("chosen by validation"))
         let wrong = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--tracking", "sideways"])
         #expect(wrong.status != 0)
         #expect(wrong.standardError.contains("--tracking must be none, constant-velocity or stop-and-go"))

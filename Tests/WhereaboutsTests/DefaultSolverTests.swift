@@ -114,6 +114,60 @@ struct DefaultSolverTests {
         #expect(DefaultSolver(venue: PositioningVenue(square)).trackedAccuracyScale == nil)
     }
 
+    @Test func thePipelineIsChosenByTheValidationReplayWhenAllowed() throws {
+        // Without training data the replay is a survey simulated under the venue's model: its
+        // errors are independent scan to scan, and averaging a standing phone's fixes wins.
+        let venue = PositioningVenue(square)
+        var choosing = LocatorConfiguration()
+        choosing.choosesFilterAndTracking = true
+        let chosen = DefaultSolver(venue: venue, configuration: choosing)
+        #expect(chosen.filter == nil && chosen.tracking?.model == .stopAndGo)
+        // ... but there it cannot see how a real phone's error persists: the tracker's radius
+        // is kept at least the estimate's own.
+        #expect(chosen.tracking?.isFlooredAtEstimateAccuracy == true)
+        // The choice is the candidate with the lower validation error.
+        let errors = DefaultSolver.pipelineCandidates(for: choosing).map { candidate in
+            var fixed = candidate
+            fixed.choosesFilterAndTracking = false
+            return DefaultSolver(venue: venue, configuration: fixed).validationError ?? .infinity
+        }
+        #expect(errors.count == 2 && errors[1] < errors[0])
+        #expect(chosen.validationError == errors[1])
+        // The setup hands the choice to the locators, with the tracker's measured factor.
+        let setup = PositioningAlgorithm.default.setup(venue: square, configuration: choosing)
+        #expect(setup.configuration.filter == nil && setup.configuration.tracking?.model == .stopAndGo)
+        #expect(setup.configuration.tracking?.accuracyScale == chosen.trackedAccuracyScale)
+        #expect(setup.configuration.tracking?.isFlooredAtEstimateAccuracy == true)
+        // Not allowed to choose, the default algorithm keeps the configuration, and so do the others.
+        let kept = PositioningAlgorithm.default.setup(venue: square)
+        #expect(kept.configuration.filter == LocatorConfiguration.defaultFilter && kept.configuration.tracking == nil)
+        #expect(DefaultSolver(venue: venue).tracking == nil && DefaultSolver(venue: venue).filter == LocatorConfiguration.defaultFilter)
+        let other = PositioningAlgorithm.multilateration.setup(venue: square, configuration: choosing)
+        #expect(other.configuration.filter == LocatorConfiguration.defaultFilter && other.configuration.tracking == nil)
+        // Already raw RSSI and stop-and-go: nothing else to try.
+        #expect(DefaultSolver.pipelineCandidates(for: LocatorConfiguration(filter: nil, tracking: .stopAndGo)).count == 1)
+    }
+
+    @Test func onTrainingDataTheChoiceIsMeasuredNotFloored() throws {
+        // Training spots whose errors persist while the phone stands (see persistentSurvey), with
+        // 1 dB of noise a scan that averaging still removes: the replay on their truth picks the
+        // pipeline with the lower error and measures its tracker's radius, which needs no floor.
+        var choosing = LocatorConfiguration()
+        choosing.choosesFilterAndTracking = true
+        let training = Self.persistentSurvey(seed: 3, spots: 60)
+        let setup = PositioningAlgorithm.default.setup(venue: square, training: training, configuration: choosing)
+        let solver = try #require(setup.solver as? DefaultSolver)
+        let validated = try #require(solver.validationError)
+        #expect(solver.filter == nil && solver.tracking?.model == .stopAndGo)
+        #expect(solver.tracking?.isFlooredAtEstimateAccuracy == false)
+        #expect(setup.configuration.tracking?.isFlooredAtEstimateAccuracy == false)
+        #expect((solver.trackedAccuracyScale ?? 0) > 1.5)
+        var filtered = choosing
+        filtered.choosesFilterAndTracking = false
+        let alone = PositioningAlgorithm.default.setup(venue: square, training: training, configuration: filtered).solver as? DefaultSolver
+        #expect(validated < (alone?.validationError ?? 0), "stop-and-go \(validated) m, filtered \(alone?.validationError ?? 0) m")
+    }
+
     @Test func radiusKeepsItsPromiseOnAnotherSimulatedWalk() throws {
         // Train on one simulated survey of the example, score the visit: the share of truths inside
         // the 68 % radius lies within 68 ± 15 %.

@@ -85,6 +85,28 @@ import Testing
         #expect((tracker.probabilityStill ?? 1) < 0.5)
     }
 
+    @Test func aFlooredRadiusNeverClaimsMoreThanTheEstimate() throws {
+        // Ten identical estimates of radius 1 m: standing, the tracker's own radius shrinks well
+        // below 1 m; floored at the estimates' radius it stays at 1 m, scaled or not, and the
+        // position is the same.
+        var configuration = Self.configuration
+        var plain = MotionTracker(configuration: configuration)
+        configuration.isFlooredAtEstimateAccuracy = true
+        var floored = MotionTracker(configuration: configuration)
+        configuration.accuracyScale = 1.5
+        var flooredAndScaled = MotionTracker(configuration: configuration)
+        let estimate = Self.estimate(2, 3, accuracy: 1)
+        for second in 0..<10 {
+            let time = Double(second)
+            let own = try Self.step(&plain, estimate, at: time), kept = try Self.step(&floored, estimate, at: time)
+            let scaled = try Self.step(&flooredAndScaled, estimate, at: time)
+            #expect(kept.point == own.point)
+            #expect(kept.accuracy == max(own.accuracy, 1))
+            #expect(scaled.accuracy == max(own.accuracy * 1.5, 1))
+        }
+        #expect((plain.predicted(at: 9)?.accuracy ?? 1) < 0.6)
+    }
+
     @Test func aLongGapRestartsAndTheResetForgets() throws {
         var tracker = MotionTracker(configuration: Self.configuration)
         _ = tracker.update(Self.estimate(0, 0), at: 0)

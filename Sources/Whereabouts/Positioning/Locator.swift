@@ -28,12 +28,21 @@ public struct LocatorConfiguration: Sendable {
     /// stop-and-go model (``MotionTracker/Configuration/stopAndGo``) is meant for raw RSSI
     /// (`filter` `nil`): in the simulated ESPresense room it halves the error of a person
     /// standing, but on the UJI recordings its radius is too small (their errors persist while
-    /// a phone stands, which averaging cannot remove).
+    /// a phone stands, which averaging cannot remove) unless measured on training data, as
+    /// ``PositioningAlgorithm/default`` does. With ``choosesFilterAndTracking`` the default
+    /// algorithm picks between this configuration's filter and tracking and that pair.
     public var tracking: MotionTracker.Configuration?
     /// Each device's RSSI offset (dB, by ``Scan/device``), subtracted from its readings before
     /// filtering so that every phone reads like the calibration's average one
     /// (``CalibrationResult/offsetsByDevice``). Devices not listed, and scans without a device, get 0.
     public var deviceOffsets: [String: Double] = [:]
+    /// Whether ``PositioningAlgorithm/default`` may replace ``filter`` and ``tracking`` by the
+    /// other pipeline it knows when that one locates its validation replay better
+    /// (``DefaultSolver/pipelineCandidates(for:)``: this configuration's own, and raw RSSI with
+    /// the stop-and-go tracker). Other algorithms ignore it. Default `false`: the pipeline is
+    /// as configured. `whereabouts locate` and `eval` turn it on unless `--rssi-filter` or
+    /// `--tracking` is given.
+    public var choosesFilterAndTracking = false
 
     /// Creates a configuration. The defaults: ``defaultFilter`` per beacon, beacons kept 5 s after
     /// they were last heard, 4 dB of RSSI noise, ranges of at least 0.1 units, floor selection

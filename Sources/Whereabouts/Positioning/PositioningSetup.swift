@@ -65,16 +65,28 @@ public struct PositioningSetup: Sendable {
 extension PositioningAlgorithm {
     /// Builds the algorithm for a venue: calibrates the venue from `training` when it has true
     /// positions, then builds the solver (training it, for the algorithms that learn). With
-    /// ``default`` and tracking, the tracker's ``MotionTracker/Configuration/accuracyScale`` is
-    /// the one the solver measured (``DefaultSolver/trackedAccuracyScale``).
+    /// ``default``, the RSSI filter and tracking are the ones the solver chose when the
+    /// configuration lets it (``LocatorConfiguration/choosesFilterAndTracking``), and with
+    /// tracking, the tracker's ``MotionTracker/Configuration/accuracyScale`` is the one the solver
+    /// measured (``DefaultSolver/trackedAccuracyScale``), floored at each estimate's radius when
+    /// there was no training data to measure it on (``DefaultSolver/tracking``).
     public func setup(venue: Venue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) -> PositioningSetup {
         var (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
                                                                                                   configuration: configuration)
         let positioning = PositioningVenue(calibratedVenue)
         let (solverTraining, solverConfiguration) = PositioningSetup.solverTraining(training, configuration: calibratedConfiguration)
         let solver = solver(for: positioning, training: solverTraining, configuration: solverConfiguration)
-        if let measured = (solver as? DefaultSolver)?.trackedAccuracyScale {
-            calibratedConfiguration.tracking?.accuracyScale = measured
+        if let validated = solver as? DefaultSolver {
+            if calibratedConfiguration.choosesFilterAndTracking {
+                calibratedConfiguration.filter = validated.filter
+                calibratedConfiguration.tracking = validated.tracking
+            }
+            if let measured = validated.trackedAccuracyScale {
+                calibratedConfiguration.tracking?.accuracyScale = measured
+                if validated.tracking?.isFlooredAtEstimateAccuracy == true {
+                    calibratedConfiguration.tracking?.isFlooredAtEstimateAccuracy = true
+                }
+            }
         }
         return PositioningSetup(venue: positioning, solver: solver, configuration: calibratedConfiguration, calibration: calibration)
     }

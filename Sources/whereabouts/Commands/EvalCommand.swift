@@ -85,6 +85,9 @@ struct EvalCommand: ParsableCommand {
         }
 
         var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration)
+        for entry in run.entries {
+            if let choice = pipeline.choice(of: entry.locators.solver, units: venueValue.units.rawValue) { Terminal.error(choice) }
+        }
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         var tracks = TrackCollector()
         while let scan = try reader.next() {

@@ -64,6 +64,7 @@ struct LocateCommand: AsyncParsableCommand {
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
         var locators = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration).makeLocators()
+        if let choice = pipeline.choice(of: locators.solver, units: venueValue.units.rawValue) { Terminal.error(choice) }
         // With --lag, fixes stream out that many seconds of scans late.
         var delayed = pipeline.lag.map { lag in
             FixedLagLocators(venue: locators.venue, solver: locators.solver, configuration: locators.configuration, lag: lag)

@@ -6,14 +6,14 @@ import Whereabouts
 /// `locate` runs.
 struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The per-beacon RSSI filter: kalman (a scalar Kalman filter, gain about 0.28) or none (each beacon's latest reading as it is).",
+        "The per-beacon RSSI filter: kalman (a scalar Kalman filter, gain about 0.28) or none (each beacon's latest reading as it is). Without it or --tracking, the default algorithm chooses between kalman without tracking and none with stop-and-go, by their error on its validation replay; the other algorithms use kalman.",
         valueName: "kalman|none"))
-    var rssiFilter: String = "kalman"
+    var rssiFilter: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Track each device's fixes: none, constant-velocity (a Kalman filter with gating and a speed limit) or stop-and-go (standing still or walking; pair it with --rssi-filter none).",
+        "Track each device's fixes: none, constant-velocity (a Kalman filter with gating and a speed limit) or stop-and-go (standing still or walking; pair it with --rssi-filter none). Default: none, or the default algorithm's choice (see --rssi-filter).",
         valueName: "none|constant-velocity|stop-and-go"))
-    var tracking: String = "none"
+    var tracking: String?
 
     @Flag(name: .long, help: ArgumentHelp(
         "Smooth each track offline, with the scans after each fix too (the --tracking model; constant-velocity when none): fixes come out a track at a time, once each device's track has ended."))
@@ -30,20 +30,34 @@ struct PipelineOptions: ParsableArguments {
     func validate() throws {
         if let lag, !(lag.isFinite && lag >= 0) { throw ValidationError("--lag must be a number of seconds, 0 or more.") }
         if smooth, lag != nil { throw ValidationError("--smooth uses every later scan and --lag only those of the next seconds: give one of them.") }
-        guard ["kalman", "none"].contains(rssiFilter) else {
+        if let rssiFilter, !["kalman", "none"].contains(rssiFilter) {
             throw ValidationError("--rssi-filter must be kalman or none.")
         }
-        guard tracking == "none" || MotionTracker.Configuration.Model(rawValue: tracking) != nil else {
+        if let tracking, tracking != "none", MotionTracker.Configuration.Model(rawValue: tracking) == nil {
             throw ValidationError("--tracking must be none, constant-velocity or stop-and-go.")
         }
     }
 
-    /// The per-device configuration the options describe. Smoothing without a tracking model
-    /// smooths with the constant-velocity one.
+    /// Whether the default algorithm chooses the filter and tracking (neither option given).
+    var choosesFilterAndTracking: Bool { rssiFilter == nil && tracking == nil }
+
+    /// The per-device configuration the options describe. Smoothing with `--tracking none`
+    /// smooths with the constant-velocity model (so does smoothing an untracked choice).
     var configuration: LocatorConfiguration {
-        var model = MotionTracker.Configuration.Model(rawValue: tracking)
-        if smoothsTracks, model == nil { model = .constantVelocity }
-        return LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
-                                    tracking: model.map { MotionTracker.Configuration(model: $0) })
+        var model = tracking.flatMap(MotionTracker.Configuration.Model.init(rawValue:))
+        if smoothsTracks, model == nil, !choosesFilterAndTracking { model = .constantVelocity }
+        var configuration = LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
+                                                 tracking: model.map { MotionTracker.Configuration(model: $0) })
+        configuration.choosesFilterAndTracking = choosesFilterAndTracking
+        return configuration
+    }
+
+    /// What the default algorithm chose, in the options' words, when it chose (`nil` otherwise
+    /// or for another solver): for a note on standard error.
+    func choice(of solver: any PositionSolver, units: String) -> String? {
+        guard choosesFilterAndTracking, let validated = solver as? DefaultSolver else { return nil }
+        let options = "--rssi-filter \(validated.filter == nil ? "none" : "kalman") --tracking \(validated.tracking?.model.rawValue ?? "none")"
+        let error = validated.validationError.map { String(format: " (validation mean error %.2f %@)", $0, units) } ?? ""
+        return "default: \(options)\(error), chosen by validation; give --rssi-filter or --tracking to decide yourself."
     }
 }

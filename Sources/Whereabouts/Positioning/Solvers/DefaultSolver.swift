@@ -23,6 +23,13 @@
 /// standing phone's estimates share much of their error on real recordings, which the tracker,
 /// averaging them as independent, cannot see.
 ///
+/// **Pipeline.** When the configuration lets it (``LocatorConfiguration/choosesFilterAndTracking``),
+/// the same replay also chooses the per-device pipeline: the configuration's own filter and
+/// tracking, or raw RSSI with the stop-and-go tracker (``pipelineCandidates(for:)``), whichever
+/// locates the validation scans with the lower mean error (``filter``, ``tracking``,
+/// ``validationError``); ``PositioningAlgorithm/setup(venue:training:configuration:)`` hands the
+/// choice on to the locators.
+///
 /// Nothing in it is tuned to a data set: the equal trusts are IBeaconLocation's default, and
 /// every parameter comes from the training recording or the venue's calibration.
 ///
@@ -42,6 +49,16 @@ public struct DefaultSolver: PositionSolver {
     /// ``MotionTracker/Configuration/accuracyScale`` gets in ``PositioningAlgorithm/default``'s
     /// setup); `nil` without tracking.
     public let trackedAccuracyScale: Double?
+    /// The per-beacon RSSI filter the solver was validated with: the configuration's, or the
+    /// chosen one when the configuration let it choose (``LocatorConfiguration/choosesFilterAndTracking``).
+    public let filter: BuiltInRSSIFilter?
+    /// The tracking the solver was validated with (as ``filter``), without its measured
+    /// radius factor (``trackedAccuracyScale``); measured on a simulated survey, its radius is
+    /// kept at least each estimate's own (``MotionTracker/Configuration/isFlooredAtEstimateAccuracy``).
+    public let tracking: MotionTracker.Configuration?
+    /// The mean error of the validation replay, venue units: of the tracked fixes when
+    /// ``tracking`` is set; `nil` when no fix was scored.
+    public let validationError: Double?
 
     /// The spatial block size of the radius validation, metres.
     static let blockSize = 1.5
@@ -88,26 +105,82 @@ public struct DefaultSolver: PositionSolver {
         } else {
             validation = [(fusion, training, { _ in true })]
         }
+        // Each candidate pipeline replayed; the one with the lowest mean error is kept.
+        let candidates = configuration.choosesFilterAndTracking ? Self.pipelineCandidates(for: configuration) : [configuration]
+        var best: Measurement?
+        for candidate in candidates {
+            let measured = Self.measure(validation, venue: venue, configuration: candidate, simulated: !hasPositions)
+            if let chosen = best, !(measured.meanError < chosen.meanError) { continue }
+            best = measured
+        }
+        let chosen = best ?? Measurement(configuration: configuration, accuracyScale: 1, trackedAccuracyScale: nil, meanError: .nan)
+        accuracyScale = chosen.accuracyScale
+        trackedAccuracyScale = chosen.trackedAccuracyScale
+        filter = chosen.configuration.filter
+        tracking = chosen.configuration.tracking
+        validationError = chosen.meanError.isFinite ? chosen.meanError : nil
+    }
+
+    /// What the validation replay of one pipeline measured.
+    private struct Measurement {
+        var configuration: LocatorConfiguration
+        var accuracyScale: Double
+        var trackedAccuracyScale: Double?
+        /// The mean error of its fixes (the tracked ones when it tracks), NaN without any.
+        var meanError: Double
+    }
+
+    /// The pipelines the default algorithm chooses between when the configuration lets it
+    /// (``LocatorConfiguration/choosesFilterAndTracking``): the configuration's own filter and
+    /// tracking, and raw RSSI with the stop-and-go tracker (when that is not the same). The
+    /// first averages each beacon's RSSI over a few seconds and suits phones that walk or signals
+    /// that drift; the second averages whole fixes for as long as the person stands, and follows
+    /// a walk without the filters' lag.
+    public static func pipelineCandidates(for configuration: LocatorConfiguration) -> [LocatorConfiguration] {
+        var stopAndGo = configuration
+        stopAndGo.filter = nil
+        stopAndGo.tracking = .stopAndGo
+        let same = configuration.filter == nil && configuration.tracking?.model == .stopAndGo
+        return same ? [configuration] : [configuration, stopAndGo]
+    }
+
+    /// The radius factors and mean error of `configuration`'s pipeline in the validation replay.
+    /// On a `simulated` survey, whose errors are independent from scan to scan, the tracker's
+    /// radius is measured but is also kept at least each estimate's own
+    /// (``MotionTracker/Configuration/isFlooredAtEstimateAccuracy``).
+    private static func measure(_ validation: [(solver: TrustFusion, scans: [Scan], scoring: (Scan) -> Bool)],
+                                venue: PositioningVenue, configuration: LocatorConfiguration, simulated: Bool) -> Measurement {
         // The radius is each estimate's own, before any tracking: a tracker takes it as the
         // estimate's noise and works out its own.
         var untracked = configuration
         untracked.tracking = nil
-        let scale = Self.scale(from: validation.flatMap { member in
-            Self.ratios(of: member.solver, venue: venue, scans: member.scans, configuration: untracked, scoring: member.scoring)
-        })
-        accuracyScale = scale
-        // The tracker's radius, measured the same way on the tracked fixes.
-        if var tracking = configuration.tracking {
-            tracking.accuracyScale = 1
-            var tracked = configuration
-            tracked.tracking = tracking
-            trackedAccuracyScale = Self.scale(from: validation.flatMap { member in
-                Self.ratios(of: DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: scale), venue: venue,
-                            scans: member.scans, configuration: tracked, scoring: member.scoring)
-            })
-        } else {
-            trackedAccuracyScale = nil
+        let fixes = validation.flatMap { member in
+            Self.scored(member.solver, venue: venue, scans: member.scans, configuration: untracked, scoring: member.scoring)
         }
+        let scale = Self.scale(from: fixes.map(\.ratio))
+        guard var tracking = configuration.tracking else {
+            return Measurement(configuration: configuration, accuracyScale: scale, trackedAccuracyScale: nil,
+                               meanError: Self.mean(fixes.map(\.error)))
+        }
+        // The tracker's radius, measured the same way on the tracked fixes.
+        tracking.accuracyScale = 1
+        let floored = tracking.isFlooredAtEstimateAccuracy || simulated
+        tracking.isFlooredAtEstimateAccuracy = false
+        var tracked = configuration
+        tracked.tracking = tracking
+        let trackedFixes = validation.flatMap { member in
+            Self.scored(DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: scale), venue: venue,
+                        scans: member.scans, configuration: tracked, scoring: member.scoring)
+        }
+        var measured = configuration
+        measured.tracking?.isFlooredAtEstimateAccuracy = floored
+        return Measurement(configuration: measured, accuracyScale: scale,
+                           trackedAccuracyScale: Self.scale(from: trackedFixes.map(\.ratio)),
+                           meanError: Self.mean(trackedFixes.map(\.error)))
+    }
+
+    private static func mean(_ values: [Double]) -> Double {
+        values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count)
     }
 
     /// A solver of measured parts.
@@ -116,6 +189,9 @@ public struct DefaultSolver: PositionSolver {
         self.fusion = fusion
         self.accuracyScale = accuracyScale
         trackedAccuracyScale = nil
+        filter = nil
+        tracking = nil
+        validationError = nil
     }
 
     /// The 68th percentile of error ÷ radius, kept within 0.1…10; 1 when there is none.
@@ -148,18 +224,20 @@ public struct DefaultSolver: PositionSolver {
         }
     }
 
-    /// Error ÷ radius of the located scans with a true position that `scoring` selects. Every scan
-    /// is replayed, in order, per device and track, so that the filters see the walk as it was.
-    static func ratios(of solver: any PositionSolver, venue: PositioningVenue, scans: [Scan],
-                       configuration: LocatorConfiguration, scoring: (Scan) -> Bool = { _ in true }) -> [Double] {
+    /// The error and error ÷ radius of each located scan with a true position that `scoring`
+    /// selects. Every scan is replayed, in order, per device and track, so that the filters see
+    /// the walk as it was.
+    static func scored(_ solver: any PositionSolver, venue: PositioningVenue, scans: [Scan],
+                       configuration: LocatorConfiguration, scoring: (Scan) -> Bool) -> [(error: Double, ratio: Double)] {
         var locators = TrackLocators(venue: venue, solver: solver, configuration: configuration)
-        var ratios: [Double] = []
+        var scored: [(error: Double, ratio: Double)] = []
         for scan in scans {
             let fix = locators.locate(scan)
             guard scoring(scan), let fix, let truth = scan.truth?.planarPoint, fix.accuracy > 0 else { continue }
-            ratios.append(fix.point.planar.distance(to: truth) / fix.accuracy)
+            let error = fix.point.planar.distance(to: truth)
+            scored.append((error, error / fix.accuracy))
         }
-        return ratios
+        return scored
     }
 
     /// `"default"`.

@@ -110,7 +110,7 @@ public struct FixedLagSmoother: Sendable {
             let smoothed = past.combined(with: backward.predicted(at: -input.time))
             reports.append(configuration.scalingAccuracy(of: smoothed.estimate(
                 z: height, beaconCount: input.estimate.beaconCount,
-                minimumAccuracy: configuration.minimumAccuracy / metresPerUnit)))
+                minimumAccuracy: configuration.minimumAccuracy / metresPerUnit), input: input.estimate))
         }
         pending.removeFirst(count)
         return reports

@@ -102,13 +102,26 @@ public struct MotionTracker: Sendable {
         /// ``PositioningAlgorithm/default`` measures this factor on the training data
         /// (``DefaultSolver/trackedAccuracyScale``) and sets it.
         public var accuracyScale: Double
+        /// Whether a tracked radius (after ``accuracyScale``) is never less than the radius of
+        /// the estimate it was updated with. Default `false`. ``PositioningAlgorithm/default``
+        /// sets it when it could only measure ``accuracyScale`` on a simulated survey (no
+        /// training data with truth): simulated scans' errors are independent, so averaging them
+        /// looks better there than it does on a real phone whose error persists while it stands.
+        public var isFlooredAtEstimateAccuracy = false
 
-        /// `estimate` with its accuracy times ``accuracyScale`` (left as it is when the factor is
-        /// not a positive finite number).
-        func scalingAccuracy(of estimate: PositionEstimate?) -> PositionEstimate? {
-            guard var estimate, accuracyScale.isFinite, accuracyScale > 0, accuracyScale != 1 else { return estimate }
-            estimate.accuracy *= accuracyScale
-            return estimate.accuracy.isFinite ? estimate : nil
+        /// `tracked` with its accuracy times ``accuracyScale`` (left as it is when the factor is
+        /// not a positive finite number), and with ``isFlooredAtEstimateAccuracy``, at least
+        /// `input`'s accuracy.
+        func scalingAccuracy(of tracked: PositionEstimate?, input: PositionEstimate? = nil) -> PositionEstimate? {
+            guard var tracked else { return nil }
+            if accuracyScale.isFinite, accuracyScale > 0, accuracyScale != 1 {
+                tracked.accuracy *= accuracyScale
+                guard tracked.accuracy.isFinite else { return nil }
+            }
+            if isFlooredAtEstimateAccuracy, let floor = input?.accuracy, floor.isFinite, floor > tracked.accuracy {
+                tracked.accuracy = floor
+            }
+            return tracked
         }
 
         /// The stop-and-go model with its defaults (``Model/stopAndGo``), as
@@ -186,7 +199,7 @@ public struct MotionTracker: Sendable {
     /// gives the prediction. Returns `nil` only when there is no track and the estimate has no
     /// finite point.
     public mutating func update(_ estimate: PositionEstimate, at time: Double) -> PositionEstimate? {
-        configuration.scalingAccuracy(of: tracked(estimate, at: time))
+        configuration.scalingAccuracy(of: tracked(estimate, at: time), input: estimate)
     }
 
     /// ``update(_:at:)`` before ``Configuration/accuracyScale``.

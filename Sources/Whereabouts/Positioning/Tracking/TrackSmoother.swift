@@ -70,7 +70,9 @@ public struct TrackSmoother: Sendable {
     /// passing, as in ``MotionTracker``.
     public func smooth(_ estimates: [TimedEstimate]) -> [PositionEstimate?] {
         let smoothed = configuration.model == .stopAndGo ? twoFilterSmoothed(estimates) : rauchTungStriebelSmoothed(estimates)
-        return smoothed.map(configuration.scalingAccuracy(of:))
+        return smoothed.indices.map { index in
+            configuration.scalingAccuracy(of: smoothed[index], input: estimates.indices.contains(index) ? estimates[index].estimate : nil)
+        }
     }
 
     /// The Rauch–Tung–Striebel smoother of the constant-velocity model.
