@@ -115,29 +115,37 @@ struct DefaultSolverTests {
     }
 
     @Test func thePipelineIsChosenByTheValidationReplayWhenAllowed() throws {
-        // Without training data the replay is a survey simulated under the venue's model: its
-        // errors are independent scan to scan, and averaging a standing phone's fixes wins.
+        // Without training data the replay is a survey simulated under the venue's model.
         let venue = PositioningVenue(square)
         var choosing = LocatorConfiguration()
         choosing.choosesFilterAndTracking = true
         let chosen = DefaultSolver(venue: venue, configuration: choosing)
-        #expect(chosen.filter == nil && chosen.tracking?.model == .stopAndGo)
-        // ... but there it cannot see how a real phone's error persists: the tracker's radius
-        // is kept at least the estimate's own.
-        #expect(chosen.tracking?.isFlooredAtEstimateAccuracy == true)
         // The choice is the candidate with the lower validation error.
-        let errors = DefaultSolver.pipelineCandidates(for: choosing).map { candidate in
+        let candidates = DefaultSolver.pipelineCandidates(for: choosing)
+        let validated = candidates.map { candidate in
             var fixed = candidate
             fixed.choosesFilterAndTracking = false
-            return DefaultSolver(venue: venue, configuration: fixed).validationError ?? .infinity
+            return DefaultSolver(venue: venue, configuration: fixed)
         }
-        #expect(errors.count == 2 && errors[1] < errors[0])
-        #expect(chosen.validationError == errors[1])
-        // The setup hands the choice to the locators, with the tracker's measured factor.
+        let errors = validated.map { $0.validationError ?? .infinity }
+        #expect(errors.count == 2 && errors.allSatisfy(\.isFinite))
+        let best = errors[1] < errors[0] ? 1 : 0
+        #expect(chosen.validationError == errors[best])
+        #expect(chosen.filter == candidates[best].filter && chosen.tracking?.model == candidates[best].tracking?.model)
+        // The setup hands the choice to the locators, with the tracker's measured factors.
         let setup = PositioningAlgorithm.default.setup(venue: square, configuration: choosing)
-        #expect(setup.configuration.filter == nil && setup.configuration.tracking?.model == .stopAndGo)
+        #expect(setup.configuration.filter == chosen.filter && setup.configuration.tracking?.model == chosen.tracking?.model)
         #expect(setup.configuration.tracking?.accuracyScale == chosen.trackedAccuracyScale)
-        #expect(setup.configuration.tracking?.isFlooredAtEstimateAccuracy == true)
+        // Raw RSSI and stop-and-go, validated on the survey: the survey only models how a real
+        // phone's error persists, so the tracker's radius is kept at least the estimate's own;
+        // the tracker weighs the estimates by the scatter of a standing receiver's fixes, which
+        // is smaller than their radius, the survey's shadowing persisting where it stands.
+        let stopAndGo = validated[1]
+        #expect(stopAndGo.tracking?.isFlooredAtEstimateAccuracy == true)
+        #expect((stopAndGo.tracking?.estimateAccuracyScale ?? 0) > 1.2, "\(stopAndGo.tracking?.estimateAccuracyScale ?? 0)")
+        let fixedSetup = PositioningAlgorithm.default.setup(venue: square, configuration: candidates[1])
+        #expect(fixedSetup.configuration.tracking?.isFlooredAtEstimateAccuracy == true)
+        #expect(fixedSetup.configuration.tracking?.estimateAccuracyScale == stopAndGo.tracking?.estimateAccuracyScale)
         // Not allowed to choose, the default algorithm keeps the configuration, and so do the others.
         let kept = PositioningAlgorithm.default.setup(venue: square)
         #expect(kept.configuration.filter == LocatorConfiguration.defaultFilter && kept.configuration.tracking == nil)

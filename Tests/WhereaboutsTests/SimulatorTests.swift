@@ -130,6 +130,54 @@ import Testing
         #expect(abs(deviation - 2.5) < 0.1)
     }
 
+    @Test func persistentShadowingStaysWhileTheReceiverStandsAndVariesAcrossTheVenue() throws {
+        // No per-sample noise: every scan of a standing receiver reads the same offset from the model.
+        let radio = RadioModel(persistentShadowing: 4, roundsRSSI: false)
+        let standing = Simulator(venue: Self.oneBeacon(), walk: Self.standing(x: 3, y: 2, scans: 10), radio: radio, seed: 5)
+            .flatMap { $0.readings.map(\.rssi) }
+        #expect(standing.count == 10 && Set(standing).count == 1)
+        // The model gives −59 − 20·log10(√(7² + 2²)) there; the offset is the field's.
+        let model = -59 - 20 * log10((49.0 + 4).squareRoot())
+        let offset = try #require(standing.first) - model
+        #expect(offset != 0)
+        // Continuous: a centimetre away it has hardly changed.
+        let nearby = try #require(Simulator(venue: Self.oneBeacon(), walk: Self.standing(x: 3.01, y: 2, scans: 1), radio: radio,
+                                            seed: 5).firstScan?.readings.first?.rssi)
+        #expect(abs(nearby - (model + offset)) < 0.2)
+        // Over spots far apart (independent grid cells) it has the standard deviation asked for.
+        var offsets: [Double] = []
+        for i in 0..<20 {
+            for j in 0..<20 {
+                let x = 10 + Double(i) * 10.5, y = Double(j) * 10.5
+                let distance = ((x - 10) * (x - 10) + y * y + 0).squareRoot()
+                let expected = -59 - 20 * log10(max(distance, 0.1))
+                guard let reading = Self.rssi(Self.oneBeacon(), at: x, y, radio: RadioModel(persistentShadowing: 4, sensitivity: -1000, roundsRSSI: false)).first
+                else { continue }
+                offsets.append(reading - expected)
+            }
+        }
+        #expect(offsets.count == 400)
+        let (mean, deviation) = Self.statistics(offsets)
+        // 400 independent N(0, 4²) values: standard error of the mean 0.2, of σ about 0.14.
+        #expect(abs(mean) < 0.8)
+        #expect(abs(deviation - 4) < 0.6)
+        // Off by default.
+        #expect(Self.rssi(Self.oneBeacon(), at: 3, 2, radio: RadioModel(roundsRSSI: false)) == [model])
+    }
+
+    @Test func simulationsWithOneShadowingFieldSeedShareTheField() throws {
+        var radio = RadioModel(persistentShadowing: 4, roundsRSSI: false)
+        func reading(seed: UInt64) throws -> Double {
+            try #require(Simulator(venue: Self.oneBeacon(), walk: Self.standing(x: 4, y: 1, scans: 1), radio: radio, seed: seed)
+                .firstScan?.readings.first?.rssi)
+        }
+        // By default each simulator's seed makes its own field ...
+        #expect(try reading(seed: 1) != reading(seed: 2))
+        // ... and with a field seed, walks of other seeds meet the same building.
+        radio.shadowingFieldSeed = 99
+        #expect(try reading(seed: 1) == reading(seed: 2))
+    }
+
     @Test func multipathDropsShiftTheMeanBySixTenthsOfADecibel() {
         let radio = RadioModel(multipathShare: 0.1, multipathLoss: 6, roundsRSSI: false)
         let values = Simulator(venue: Self.oneBeacon(), walk: Self.standing(scans: 20_000), radio: radio, seed: 12)

@@ -69,7 +69,8 @@ extension PositioningAlgorithm {
     /// configuration lets it (``LocatorConfiguration/choosesFilterAndTracking``), and with
     /// tracking, the tracker's ``MotionTracker/Configuration/accuracyScale`` is the one the solver
     /// measured (``DefaultSolver/trackedAccuracyScale``), floored at each estimate's radius when
-    /// there was no training data to measure it on (``DefaultSolver/tracking``).
+    /// there was no training data to measure it on, and it weighs the estimates as the validation
+    /// found (``MotionTracker/Configuration/estimateAccuracyScale``; see ``DefaultSolver/tracking``).
     public func setup(venue: Venue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) -> PositioningSetup {
         var (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
                                                                                                   configuration: configuration)
@@ -83,6 +84,7 @@ extension PositioningAlgorithm {
             }
             if let measured = validated.trackedAccuracyScale {
                 calibratedConfiguration.tracking?.accuracyScale = measured
+                calibratedConfiguration.tracking?.estimateAccuracyScale = validated.tracking?.estimateAccuracyScale ?? 1
                 if validated.tracking?.isFlooredAtEstimateAccuracy == true {
                     calibratedConfiguration.tracking?.isFlooredAtEstimateAccuracy = true
                 }

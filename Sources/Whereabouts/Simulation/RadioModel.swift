@@ -8,7 +8,9 @@ import Foundation
 ///     txPower − 10·n·log10(d) − wallAttenuation·walls − floorAttenuation·|floors apart|
 ///
 /// where `txPower` and `n` are the beacon's own values in the venue, else the venue's defaults,
-/// unless ``calibrations`` or the model-wide ``txPower``/``pathLossExponent`` override them. Each
+/// unless ``calibrations`` or the model-wide ``txPower``/``pathLossExponent`` override them, plus
+/// a persistent offset of standard deviation ``persistentShadowing`` that depends on where the
+/// receiver is (see there). Each
 /// sample then gets Gaussian noise of standard deviation ``shadowing``; a share
 /// ``multipathShare`` of the samples loses a further ``multipathLoss`` dB; a share
 /// ``packetLoss`` is not heard at all, nor is any sample below ``sensitivity``. RSSI is rounded to
@@ -46,6 +48,20 @@ public struct RadioModel: Hashable, Sendable {
     public var calibrations: [String: Calibration]
     /// Standard deviation of the log-normal shadowing, dB (Gaussian noise on RSSI); default 0.
     public var shadowing: Double
+    /// Standard deviation of the persistent shadowing, dB; default 0. Unlike ``shadowing``, which
+    /// is drawn afresh for every sample, this offset of a beacon's mean RSSI depends only on where
+    /// the receiver is — the furniture, people and walls no venue lists — so a receiver standing
+    /// still keeps it, and averaging its samples does not take it away. It is a smooth random
+    /// field per beacon and floor that decorrelates over ``shadowingCorrelationDistance``, fixed by
+    /// ``shadowingFieldSeed`` (else the simulator's seed).
+    public var persistentShadowing: Double
+    /// The distance over which the persistent shadowing changes, venue units; default 2 (the
+    /// field is interpolated between independent values on a grid of this spacing).
+    public var shadowingCorrelationDistance: Double
+    /// The seed of the persistent shadowing field; `nil` (the default) takes the simulator's
+    /// seed. Give several simulations of one venue the same value — a site survey and the walks
+    /// located with it — and they share the venue's field, as recordings made in one building do.
+    public var shadowingFieldSeed: UInt64?
     /// Share (0…1) of samples hit by a multipath fade; default 0.
     public var multipathShare: Double
     /// How many dB a multipath fade takes off; default 6.
@@ -72,7 +88,8 @@ public struct RadioModel: Hashable, Sendable {
 
     /// Creates a radio model; the defaults are a noiseless, lossless receiver scanning once a second.
     public init(txPower: Double? = nil, pathLossExponent: Double? = nil, calibrations: [String: Calibration] = [:],
-                shadowing: Double = 0, multipathShare: Double = 0, multipathLoss: Double = 6,
+                shadowing: Double = 0, persistentShadowing: Double = 0, shadowingCorrelationDistance: Double = 2,
+                multipathShare: Double = 0, multipathLoss: Double = 6,
                 packetLoss: Double = 0, scanInterval: Double = 1, wallAttenuation: Double = 0,
                 floorAttenuation: Double = 0, sensitivity: Double = -100, receiverHeight: Double = 1.2,
                 minimumDistance: Double = 0.1, roundsRSSI: Bool = true, reportsTxPower: Bool = true) {
@@ -80,6 +97,9 @@ public struct RadioModel: Hashable, Sendable {
         self.pathLossExponent = pathLossExponent
         self.calibrations = calibrations
         self.shadowing = shadowing
+        self.persistentShadowing = persistentShadowing
+        self.shadowingCorrelationDistance = shadowingCorrelationDistance
+        shadowingFieldSeed = nil
         self.multipathShare = multipathShare
         self.multipathLoss = multipathLoss
         self.packetLoss = packetLoss

@@ -75,7 +75,7 @@ public struct Simulator: Sequence, Sendable {
         private var cursor = 0
 
         init(_ simulator: Simulator) {
-            world = World(venue: simulator.venue, radio: simulator.radio)
+            world = World(venue: simulator.venue, radio: simulator.radio, seed: simulator.radio.shadowingFieldSeed ?? simulator.seed)
             walk = simulator.walk
             radio = simulator.radio
             schedule = Walk.Schedule(simulator.walk)
@@ -147,12 +147,15 @@ extension Simulator {
 
         let beacons: [Beacon]
         let radio: RadioModel
+        /// Fixes the persistent shadowing field (``RadioModel/shadowingFieldSeed``, else the simulator's seed).
+        private let seed: UInt64
         private let elevations: [Int: Double]
         private let walls: [Int: [Wall]]
         private let places: PlaceLocator
 
-        init(venue: Venue, radio: RadioModel) {
+        init(venue: Venue, radio: RadioModel, seed: UInt64 = 0) {
             self.radio = radio
+            self.seed = seed
             var elevations: [Int: Double] = [:]
             for floor in venue.floors {
                 if let elevation = floor.elevation { elevations[floor.level] = elevation }
@@ -198,7 +201,46 @@ extension Simulator {
                 mean -= radio.wallAttenuation * Double(wallsCrossed(from: beacon.point, to: position.point, floor: position.floor))
             }
             mean -= radio.floorAttenuation * Double(abs(beacon.floor - position.floor))
+            if radio.persistentShadowing != 0, radio.persistentShadowing.isFinite {
+                mean += radio.persistentShadowing * persistentShadowing(of: beacon, at: position)
+            }
             return mean
+        }
+
+        /// The persistent shadowing field of a beacon at a position, a standard normal value: the
+        /// independent normal values at the four corners of the grid cell (spacing
+        /// ``RadioModel/shadowingCorrelationDistance``) around the position, weighted bilinearly
+        /// and divided by the root of the weights' squares, so that its variance is 1 everywhere.
+        func persistentShadowing(of beacon: Beacon, at position: Walk.Position) -> Double {
+            let spacing = radio.shadowingCorrelationDistance
+            guard spacing > 0, spacing.isFinite else { return 0 }
+            let gx = position.x / spacing, gy = position.y / spacing
+            guard gx.isFinite, gy.isFinite, abs(gx) < 1e15, abs(gy) < 1e15 else { return 0 }
+            let fx = gx.rounded(.down), fy = gy.rounded(.down)
+            let u = gx - fx, v = gy - fy
+            let ix = Int64(fx), iy = Int64(fy)
+            var sum = 0.0, squares = 0.0
+            for (dx, dy, weight) in [(Int64(0), Int64(0), (1 - u) * (1 - v)), (1, 0, u * (1 - v)), (0, 1, (1 - u) * v), (1, 1, u * v)] {
+                sum += weight * cornerValue(beacon: beacon.id, floor: position.floor, x: ix &+ dx, y: iy &+ dy)
+                squares += weight * weight
+            }
+            return squares > 0 ? sum / squares.squareRoot() : 0
+        }
+
+        /// The field's independent standard normal value at a grid corner, from the seed, the
+        /// beacon, the floor and the corner alone.
+        private func cornerValue(beacon: String, floor: Int, x: Int64, y: Int64) -> Double {
+            var hash = seed ^ 0x5EED_F1E1_D000_0000
+            func mix(_ value: UInt64) {
+                hash = (hash ^ value) &* 0x100_0000_01B3
+                hash ^= hash >> 29
+            }
+            for byte in beacon.utf8 { mix(UInt64(byte)) }
+            mix(UInt64(bitPattern: Int64(floor)))
+            mix(UInt64(bitPattern: x))
+            mix(UInt64(bitPattern: y))
+            var random = SeededRandom(seed: hash)
+            return random.nextGaussian()
         }
 
         /// How many walls of `floor` the segment from `p` to `q` crosses properly (touching an

@@ -16,12 +16,15 @@
 /// recording in order, so that the per-beacon filters see the walk as it happened, and scores
 /// only its own scans. Without fingerprints the training scans are replayed as they are (the
 /// other members learn nothing from positions). Without training data the factor is measured the
-/// same way on a survey simulated with the venue's own calibration and the configured RSSI noise
-/// (``simulatedSurvey(of:configuration:)``): the radius then keeps its promise as far as the
-/// venue's radio model is right. When the configuration tracks, the tracked fixes of the same
+/// same way on a survey simulated with the venue's own calibration, the configured RSSI noise and
+/// a persistent shadowing of 4 dB (``simulatedSurvey(of:configuration:)``: a walk from spot to spot
+/// over the venue's places), scoring the scans inside them: the radius then keeps its promise as
+/// far as that radio model is right. When the configuration tracks, the tracked fixes of the same
 /// replay measure a second factor, for the tracker's radius (``trackedAccuracyScale``): a
 /// standing phone's estimates share much of their error on real recordings, which the tracker,
-/// averaging them as independent, cannot see.
+/// averaging them as independent, cannot see. The tracker itself weighs each estimate by the
+/// scan-to-scan part of its error only (``MotionTracker/Configuration/estimateAccuracyScale``),
+/// measured in the same replay from how far apart consecutive fixes of a standing receiver lie.
 ///
 /// **Pipeline.** When the configuration lets it (``LocatorConfiguration/choosesFilterAndTracking``),
 /// the same replay also chooses the per-device pipeline: the configuration's own filter and
@@ -53,8 +56,10 @@ public struct DefaultSolver: PositionSolver {
     /// chosen one when the configuration let it choose (``LocatorConfiguration/choosesFilterAndTracking``).
     public let filter: BuiltInRSSIFilter?
     /// The tracking the solver was validated with (as ``filter``), without its measured
-    /// radius factor (``trackedAccuracyScale``); measured on a simulated survey, its radius is
-    /// kept at least each estimate's own (``MotionTracker/Configuration/isFlooredAtEstimateAccuracy``).
+    /// radius factor (``trackedAccuracyScale``), with the scan-to-scan share of the estimates'
+    /// radius it weighs them by (``MotionTracker/Configuration/estimateAccuracyScale``); measured
+    /// on a simulated survey, its radius is kept at least each estimate's own
+    /// (``MotionTracker/Configuration/isFlooredAtEstimateAccuracy``).
     public let tracking: MotionTracker.Configuration?
     /// The mean error of the validation replay, venue units: of the tracked fixes when
     /// ``tracking`` is set; `nil` when no fix was scored.
@@ -84,7 +89,12 @@ public struct DefaultSolver: PositionSolver {
         if !hasPositions {
             // No truth to measure with: measure on a survey simulated under the model the ranges
             // assume (the venue's calibration, the configured RSSI noise).
-            validation = [(fusion, Self.simulatedSurvey(of: venue, configuration: configuration), { _ in true })]
+            // The walk between spots is replayed, but only the scans inside the surveyed area count.
+            let area = SurveyArea(venue: venue)
+            validation = [(fusion, Self.simulatedSurvey(of: venue, configuration: configuration), { scan in
+                guard let area, let point = scan.truth?.planarPoint else { return false }
+                return area.contains(point, floor: scan.truth?.floor ?? 0)
+            })]
         } else if let fingerprints, fingerprints.referenceCount > 0 {
             // Fingerprints of the other folds only, with the settings chosen on all the data.
             let fixed = FingerprintSolver.Configuration(k: fingerprints.k, metric: fingerprints.metric,
@@ -164,6 +174,10 @@ public struct DefaultSolver: PositionSolver {
         }
         // The tracker's radius, measured the same way on the tracked fixes.
         tracking.accuracyScale = 1
+        // The tracker weighs each estimate by the scan-to-scan part of its error only (what a
+        // standing receiver's fixes scatter by), so that what persists does not slow it down.
+        let stillRatios = fixes.compactMap(\.stillRatio)
+        tracking.estimateAccuracyScale = stillRatios.count >= 10 ? scale / Self.scale(from: stillRatios) : 1
         let floored = tracking.isFlooredAtEstimateAccuracy || simulated
         tracking.isFlooredAtEstimateAccuracy = false
         var tracked = configuration
@@ -174,6 +188,7 @@ public struct DefaultSolver: PositionSolver {
         }
         var measured = configuration
         measured.tracking?.isFlooredAtEstimateAccuracy = floored
+        measured.tracking?.estimateAccuracyScale = tracking.estimateAccuracyScale
         return Measurement(configuration: measured, accuracyScale: scale,
                            trackedAccuracyScale: Self.scale(from: trackedFixes.map(\.ratio)),
                            meanError: Self.mean(trackedFixes.map(\.error)))
@@ -200,42 +215,40 @@ public struct DefaultSolver: PositionSolver {
         return scale.isFinite && scale > 0 ? min(max(scale, 0.1), 10) : 1
     }
 
-    /// A survey of the venue simulated with its own calibration and `configuration`'s RSSI noise:
-    /// 300 random spots within the beacons' extent (on random floors), 5 one-second scans at each.
-    static func simulatedSurvey(of venue: PositioningVenue, configuration: LocatorConfiguration) -> [Scan] {
-        guard let extent = venue.extent else { return [] }
-        var random = SeededRandom(seed: 68)
-        let floors = Array(Set(venue.floors)).sorted()
-        var waypoints: [Walk.Waypoint] = []
-        for _ in 0..<300 {
-            let x = extent.minX + random.nextUniform() * (extent.maxX - extent.minX)
-            let y = extent.minY + random.nextUniform() * (extent.maxY - extent.minY)
-            let floor = floors.isEmpty ? 0 : floors[Int(random.nextUniform() * Double(floors.count)) % floors.count]
-            waypoints.append(Walk.Waypoint(x: x, y: y, floor: floor, dwell: 4))
-        }
-        // Fast enough between spots that every scan is taken standing still; one track per spot,
-        // so that the filters start afresh.
-        let walk = Walk(waypoints: waypoints, speed: 1e6, start: 0)
-        let radio = RadioModel(shadowing: configuration.rssiStandardDeviation, floorAttenuation: 15, roundsRSSI: false)
-        return Simulator(venue: venue.venue, walk: walk, radio: radio, seed: 68).map { scan in
-            var scan = scan
-            scan.track = String(Int((scan.time / 4).rounded(.down)))
-            return scan
-        }
+    /// One located scan of a validation replay.
+    struct ScoredFix {
+        /// Distance from the truth.
+        var error: Double
+        /// Error ÷ radius.
+        var ratio: Double
+        /// When the scan before it (same device and track, also scored) had the same true
+        /// position: the distance between the two fixes over √2, ÷ radius — for independent
+        /// errors, distributed as the error of one fix whose error holds only its scan-to-scan
+        /// part, so that what persists while a receiver stands is left out.
+        var stillRatio: Double?
     }
 
-    /// The error and error ÷ radius of each located scan with a true position that `scoring`
-    /// selects. Every scan is replayed, in order, per device and track, so that the filters see
-    /// the walk as it was.
+    /// Each located scan with a true position that `scoring` selects. Every scan is replayed, in
+    /// order, per device and track, so that the filters see the walk as it was.
     static func scored(_ solver: any PositionSolver, venue: PositioningVenue, scans: [Scan],
-                       configuration: LocatorConfiguration, scoring: (Scan) -> Bool) -> [(error: Double, ratio: Double)] {
+                       configuration: LocatorConfiguration, scoring: (Scan) -> Bool) -> [ScoredFix] {
         var locators = TrackLocators(venue: venue, solver: solver, configuration: configuration)
-        var scored: [(error: Double, ratio: Double)] = []
+        var scored: [ScoredFix] = []
+        var previous: [String: (truth: PlanarPoint, floor: Int?, point: PlanarPoint)] = [:]
         for scan in scans {
             let fix = locators.locate(scan)
-            guard scoring(scan), let fix, let truth = scan.truth?.planarPoint, fix.accuracy > 0 else { continue }
+            let key = (scan.device ?? "") + "\u{1F}" + (scan.track ?? "")
+            guard scoring(scan), let fix, let truth = scan.truth?.planarPoint, fix.accuracy > 0 else {
+                previous[key] = nil
+                continue
+            }
             let error = fix.point.planar.distance(to: truth)
-            scored.append((error, error / fix.accuracy))
+            var stillRatio: Double?
+            if let before = previous[key], before.truth == truth, before.floor == scan.truth?.floor {
+                stillRatio = fix.point.planar.distance(to: before.point) / 2.squareRoot() / fix.accuracy
+            }
+            previous[key] = (truth, scan.truth?.floor, fix.point.planar)
+            scored.append(ScoredFix(error: error, ratio: error / fix.accuracy, stillRatio: stillRatio))
         }
         return scored
     }

@@ -133,6 +133,9 @@ struct ConstantVelocityFilter: Sendable {
     /// Limits of the measurement accuracy radius, units.
     let minimumAccuracy: Double
     let maximumAccuracy: Double
+    /// What a measurement's radius is divided by before it is used (see
+    /// ``MotionTracker/Configuration/estimateAccuracyScale``).
+    let estimateAccuracyScale: Double
 
     private(set) var state: MotionState?
     private(set) var accuracyFloor = 0.0
@@ -157,6 +160,7 @@ struct ConstantVelocityFilter: Sendable {
         correlationTime = max(configuration.correlationTime.isFinite ? configuration.correlationTime : 0, 0)
         minimumAccuracy = positive(configuration.minimumAccuracy, 0.1) / m
         maximumAccuracy = max(1e6 / m, minimumAccuracy)
+        estimateAccuracyScale = positive(configuration.estimateAccuracyScale, 1)
     }
 
     mutating func reset() {
@@ -166,10 +170,11 @@ struct ConstantVelocityFilter: Sendable {
         support = 0
     }
 
-    /// A measurement's 68 % radius made usable: zero and tiny radii are raised to the minimum,
-    /// unknown (NaN, negative) and huge ones lowered to the maximum.
+    /// A measurement's 68 % radius made usable: divided by the estimate accuracy scale, zero and
+    /// tiny radii raised to the minimum, unknown (NaN, negative) and huge ones lowered to the maximum.
     func radius(accuracy: Double) -> Double {
-        accuracy.isNaN || accuracy < 0 ? maximumAccuracy : min(max(accuracy, minimumAccuracy), maximumAccuracy)
+        accuracy.isNaN || accuracy < 0
+            ? maximumAccuracy : min(max(accuracy / estimateAccuracyScale, minimumAccuracy), maximumAccuracy)
     }
 
     /// The per-axis variance of a measurement with a 68 % radius `accuracy` (see ``radius(accuracy:)``).

@@ -10,7 +10,8 @@ import Foundation
 /// **Model.** The state is the position and velocity on both axes. Between estimates the device
 /// keeps its velocity, disturbed by white-noise acceleration of spectral density
 /// ``Configuration/accelerationDensity`` (m²/s³); see `F` and `Q` below. Each estimate measures the
-/// position with a standard deviation per axis σ = accuracy / 1.5096 (the accuracy radius holds
+/// position with a standard deviation per axis σ = accuracy / 1.5096 (divided further by
+/// ``Configuration/estimateAccuracyScale`` when that is set; the accuracy radius holds
 /// 68 % of a circular normal: 1 − exp(−ρ²/2σ²) = 0.68 ⇔ ρ = √(−2 ln 0.32)·σ ≈ 1.5096 σ). The
 /// tracked estimate's accuracy is 1.5096 times the filtered position's standard deviation per
 /// axis, by the same conversion, but never less than the accuracy of the latest estimate taken
@@ -105,9 +106,17 @@ public struct MotionTracker: Sendable {
         /// Whether a tracked radius (after ``accuracyScale``) is never less than the radius of
         /// the estimate it was updated with. Default `false`. ``PositioningAlgorithm/default``
         /// sets it when it could only measure ``accuracyScale`` on a simulated survey (no
-        /// training data with truth): simulated scans' errors are independent, so averaging them
-        /// looks better there than it does on a real phone whose error persists while it stands.
+        /// training data with truth): how much of a real phone's error persists while it stands
+        /// is only modelled there, and averaging looks better on the model than on most phones.
         public var isFlooredAtEstimateAccuracy = false
+        /// What each estimate's accuracy radius is divided by before the tracker weighs the
+        /// estimate by it (non-positive or non-finite values count as 1). Default 1.
+        /// ``PositioningAlgorithm/default`` sets it to how much larger its calibrated radius is
+        /// than the scatter of consecutive fixes of a standing receiver in its validation replay
+        /// (``DefaultSolver/tracking``): the radius also covers the errors that persist while a
+        /// phone stands, which averaging cannot remove and which would only make the tracker
+        /// slower to follow a walk; ``accuracyScale`` then calibrates the tracked radius in turn.
+        public var estimateAccuracyScale = 1.0
 
         /// `tracked` with its accuracy times ``accuracyScale`` (left as it is when the factor is
         /// not a positive finite number), and with ``isFlooredAtEstimateAccuracy``, at least

@@ -1,0 +1,164 @@
+/// Where a simulated site survey stands: the spots a person could be located at, drawn
+/// uniformly.
+///
+/// - When the venue has places with a geometry (circles and polygons), the spots are drawn
+///   uniformly over the union of each floor's places, every floor in proportion to its places'
+///   area: the venue says where people go, and the radius is promised there, not in the
+///   corridors between buildings that no beacon covers.
+/// - Otherwise each spot is on one of the beacons' floors, drawn with equal chance, and uniformly
+///   within the extent of that floor's beacons (the whole venue's extent when the floor's beacons
+///   span no area): a floor with a few beacons in one corner is not surveyed across the whole
+///   building.
+struct SurveyArea: Sendable {
+    /// A place to draw from: its floor, shape, area and bounding box.
+    private struct Region: Sendable {
+        var floor: Int
+        var shape: Venue.Place.Shape
+        var area: Double
+        var box: PositioningVenue.Extent
+    }
+
+    /// The places, when the venue has any with a positive area.
+    private let regions: [Region]
+    /// The running sum of the regions' areas, for drawing one in proportion to its area.
+    private let cumulativeAreas: [Double]
+    /// Without places: each beacon floor with the extent its spots are drawn from.
+    private let floorExtents: [(floor: Int, extent: PositioningVenue.Extent)]
+
+    /// The area of `venue`; `nil` when it has neither places nor placed beacons.
+    init?(venue: PositioningVenue) {
+        var regions: [Region] = []
+        for place in venue.venue.places {
+            guard let area = place.shape.area, area > 0, area.isFinite, let box = Self.box(of: place.shape) else { continue }
+            regions.append(Region(floor: place.floor, shape: place.shape, area: area, box: box))
+        }
+        self.regions = regions
+        var total = 0.0
+        cumulativeAreas = regions.map { region in
+            total += region.area
+            return total
+        }
+        var extents: [Int: PositioningVenue.Extent] = [:]
+        for (position, floor) in zip(venue.positions, venue.floors) {
+            guard let point = position?.planar else { continue }
+            if var extent = extents[floor] {
+                extent.minX = min(extent.minX, point.x)
+                extent.minY = min(extent.minY, point.y)
+                extent.maxX = max(extent.maxX, point.x)
+                extent.maxY = max(extent.maxY, point.y)
+                extents[floor] = extent
+            } else {
+                extents[floor] = PositioningVenue.Extent(minX: point.x, minY: point.y, maxX: point.x, maxY: point.y)
+            }
+        }
+        floorExtents = extents.keys.sorted().compactMap { floor in
+            guard let own = extents[floor] else { return nil }
+            let spansArea = own.maxX > own.minX && own.maxY > own.minY
+            guard let extent = spansArea ? own : venue.extent else { return nil }
+            return (floor, extent)
+        }
+        if regions.isEmpty, floorExtents.isEmpty { return nil }
+    }
+
+    /// Whether a point of a floor lies in the area.
+    func contains(_ point: PlanarPoint, floor: Int) -> Bool {
+        if regions.isEmpty {
+            return floorExtents.contains { $0.floor == floor && $0.extent.contains(point) }
+        }
+        return regions.contains { $0.floor == floor && $0.shape.contains(point) }
+    }
+
+    /// A spot drawn uniformly over the area.
+    func spot(using random: inout SeededRandom) -> (point: PlanarPoint, floor: Int) {
+        guard let total = cumulativeAreas.last else {
+            let index = min(Int(random.nextUniform() * Double(floorExtents.count)), floorExtents.count - 1)
+            let (floor, extent) = floorExtents[index]
+            return (Self.point(in: extent, using: &random), floor)
+        }
+        // A region in proportion to its area, a point inside it, kept with a chance of one over
+        // the number of the floor's regions that hold it: uniform over their union.
+        var spot: (point: PlanarPoint, floor: Int)?
+        for _ in 0..<1000 {
+            let target = random.nextUniform() * total
+            let index = min(cumulativeAreas.firstIndex { $0 > target } ?? regions.count - 1, regions.count - 1)
+            let region = regions[index]
+            var point = Self.point(in: region.box, using: &random)
+            var inside = region.shape.contains(point)
+            for _ in 0..<100 where !inside {
+                point = Self.point(in: region.box, using: &random)
+                inside = region.shape.contains(point)
+            }
+            guard inside else { continue }
+            spot = spot ?? (point, region.floor)
+            let holders = regions.reduce(0) { count, other in
+                count + (other.floor == region.floor && other.shape.contains(point) ? 1 : 0)
+            }
+            if random.nextUniform() * Double(max(holders, 1)) < 1 { return (point, region.floor) }
+        }
+        // Only reached with vanishing probability (a region that is nearly all overlap or a
+        // sliver of its box); the first point found inside still lies in the area.
+        if let spot { return spot }
+        let region = regions[0]
+        return (PlanarPoint(x: (region.box.minX + region.box.maxX) / 2, y: (region.box.minY + region.box.maxY) / 2), region.floor)
+    }
+
+    private static func point(in extent: PositioningVenue.Extent, using random: inout SeededRandom) -> PlanarPoint {
+        PlanarPoint(x: extent.minX + random.nextUniform() * (extent.maxX - extent.minX),
+                    y: extent.minY + random.nextUniform() * (extent.maxY - extent.minY))
+    }
+
+    private static func box(of shape: Venue.Place.Shape) -> PositioningVenue.Extent? {
+        switch shape {
+        case .label:
+            return nil
+        case .circle(let center, let radius, _):
+            return PositioningVenue.Extent(minX: center.x - radius, minY: center.y - radius,
+                                           maxX: center.x + radius, maxY: center.y + radius)
+        case .polygon(let vertices):
+            guard let first = vertices.first else { return nil }
+            return vertices.reduce(PositioningVenue.Extent(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)) { box, vertex in
+                PositioningVenue.Extent(minX: min(box.minX, vertex.x), minY: min(box.minY, vertex.y),
+                                        maxX: max(box.maxX, vertex.x), maxY: max(box.maxY, vertex.y))
+            }
+        }
+    }
+}
+
+extension DefaultSolver {
+    /// A survey of the venue simulated with its own calibration: a walk at 1.2 m/s through spots
+    /// drawn over the venue's places (or each floor's beacons' extent, see ``SurveyArea``), each
+    /// the nearest of four draws to the last, standing 4 s at each, a scan a second: 300 spots,
+    /// or fewer when their walk would last more than 3,000 s (a large venue). The filters and
+    /// trackers are tried on its walks as well as on its stops. Its radio adds to the
+    /// configuration's RSSI noise a persistent shadowing (σ 4 dB, changing over 2 m): what the
+    /// venue's calibration cannot know about a spot, which a phone standing there keeps and no
+    /// averaging removes.
+    static func simulatedSurvey(of venue: PositioningVenue, configuration: LocatorConfiguration) -> [Scan] {
+        guard let area = SurveyArea(venue: venue) else { return [] }
+        let metres = venue.venue.units.metres ?? 1
+        var radio = RadioModel(shadowing: configuration.rssiStandardDeviation, persistentShadowing: 4,
+                               shadowingCorrelationDistance: 2 / metres, floorAttenuation: 15, roundsRSSI: false)
+        radio.shadowingFieldSeed = 68
+        let speed = Walk.defaultSpeed / metres, dwell = 4.0
+        var random = SeededRandom(seed: 68)
+        var waypoints: [Walk.Waypoint] = []
+        var duration = 0.0
+        var last: PlanarPoint?
+        while waypoints.count < 300 {
+            var spot = area.spot(using: &random)
+            if let last {
+                for _ in 1..<4 {
+                    let other = area.spot(using: &random)
+                    if other.point.distance(to: last) < spot.point.distance(to: last) { spot = other }
+                }
+                duration += spot.point.distance(to: last) / speed
+            }
+            duration += dwell
+            if duration > 3_000, !waypoints.isEmpty { break }
+            waypoints.append(Walk.Waypoint(x: spot.point.x, y: spot.point.y, floor: spot.floor, dwell: dwell))
+            last = spot.point
+        }
+        let walk = Walk(waypoints: waypoints, speed: speed, start: 0, track: "survey")
+        return Array(Simulator(venue: venue.venue, walk: walk, radio: radio, seed: 68))
+    }
+}
