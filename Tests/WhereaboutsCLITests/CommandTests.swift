@@ -39,10 +39,29 @@ struct CommandTests {
         #expect(noisy.standardOutput != quiet.standardOutput)
     }
 
+    @Test func simulateSharesAPersistentShadowingFieldBetweenSeeds() throws {
+        // No per-sample noise: the RSSI is the model's plus the persistent field, which a field
+        // seed makes the same for walks of other seeds, and which each seed otherwise makes its own.
+        func run(seed: Int, field: Int?) throws -> String {
+            let output = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "\(seed)", "--shadowing", "0",
+                                                "--multipath-share", "0", "--fractional-rssi", "--persistent-shadowing", "4",
+                                                "--shadowing-distance", "1.5"] + (field.map { ["--field-seed", "\($0)"] } ?? []))
+            #expect(output.status == 0, "\(output.standardError)")
+            return output.standardOutput
+        }
+        let flat = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--shadowing", "0",
+                                          "--multipath-share", "0", "--fractional-rssi"]).standardOutput
+        #expect(try run(seed: 3, field: 8) == run(seed: 4, field: 8))
+        #expect(try run(seed: 3, field: 8) != flat)
+        #expect(try run(seed: 3, field: nil) != run(seed: 4, field: nil))
+    }
+
     @Test("simulate rejects bad arguments with a message", arguments: [
         (["simulate", "--preset", "nope"], "Unknown preset \"nope\""),
         (["simulate", "--seed", "1"], "Give --preset NAME, or --venue and --walk"),
         (["simulate", "--preset", "example", "--packet-loss", "2"], "--packet-loss must lie between 0 and 1"),
+        (["simulate", "--preset", "example", "--persistent-shadowing=-1"], "--persistent-shadowing must be 0 or more"),
+        (["simulate", "--preset", "example", "--shadowing-distance", "0"], "--shadowing-distance must be positive"),
         (["simulate", "--preset", "example", "--venue", "v.json", "--walk", "w.json"], "not both"),
     ])
     func simulateRejects(arguments: [String], message: String) throws {

@@ -9,7 +9,11 @@ struct SimulateCommand: ParsableCommand {
         abstract: "Simulate a walk through a venue and write the recording, with ground truth.",
         discussion: """
         The radio model is log-distance path loss with log-normal shadowing, multipath fades, packet \
-        loss, walls (polygon places) and floors. The same seed always gives the same recording.
+        loss, walls (polygon places) and floors. The same seed always gives the same recording. \
+        --persistent-shadowing adds what real buildings have and per-sample noise lacks: an offset \
+        per beacon that depends on where the receiver is, kept while it stands and changing over \
+        --shadowing-distance; give a survey and a walk the same --field-seed and they meet the same \
+        building.
 
         Presets: \(SimulationPreset.allCases.map(\.name).joined(separator: ", ")). \
         "example" is the bundled example (Examples/); "espresense-room" is ESPresense's accuracy \
@@ -19,6 +23,8 @@ struct SimulateCommand: ParsableCommand {
           whereabouts simulate --preset example --seed 42 -o visit.jsonl
           whereabouts simulate --venue venue.json --walk walk.json --seed 7 --shadowing 4 -o walk.jsonl
           whereabouts simulate --preset espresense-room --seed 1 --export-venue room.json -o room.jsonl
+          whereabouts simulate --venue venue.json --walk survey.json --seed 1 --persistent-shadowing 4 --field-seed 9 -o train.jsonl
+          whereabouts simulate --venue venue.json --walk visit.json --seed 2 --persistent-shadowing 4 --field-seed 9 -o test.jsonl
         """
     )
 
@@ -42,6 +48,15 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Log-normal shadowing σ, dB (default 3, or the preset's).", valueName: "dB"))
     var shadowing: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Persistent shadowing σ, dB: an offset per beacon that depends on where the receiver is (default 0).", valueName: "dB"))
+    var persistentShadowing: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Distance over which the persistent shadowing changes, venue units (default 2).", valueName: "distance"))
+    var shadowingDistance: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Seed of the persistent shadowing field (default: --seed).", valueName: "seed"))
+    var fieldSeed: UInt64?
 
     @Option(name: .long, help: ArgumentHelp("Share of samples hit by a multipath fade, 0–1 (default 0.1).", valueName: "share"))
     var multipathShare: Double?
@@ -78,6 +93,12 @@ struct SimulateCommand: ParsableCommand {
             if let value, !(0...1).contains(value) { throw ValidationError("\(name) must lie between 0 and 1.") }
         }
         if let shadowing, !(shadowing >= 0) { throw ValidationError("--shadowing must be 0 or more.") }
+        if let persistentShadowing, !(persistentShadowing >= 0 && persistentShadowing.isFinite) {
+            throw ValidationError("--persistent-shadowing must be 0 or more.")
+        }
+        if let shadowingDistance, !(shadowingDistance > 0 && shadowingDistance.isFinite) {
+            throw ValidationError("--shadowing-distance must be positive.")
+        }
         if let interval, !(interval > 0) { throw ValidationError("--interval must be positive.") }
         if let preset, SimulationPreset(rawValue: preset) == nil {
             throw ValidationError("Unknown preset \"\(preset)\". Presets: \(SimulationPreset.allCases.map(\.name).joined(separator: ", ")).")
@@ -97,6 +118,9 @@ struct SimulateCommand: ParsableCommand {
             return
         }
         if let shadowing { simulator.radio.shadowing = shadowing }
+        if let persistentShadowing { simulator.radio.persistentShadowing = persistentShadowing }
+        if let shadowingDistance { simulator.radio.shadowingCorrelationDistance = shadowingDistance }
+        if let fieldSeed { simulator.radio.shadowingFieldSeed = fieldSeed }
         if let multipathShare { simulator.radio.multipathShare = multipathShare }
         if let multipathLoss { simulator.radio.multipathLoss = multipathLoss }
         if let packetLoss { simulator.radio.packetLoss = packetLoss }
