@@ -72,6 +72,47 @@ struct SimulatedSurveyTests {
         #expect(SurveyArea(venue: PositioningVenue(Venue(beacons: [Venue.Beacon(id: "x")]))) == nil)
     }
 
+    @Test func randomVenuesWithAwkwardPlacesGiveSpotsInsideThem() throws {
+        // Random venues (coincident and collinear beacons, up to three floors) with random places:
+        // circles, polygons (slivers, degenerate ones, self-crossing ones), labels, on floors with
+        // or without beacons, overlapping. Every spot is finite and inside the area, and the
+        // default solver measures a finite radius factor on the survey.
+        var random = SeededRandom(seed: 77)
+        var surveyed = 0
+        for round in 0..<30 {
+            var venue = SolverPropertyTests.randomVenue(&random).venue
+            for index in 0..<random.below(5) {
+                let cx = -50 + 100 * random.nextUniform(), cy = -50 + 100 * random.nextUniform()
+                let shape: Venue.Place.Shape
+                switch random.below(5) {
+                case 0: shape = .circle(center: PlanarPoint(x: cx, y: cy), radius: 30 * random.nextUniform(), coordinate: nil)
+                case 1: shape = .polygon([PlanarPoint(x: cx, y: cy), PlanarPoint(x: cx + 40, y: cy), PlanarPoint(x: cx + 40, y: cy + 1e-9)])
+                case 2: shape = .polygon([PlanarPoint(x: cx, y: cy), PlanarPoint(x: cx + 10, y: cy + 10), PlanarPoint(x: cx + 10, y: cy),
+                                          PlanarPoint(x: cx, y: cy + 10)])
+                case 3: shape = .label
+                default: shape = .polygon((0..<(3 + random.below(5))).map { _ in
+                    PlanarPoint(x: cx + 20 * random.nextUniform(), y: cy + 20 * random.nextUniform())
+                })
+                }
+                venue.places.append(Venue.Place(id: "p\(index)", floor: random.below(4), shape: shape))
+            }
+            let positioning = PositioningVenue(venue)
+            guard let area = SurveyArea(venue: positioning) else {
+                #expect(positioning.extent == nil || venue.beacons.allSatisfy { $0.x == nil }, "round \(round)")
+                continue
+            }
+            surveyed += 1
+            for _ in 0..<200 {
+                let spot = area.spot(using: &random)
+                #expect(spot.point.x.isFinite && spot.point.y.isFinite)
+                #expect(area.contains(spot.point, floor: spot.floor), "round \(round): \(spot)")
+            }
+            let solver = DefaultSolver(venue: positioning)
+            #expect(solver.accuracyScale.isFinite && solver.accuracyScale > 0, "round \(round)")
+        }
+        #expect(surveyed > 20)
+    }
+
     @Test func theSurveyWalksFromSpotToSpotInsideTheVenue() throws {
         let survey = DefaultSolver.simulatedSurvey(of: PositioningVenue(twoRooms), configuration: LocatorConfiguration())
         #expect(survey.count > 1_000)

@@ -29,7 +29,8 @@ struct SurveyArea: Sendable {
     init?(venue: PositioningVenue) {
         var regions: [Region] = []
         for place in venue.venue.places {
-            guard let area = place.shape.area, area > 0, area.isFinite, let box = Self.box(of: place.shape) else { continue }
+            guard let area = place.shape.area, area > 0, area.isFinite, let box = Self.box(of: place.shape),
+                  [box.minX, box.minY, box.maxX, box.maxY].allSatisfy(\.isFinite) else { continue }
             regions.append(Region(floor: place.floor, shape: place.shape, area: area, box: box))
         }
         self.regions = regions
