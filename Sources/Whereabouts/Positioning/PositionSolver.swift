@@ -70,6 +70,19 @@ public struct PositioningVenue: Sendable {
             self.maxY = maxY
         }
 
+        /// The smallest extent holding every point, or `nil` when there are none.
+        init?(enclosing points: some Sequence<PlanarPoint>) {
+            var iterator = points.makeIterator()
+            guard let first = iterator.next() else { return nil }
+            self.init(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)
+            while let point = iterator.next() {
+                minX = min(minX, point.x)
+                minY = min(minY, point.y)
+                maxX = max(maxX, point.x)
+                maxY = max(maxY, point.y)
+            }
+        }
+
         /// The same extent grown by `margin` on every side.
         public func inset(by margin: Double) -> Extent {
             Extent(minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin)
@@ -101,14 +114,7 @@ public struct PositioningVenue: Sendable {
         for place in venue.places {
             if case .polygon(let vertices) = place.shape { points += vertices }
         }
-        if let first = points.first {
-            var extent = Extent(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)
-            for point in points {
-                extent.minX = min(extent.minX, point.x)
-                extent.minY = min(extent.minY, point.y)
-                extent.maxX = max(extent.maxX, point.x)
-                extent.maxY = max(extent.maxY, point.y)
-            }
+        if let extent = Extent(enclosing: points) {
             self.extent = extent
             self.margin = margin ?? max(2, 0.1 * max(extent.maxX - extent.minX, extent.maxY - extent.minY))
         } else {

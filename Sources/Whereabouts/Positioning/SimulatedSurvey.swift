@@ -39,21 +39,12 @@ struct SurveyArea: Sendable {
             total += region.area
             return total
         }
-        var extents: [Int: PositioningVenue.Extent] = [:]
+        var pointsByFloor: [Int: [PlanarPoint]] = [:]
         for (position, floor) in zip(venue.positions, venue.floors) {
-            guard let point = position?.planar else { continue }
-            if var extent = extents[floor] {
-                extent.minX = min(extent.minX, point.x)
-                extent.minY = min(extent.minY, point.y)
-                extent.maxX = max(extent.maxX, point.x)
-                extent.maxY = max(extent.maxY, point.y)
-                extents[floor] = extent
-            } else {
-                extents[floor] = PositioningVenue.Extent(minX: point.x, minY: point.y, maxX: point.x, maxY: point.y)
-            }
+            if let point = position?.planar { pointsByFloor[floor, default: []].append(point) }
         }
-        floorExtents = extents.keys.sorted().compactMap { floor in
-            guard let own = extents[floor] else { return nil }
+        floorExtents = pointsByFloor.keys.sorted().compactMap { floor in
+            guard let own = pointsByFloor[floor].flatMap(PositioningVenue.Extent.init(enclosing:)) else { return nil }
             let spansArea = own.maxX > own.minX && own.maxY > own.minY
             guard let extent = spansArea ? own : venue.extent else { return nil }
             return (floor, extent)
@@ -116,11 +107,7 @@ struct SurveyArea: Sendable {
             return PositioningVenue.Extent(minX: center.x - radius, minY: center.y - radius,
                                            maxX: center.x + radius, maxY: center.y + radius)
         case .polygon(let vertices):
-            guard let first = vertices.first else { return nil }
-            return vertices.reduce(PositioningVenue.Extent(minX: first.x, minY: first.y, maxX: first.x, maxY: first.y)) { box, vertex in
-                PositioningVenue.Extent(minX: min(box.minX, vertex.x), minY: min(box.minY, vertex.y),
-                                        maxX: max(box.maxX, vertex.x), maxY: max(box.maxY, vertex.y))
-            }
+            return PositioningVenue.Extent(enclosing: vertices)
         }
     }
 }
