@@ -137,6 +137,8 @@ extension Simulator {
             let floor: Int
             let txPower: Double
             let pathLossExponent: Double
+            /// The persistent shadowing field's hash state after the seed and the beacon's id.
+            let fieldKey: UInt64
         }
 
         struct Wall: Hashable, Sendable {
@@ -147,15 +149,13 @@ extension Simulator {
 
         let beacons: [Beacon]
         let radio: RadioModel
-        /// Fixes the persistent shadowing field (``RadioModel/shadowingFieldSeed``, else the simulator's seed).
-        private let seed: UInt64
         private let elevations: [Int: Double]
         private let walls: [Int: [Wall]]
         private let places: PlaceLocator
 
+        /// Prepares `venue`; `seed` fixes the persistent shadowing field (``RadioModel/shadowingFieldSeed``, else the simulator's seed).
         init(venue: Venue, radio: RadioModel, seed: UInt64 = 0) {
             self.radio = radio
-            self.seed = seed
             var elevations: [Int: Double] = [:]
             for floor in venue.floors {
                 if let elevation = floor.elevation { elevations[floor.level] = elevation }
@@ -167,7 +167,8 @@ extension Simulator {
                 return Beacon(id: beacon.id, point: PlanarPoint(x: x, y: y),
                               height: (elevations[floor] ?? 0) + (beacon.z ?? venue.defaults.z), floor: floor,
                               txPower: radio.txPower(of: beacon, defaults: venue.defaults),
-                              pathLossExponent: radio.pathLossExponent(of: beacon, defaults: venue.defaults))
+                              pathLossExponent: radio.pathLossExponent(of: beacon, defaults: venue.defaults),
+                              fieldKey: beacon.id.utf8.reduce(seed ^ 0x5EED_F1E1_D000_0000) { Self.mixed($0, UInt64($1)) })
             }
             var walls: [Int: [Wall]] = [:]
             var seen: Set<Wall> = []
@@ -219,28 +220,28 @@ extension Simulator {
             let fx = gx.rounded(.down), fy = gy.rounded(.down)
             let u = gx - fx, v = gy - fy
             let ix = Int64(fx), iy = Int64(fy)
-            var sum = 0.0, squares = 0.0
-            for (dx, dy, weight) in [(Int64(0), Int64(0), (1 - u) * (1 - v)), (1, 0, u * (1 - v)), (0, 1, (1 - u) * v), (1, 1, u * v)] {
-                sum += weight * cornerValue(beacon: beacon.id, floor: position.floor, x: ix &+ dx, y: iy &+ dy)
-                squares += weight * weight
+            let w00 = (1 - u) * (1 - v), w10 = u * (1 - v), w01 = (1 - u) * v, w11 = u * v
+            func corner(_ dx: Int64, _ dy: Int64) -> Double {
+                cornerValue(key: beacon.fieldKey, floor: position.floor, x: ix &+ dx, y: iy &+ dy)
             }
+            let sum = w00 * corner(0, 0) + w10 * corner(1, 0) + w01 * corner(0, 1) + w11 * corner(1, 1)
+            let squares = w00 * w00 + w10 * w10 + w01 * w01 + w11 * w11
             return squares > 0 ? sum / squares.squareRoot() : 0
         }
 
-        /// The field's independent standard normal value at a grid corner, from the seed, the
-        /// beacon, the floor and the corner alone.
-        private func cornerValue(beacon: String, floor: Int, x: Int64, y: Int64) -> Double {
-            var hash = seed ^ 0x5EED_F1E1_D000_0000
-            func mix(_ value: UInt64) {
-                hash = (hash ^ value) &* 0x100_0000_01B3
-                hash ^= hash >> 29
-            }
-            for byte in beacon.utf8 { mix(UInt64(byte)) }
-            mix(UInt64(bitPattern: Int64(floor)))
-            mix(UInt64(bitPattern: x))
-            mix(UInt64(bitPattern: y))
+        /// The field's independent standard normal value at a grid corner, from the beacon's
+        /// ``Beacon/fieldKey`` (the seed and its id), the floor and the corner alone.
+        private func cornerValue(key: UInt64, floor: Int, x: Int64, y: Int64) -> Double {
+            let hash = Self.mixed(Self.mixed(Self.mixed(key, UInt64(bitPattern: Int64(floor))), UInt64(bitPattern: x)),
+                                  UInt64(bitPattern: y))
             var random = SeededRandom(seed: hash)
             return random.nextGaussian()
+        }
+
+        /// One step of the field's hash: `value` mixed into `hash`.
+        private static func mixed(_ hash: UInt64, _ value: UInt64) -> UInt64 {
+            let product = (hash ^ value) &* 0x100_0000_01B3
+            return product ^ (product >> 29)
         }
 
         /// How many walls of `floor` the segment from `p` to `q` crosses properly (touching an
