@@ -71,7 +71,6 @@ public struct TrackLocators: Sendable {
         return fix
     }
 
-    /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
     /// Locates one whole track of one device offline (a ``TrackCollector`` gathers them): a fresh
     /// ``Locator`` with this configuration locates every scan and smooths the fixes with the
     /// scans after them too (``Locator/smoothedFixes(for:)``). One fix (or `nil`) per scan, in
@@ -104,6 +103,7 @@ public struct TrackLocators: Sendable {
         return fixes
     }
 
+    /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
     public var callsPerSecond: Double? {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         guard calls > 0, seconds > 0 else { return nil }

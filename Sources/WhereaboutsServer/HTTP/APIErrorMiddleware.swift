@@ -7,6 +7,7 @@ import Logging
 /// method) keep their 4xx status with a clear message; an error the server did not expect is
 /// logged and answered with a 500 that reveals no internals.
 public struct APIErrorMiddleware: RouterMiddleware {
+    /// The server's request context.
     public typealias Context = ServerRequestContext
 
     private let metrics: ServerMetrics

@@ -10,6 +10,7 @@ import Hummingbird
 /// ``ServerRequestContext/requireAccess()``. A request with an unknown token also goes on, with
 /// the failure recorded, so that public routes (`/health`, `/map`) still answer.
 public struct AuthenticationMiddleware: RouterMiddleware {
+    /// The server's request context.
     public typealias Context = ServerRequestContext
 
     private let authenticator: TokenAuthenticator

@@ -11,6 +11,7 @@ import Hummingbird
 /// let app = Application(responder: HeadRequestResponder(router.buildResponder()), …)
 /// ```
 public struct HeadRequestResponder<Base: HTTPResponder>: HTTPResponder {
+    /// The request context of the responder it wraps.
     public typealias Context = Base.Context
 
     /// The responder that answers everything else.
