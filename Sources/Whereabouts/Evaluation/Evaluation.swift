@@ -84,20 +84,16 @@ public struct ErrorStatistics: Hashable, Sendable {
         let sorted = errors.sorted()
         count = sorted.count
         mean = sorted.reduce(0, +) / Double(sorted.count)
-        median = Self.percentile(sorted, 0.5)
-        p75 = Self.percentile(sorted, 0.75)
-        p95 = Self.percentile(sorted, 0.95)
+        median = Quantile.ofSorted(sorted, 0.5)
+        p75 = Quantile.ofSorted(sorted, 0.75)
+        p95 = Quantile.ofSorted(sorted, 0.95)
         max = sorted[sorted.count - 1]
     }
 
-    /// The `q` quantile (0…1) of sorted values, linear between order statistics.
+    /// The `q` quantile (0…1) of sorted values, linear between order statistics; the same as
+    /// ``Quantile/ofSorted(_:_:)``.
     public static func percentile(_ sorted: [Double], _ q: Double) -> Double {
-        guard sorted.count > 1 else { return sorted.first ?? .nan }
-        let position = q * Double(sorted.count - 1)
-        let lower = Int(position.rounded(.down))
-        let upper = Swift.min(lower + 1, sorted.count - 1)
-        let fraction = position - Double(lower)
-        return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
+        Quantile.ofSorted(sorted, q)
     }
 }
 

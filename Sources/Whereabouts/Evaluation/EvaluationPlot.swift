@@ -93,7 +93,7 @@ public struct EvaluationPlot: Sendable {
         let sortedCurves = curves.map { $0.errors.sorted() }
         var top = 0.0
         for sorted in sortedCurves where !sorted.isEmpty {
-            top = max(top, ErrorStatistics.percentile(sorted, 0.99))
+            top = max(top, Quantile.ofSorted(sorted, 0.99))
         }
         if !(top > 0) { top = 1 }
         let step = NiceTicks.step(span: top, count: 5)
@@ -168,7 +168,7 @@ public struct EvaluationPlot: Sendable {
         let labels = curves.indices.map { index in
             let sorted = sortedCurves[index]
             let detail = sorted.isEmpty ? "none located"
-                : "median \(NiceTicks.label(ErrorStatistics.percentile(sorted, 0.5), step: 0.01)) \(units)"
+                : "median \(NiceTicks.label(Quantile.ofSorted(sorted, 0.5), step: 0.01)) \(units)"
             return "\(curves[index].name) — \(detail)"
         }
         // About 6.2 px a character at 11 px: wide enough for the longest label, within the plot.

@@ -52,8 +52,7 @@ public actor EventHub {
     private var pending: [BeaconPacket] = []
     private var batchStart: Double?
     private var subscriptions: [Subscription] = []
-    private var continuations: [Int: AsyncStream<MonitoringEvent>.Continuation] = [:]
-    private var nextListener = 0
+    private var listeners = Broadcast<MonitoringEvent>()
 
     /// Creates a hub tracking nothing. With a venue, readings that name beacons by venue id are
     /// resolved to the beacons' iBeacon identities.
@@ -202,14 +201,9 @@ public actor EventHub {
 
     /// A stream of every event from now on; it ends when the hub is gone or the listener stops.
     public func events() -> AsyncStream<MonitoringEvent> {
-        let (stream, continuation) = AsyncStream<MonitoringEvent>.makeStream()
-        let id = nextListener
-        nextListener += 1
-        continuations[id] = continuation
-        continuation.onTermination = { [weak self] _ in
+        listeners.subscribe { [weak self] id in
             Task { await self?.removeListener(id) }
         }
-        return stream
     }
 
     /// Calls `callback` with the payload of every event of `topic` (see ``MonitoringEvent`` for
@@ -280,7 +274,7 @@ public actor EventHub {
         guard !events.isEmpty else { return }
         subscriptions.removeAll { $0.isCancelled }
         for event in events {
-            for continuation in continuations.values { continuation.yield(event) }
+            listeners.yield(event)
             let topic = event.topic
             var payload: JSONValue?
             for subscription in subscriptions where subscription.topic == topic {
@@ -290,12 +284,12 @@ public actor EventHub {
         }
     }
 
-    private func removeListener(_ id: Int) {
-        continuations[id] = nil
+    private func removeListener(_ id: Broadcast<MonitoringEvent>.SubscriberID) {
+        listeners.remove(id)
     }
 
     deinit {
-        for continuation in continuations.values { continuation.finish() }
+        listeners.finishAll()
     }
 
     /// A topic callback and whether it was unsubscribed; the flag is read and set under a lock so

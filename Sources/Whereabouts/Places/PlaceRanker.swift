@@ -22,8 +22,7 @@ public actor PlaceRanker {
 
     private var ranking: PlaceRanking
     private var changeHandler: (@Sendable (Update) -> Void)?
-    private var continuations: [Int: AsyncStream<Update>.Continuation] = [:]
-    private var nextListener = 0
+    private var listeners = Broadcast<Update>()
 
     /// Creates a ranker of `places`, in their order until a position is known.
     public init(places: [Venue.Place]) {
@@ -49,14 +48,9 @@ public actor PlaceRanker {
 
     /// A stream of the changes from now on; it ends when the ranker is gone or the listener stops.
     public func updates() -> AsyncStream<Update> {
-        let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let id = nextListener
-        nextListener += 1
-        continuations[id] = continuation
-        continuation.onTermination = { [weak self] _ in
+        listeners.subscribe(bufferingPolicy: .bufferingNewest(64)) { [weak self] id in
             Task { await self?.removeListener(id) }
         }
-        return stream
     }
 
     /// Moves the position to a fix's and notifies when the order changed.
@@ -79,15 +73,15 @@ public actor PlaceRanker {
         guard ranking.update(position: position) else { return false }
         let update = Update(places: ranking.rankedPlaces, position: ranking.position)
         changeHandler?(update)
-        for continuation in continuations.values { continuation.yield(update) }
+        listeners.yield(update)
         return true
     }
 
-    private func removeListener(_ id: Int) {
-        continuations[id] = nil
+    private func removeListener(_ id: Broadcast<Update>.SubscriberID) {
+        listeners.remove(id)
     }
 
     deinit {
-        for continuation in continuations.values { continuation.finish() }
+        listeners.finishAll()
     }
 }

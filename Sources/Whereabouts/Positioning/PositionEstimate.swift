@@ -31,36 +31,3 @@ public struct PositionEstimate: Hashable, Sendable {
         point.x.isFinite && point.y.isFinite && point.z.isFinite && accuracy.isFinite && accuracy >= 0
     }
 }
-
-/// Where a device was at a moment: the output of the positioning engine and of `whereabouts locate`.
-public struct Fix: Hashable, Sendable {
-    /// Time of the fix, seconds (the clock of the scans).
-    public var time: Double
-    /// The device located.
-    public var device: String?
-    /// The position, venue units.
-    public var point: SpatialPoint
-    /// The floor level, when known.
-    public var floor: Int?
-    /// Radius expected to hold the truth 68 % of the time, venue units (see ``PositionEstimate``).
-    public var accuracy: Double
-    /// Latitude and longitude, when the venue has an origin.
-    public var coordinate: GeoCoordinate?
-    /// The venue ids of the beacons that contributed.
-    public var beacons: [String]
-    /// The name of the algorithm that produced the fix.
-    public var method: String
-
-    /// Creates a fix.
-    public init(time: Double, device: String? = nil, point: SpatialPoint, floor: Int? = nil, accuracy: Double,
-                coordinate: GeoCoordinate? = nil, beacons: [String] = [], method: String) {
-        self.time = time
-        self.device = device
-        self.point = point
-        self.floor = floor
-        self.accuracy = accuracy
-        self.coordinate = coordinate
-        self.beacons = beacons
-        self.method = method
-    }
-}

@@ -19,8 +19,7 @@
 public actor LiveFeed {
     /// How many unread events each subscriber may have before the oldest are dropped.
     public nonisolated let bufferSize: Int
-    private var subscribers: [String: [Int: AsyncStream<Event>.Continuation]] = [:]
-    private var nextSubscriberId = 0
+    private var subscribers: [String: Broadcast<Event>] = [:]
     /// How many events were dropped, over all subscribers, because a subscriber was too slow.
     public private(set) var droppedEventCount = 0
 
@@ -33,27 +32,17 @@ public actor LiveFeed {
     /// Hands `events` to every current subscriber of `userName`, in order. Never waits for a
     /// subscriber: a full buffer drops its oldest event instead.
     public func publish(_ events: [Event], for userName: String) {
-        guard let continuations = subscribers[userName], !events.isEmpty else { return }
-        for continuation in continuations.values {
-            for event in events {
-                if case .dropped = continuation.yield(event) { droppedEventCount += 1 }
-            }
-        }
+        guard let listeners = subscribers[userName], !events.isEmpty else { return }
+        for event in events { droppedEventCount += listeners.yield(event) }
     }
 
     /// A stream of the events published for `userName` from now on. The subscription ends when
     /// the iterating task is cancelled or the stream is discarded.
     public func subscribe(to userName: String) -> AsyncStream<Event> {
-        let id = nextSubscriberId
-        nextSubscriberId += 1
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: Event.self, bufferingPolicy: .bufferingNewest(bufferSize))
-        continuation.onTermination = { [weak self] _ in
+        subscribers[userName, default: Broadcast()].subscribe(bufferingPolicy: .bufferingNewest(bufferSize)) { [weak self] id in
             guard let self else { return }
             Task { await self.unsubscribe(id, from: userName) }
         }
-        subscribers[userName, default: [:]][id] = continuation
-        return stream
     }
 
     /// How many subscribers are watching `userName`.
@@ -61,8 +50,8 @@ public actor LiveFeed {
         subscribers[userName]?.count ?? 0
     }
 
-    private func unsubscribe(_ id: Int, from userName: String) {
-        subscribers[userName]?[id] = nil
+    private func unsubscribe(_ id: Broadcast<Event>.SubscriberID, from userName: String) {
+        subscribers[userName]?.remove(id)
         if subscribers[userName]?.isEmpty == true { subscribers[userName] = nil }
     }
 }

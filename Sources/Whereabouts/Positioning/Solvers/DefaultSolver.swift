@@ -211,7 +211,7 @@ public struct DefaultSolver: PositionSolver {
 
     /// The 68th percentile of error ÷ radius, kept within 0.1…10; 1 when there is none.
     static func scale(from ratios: [Double]) -> Double {
-        let scale = ErrorStatistics.percentile(ratios.sorted(), 0.68)
+        let scale = Quantile.ofSorted(ratios.sorted(), 0.68)
         return scale.isFinite && scale > 0 ? min(max(scale, 0.1), 10) : 1
     }
 

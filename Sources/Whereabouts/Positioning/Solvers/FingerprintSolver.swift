@@ -239,7 +239,7 @@ public struct FingerprintSolver: PositionSolver {
             if let best {
                 chosen = (best.trial.metric, best.trial.mergesSamePosition, best.trial.filtersTraining,
                           best.trial.fillRSSI, best.trial.k)
-                let factor = ErrorStatistics.percentile(best.ratios.sorted(), 0.68)
+                let factor = Quantile.ofSorted(best.ratios.sorted(), 0.68)
                 if factor.isFinite && factor > 0 { scale = factor }
             }
         } else {
@@ -394,7 +394,7 @@ struct FingerprintSample: Sendable {
         heard.sort()
         var fills = [min(heard[0] - 5, -100)]
         for quantile in [0.01, 0.05, 0.10] {
-            let fill = ErrorStatistics.percentile(heard, quantile)
+            let fill = Quantile.ofSorted(heard, quantile)
             if !fills.contains(fill) { fills.append(fill) }
         }
         return fills
@@ -414,7 +414,7 @@ struct FingerprintSample: Sendable {
             for (j, q) in points.enumerated() where i != j { best = min(best, p.distance(to: q)) }
             nearest.append(best)
         }
-        let half = ErrorStatistics.percentile(nearest.sorted(), 0.5) / 2
+        let half = Quantile.ofSorted(nearest.sorted(), 0.5) / 2
         return half.isFinite && half > 0 ? half : fallback
     }
 }
