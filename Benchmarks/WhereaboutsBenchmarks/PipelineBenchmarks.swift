@@ -37,6 +37,18 @@ func registerPipelineBenchmarks() {
                   setup: { run.prepare() })
     }
 
+    // The same scans through the library's FixPipeline (per-device slots, statistics, the
+    // timing's stage): its cost over the bare Locator above.
+    let throughPipeline = PipelineRun(.default)
+    Benchmark("Pipeline: FixPipeline, immediate, default, 10-reading scans of 24 beacons",
+              configuration: configuration,
+              closure: { benchmark in
+                  for _ in stride(from: 0, to: benchmark.scaledIterations.count, by: PipelineFixture.readingsPerScan) {
+                      blackHole(throughPipeline.nextThroughPipeline())
+                  }
+              },
+              setup: { throughPipeline.prepare() })
+
     // One fix per iteration: the allocations of one fix, exactly.
     let single = PipelineRun(.default)
     Benchmark("Pipeline: allocations per fix, default",
@@ -59,6 +71,7 @@ private final class PipelineRun {
     let algorithm: PositioningAlgorithm
     var setup: PositioningSetup?
     var locator: Locator?
+    var pipeline: FixPipeline?
     var observations: [Observation] = []
     var position = 0
 
@@ -73,7 +86,21 @@ private final class PipelineRun {
         var locator = Locator(venue: setup.venue, solver: setup.solver, configuration: setup.configuration)
         observations = PipelineFixture.shared.walk.map { locator.selectFloor(locator.observe($0)) }
         self.locator = Locator(venue: setup.venue, solver: setup.solver, configuration: setup.configuration)
+        pipeline = setup.makePipeline()
         position = 0
+    }
+
+    /// The fix of the next scan, through a ``FixPipeline`` (afresh whenever the walk wraps around).
+    func nextThroughPipeline() -> Fix? {
+        let scans = PipelineFixture.shared.walk
+        if position >= scans.count {
+            position = 0
+            pipeline = setup?.makePipeline()
+        }
+        defer { position += 1 }
+        var fix: Fix?
+        pipeline?.add(scans[position]) { fix = $0 }
+        return fix
     }
 
     /// The fix of the next scan.

@@ -32,17 +32,17 @@ import Testing
         let scans = Array(preset.simulator(seed: 2))
         let configuration = LocatorConfiguration(filter: nil, tracking: .stopAndGo)
         var online = EvaluationRun(venue: preset.venue, algorithms: [.default], configuration: configuration)
-        var smoothed = EvaluationRun(venue: preset.venue, algorithms: [.default], configuration: configuration)
-        var collector = TrackCollector()
+        var smoothed = EvaluationRun(venue: preset.venue, algorithms: [.default], configuration: configuration, timing: .wholeTrack())
         for scan in scans {
             online.add(scan)
-            if let track = collector.add(scan) { smoothed.addSmoothedTrack(track) }
+            smoothed.add(scan)
         }
-        for track in collector.finish() { smoothed.addSmoothedTrack(track) }
+        online.finish()
+        smoothed.finish()
         #expect(smoothed.scans == scans.count && smoothed.scansWithPosition == online.scansWithPosition)
         let onlineReport = online.reports(dataset: "room")[0], smoothedReport = smoothed.reports(dataset: "room")[0]
         #expect(smoothedReport.located == onlineReport.located && smoothedReport.located == scans.count)
-        #expect(smoothed.entries[0].locators.calls == scans.count && smoothed.entries[0].locators.deviceCount == 1)
+        #expect(smoothed.entries[0].statistics.scans == scans.count && smoothed.entries[0].statistics.devices == 1)
         #expect(smoothed.samples.count == online.samples.count)
         // The walk's moving stretches lose their lag.
         let onlineP95 = onlineReport.error?.p95 ?? 0, smoothedP95 = smoothedReport.error?.p95 ?? .infinity

@@ -1,5 +1,11 @@
 /// One pass over a test recording that scores several algorithms side by side: each scan goes
-/// to every algorithm's ``TrackLocators`` and its fix into that algorithm's ``Evaluation``.
+/// to every algorithm's ``FixPipeline`` and each scan's fix into that algorithm's ``Evaluation``.
+///
+/// With a delayed timing the fixes are scored when they come out: a track at a time
+/// (``FixPipeline/Timing/wholeTrack(lookahead:)``). A fixed lag is scored offline the same way,
+/// each fix smoothed with the scans of the lag after it: what the live pipeline delayed by that
+/// much gives, with each fix paired with its scan's truth. Call ``finish()`` at the end of the
+/// recording.
 ///
 /// When the venue has circle or polygon places, the predicted place of a fix is the smallest of
 /// them on the fix's floor that contains it (``PlaceLocator``), so place accuracy is measured too.
@@ -7,24 +13,29 @@
 /// first algorithm's truth/estimate pairs (see ``samples``).
 ///
 /// ```swift
-/// let positioning = PositioningVenue(venue)
-/// var run = EvaluationRun(venue: positioning, algorithms: PositioningAlgorithm.allCases, training: training)
+/// var run = EvaluationRun(venue: venue, algorithms: PositioningAlgorithm.allCases, training: training)
 /// while let scan = try reader.next() { run.add(scan) }
+/// run.finish()
 /// for report in run.reports(dataset: "uji-lib") { print(report.summary) }
 /// ```
 public struct EvaluationRun: Sendable {
-    /// One algorithm's state: its locators and its scores so far.
+    /// One algorithm's state: its pipeline and its scores so far.
     public struct Entry: Sendable {
         /// The algorithm's name, as reports show it.
         public var algorithm: String
-        /// The algorithm's locators (and its measured throughput).
-        public var locators: TrackLocators
+        /// The algorithm's pipeline (its setup, and its measured throughput).
+        public var pipeline: FixPipeline
         /// The algorithm's scores.
         public var evaluation = Evaluation()
+
+        /// Scans located, fixes, devices and the time spent locating.
+        public var statistics: PipelineStatistics { pipeline.statistics }
     }
 
     /// The algorithms, in the order given.
     public private(set) var entries: [Entry]
+    /// When the pipelines give their fixes out (a fixed lag is scored as a whole track with that lookahead).
+    public let timing: FixPipeline.Timing
     /// Scans seen.
     public private(set) var scans = 0
     /// Scans with any truth (a position, a floor or a place).
@@ -43,18 +54,17 @@ public struct EvaluationRun: Sendable {
 
     /// Creates a run of named solvers over a venue.
     public init(venue: PositioningVenue, solvers: [(name: String, solver: any PositionSolver)],
-                configuration: LocatorConfiguration = LocatorConfiguration(), sampleLimit: Int = 2000) {
-        entries = solvers.map {
-            Entry(algorithm: $0.name, locators: TrackLocators(venue: venue, solver: $0.solver, configuration: configuration))
-        }
-        self.sampleLimit = max(1, sampleLimit)
-        let hasGeometry = venue.venue.places.contains { $0.shape.area != nil }
-        placeLocator = hasGeometry ? PlaceLocator(venue.venue) : nil
+                configuration: LocatorConfiguration = LocatorConfiguration(), timing: FixPipeline.Timing = .immediate,
+                sampleLimit: Int = 2000) {
+        self.init(setups: solvers.map { ($0.name, PositioningSetup(venue: venue, solver: $0.solver, configuration: configuration)) },
+                  timing: timing, sampleLimit: sampleLimit)
     }
 
     /// Creates a run of named setups (each with its own venue calibration and configuration).
-    public init(setups: [(name: String, setup: PositioningSetup)], sampleLimit: Int = 2000) {
-        entries = setups.map { Entry(algorithm: $0.name, locators: $0.setup.makeLocators()) }
+    public init(setups: [(name: String, setup: PositioningSetup)], timing: FixPipeline.Timing = .immediate, sampleLimit: Int = 2000) {
+        let scored = Self.scoredTiming(timing)
+        entries = setups.map { Entry(algorithm: $0.name, pipeline: FixPipeline(setup: $0.setup, timing: scored)) }
+        self.timing = scored
         self.sampleLimit = max(1, sampleLimit)
         let venue = setups.first?.setup.venue.venue
         let hasGeometry = venue?.places.contains { $0.shape.area != nil } ?? false
@@ -64,37 +74,35 @@ public struct EvaluationRun: Sendable {
     /// Creates a run of built-in algorithms, each set up once with the same training scans
     /// (see ``PositioningAlgorithm/setup(venue:training:configuration:)``).
     public init(venue: Venue, algorithms: [PositioningAlgorithm], training: [Scan] = [],
-                configuration: LocatorConfiguration = LocatorConfiguration(), sampleLimit: Int = 2000) {
+                configuration: LocatorConfiguration = LocatorConfiguration(), timing: FixPipeline.Timing = .immediate,
+                sampleLimit: Int = 2000) {
         self.init(setups: algorithms.map { ($0.rawValue, $0.setup(venue: venue, training: training, configuration: configuration)) },
-                  sampleLimit: sampleLimit)
+                  timing: timing, sampleLimit: sampleLimit)
     }
 
-    /// Locates a scan with every algorithm and scores the fixes.
+    /// The timing the run scores with: a fixed lag becomes a whole track with that lookahead,
+    /// so that every fix is paired with its scan.
+    private static func scoredTiming(_ timing: FixPipeline.Timing) -> FixPipeline.Timing {
+        if case .fixedLag(let seconds) = timing { return .wholeTrack(lookahead: seconds) }
+        return timing
+    }
+
+    /// Takes in a scan: every algorithm locates it and scores the fixes that come out.
     public mutating func add(_ scan: Scan) {
         count(scan)
         for slot in entries.indices {
-            score(entries[slot].locators.locate(scan), of: scan, slot: slot)
+            var located: [(Scan, Fix?)] = []
+            entries[slot].pipeline.add(scan, located: { scan, fix in if let scan { located.append((scan, fix)) } })
+            for (scan, fix) in located { score(fix, of: scan, slot: slot) }
         }
     }
 
-    /// Locates one whole track of one device with every algorithm offline, smoothed with the scans
-    /// after each one too (``TrackLocators/smoothedFixes(forTrack:)``), and scores the fixes. A
-    /// ``TrackCollector`` gathers the tracks of a recording; feed a run either scans or tracks.
-    /// With a `lag`, each fix learns only from the scans of the `lag` seconds after it: the score
-    /// of a live pipeline delayed by that much.
-    ///
-    /// ```swift
-    /// var collector = TrackCollector()
-    /// while let scan = try reader.next() {
-    ///     if let track = collector.add(scan) { run.addSmoothedTrack(track) }
-    /// }
-    /// for track in collector.finish() { run.addSmoothedTrack(track) }
-    /// ```
-    public mutating func addSmoothedTrack(_ track: [Scan], lag: Double? = nil) {
-        for scan in track { count(scan) }
+    /// The end of the recording: scores the fixes still held back (the open tracks').
+    public mutating func finish() {
         for slot in entries.indices {
-            let fixes = entries[slot].locators.smoothedFixes(forTrack: track, lag: lag)
-            for (scan, fix) in zip(track, fixes) { score(fix, of: scan, slot: slot) }
+            var located: [(Scan, Fix?)] = []
+            entries[slot].pipeline.finish(located: { scan, fix in if let scan { located.append((scan, fix)) } })
+            for (scan, fix) in located { score(fix, of: scan, slot: slot) }
         }
     }
 
@@ -130,8 +138,8 @@ public struct EvaluationRun: Sendable {
     public func reports(dataset: String) -> [EvaluationReport] {
         entries.map { entry in
             entry.evaluation.report(dataset: dataset, algorithm: entry.algorithm,
-                                    units: entry.locators.venue.venue.units,
-                                    fixesPerSecond: entry.locators.callsPerSecond)
+                                    units: entry.pipeline.setup.venue.venue.units,
+                                    fixesPerSecond: entry.statistics.scansPerSecond)
         }
     }
 }

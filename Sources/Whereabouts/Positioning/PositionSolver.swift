@@ -21,6 +21,15 @@ public protocol PositionSolver: Sendable {
 
     /// The estimate for one observation, or `nil` when the solver cannot give one.
     func locate(_ observation: Observation) -> PositionEstimate?
+
+    /// The per-device pipeline the solver validated itself with, when it measures one
+    /// (``DefaultSolver`` does; by default `nil`).
+    var validatedPipeline: ValidatedPipeline? { get }
+}
+
+extension PositionSolver {
+    /// `nil`: the solver does not validate a pipeline of its own.
+    public var validatedPipeline: ValidatedPipeline? { nil }
 }
 
 /// What solvers need to know about a venue, computed once: the beacons' positions, floors and

@@ -28,7 +28,20 @@ public struct PositioningSetup: Sendable {
 
     /// Fresh per-device locators for this setup.
     public func makeLocators() -> TrackLocators {
-        TrackLocators(venue: venue, solver: solver, configuration: configuration)
+        TrackLocators(setup: self)
+    }
+
+    /// A pipeline of fixes for this setup, with the given timing.
+    public func makePipeline(timing: FixPipeline.Timing = .immediate) -> FixPipeline {
+        FixPipeline(setup: self, timing: timing)
+    }
+
+    /// The filter and tracking the solver chose, when the configuration let it choose
+    /// (``LocatorConfiguration/choosesFilterAndTracking``) and it validated a pipeline: what the
+    /// locators run with, and the validation's mean error.
+    public var chosenPipeline: ValidatedPipeline? {
+        guard configuration.choosesFilterAndTracking, let validated = solver.validatedPipeline else { return nil }
+        return validated
     }
 
     /// The venue calibrated from `training` (per beacon, shrunk toward the venue fit) and the
@@ -77,7 +90,7 @@ extension PositioningAlgorithm {
         let positioning = PositioningVenue(calibratedVenue)
         let (solverTraining, solverConfiguration) = PositioningSetup.solverTraining(training, configuration: calibratedConfiguration)
         let solver = solver(for: positioning, training: solverTraining, configuration: solverConfiguration)
-        if let validated = solver as? DefaultSolver {
+        if let validated = solver.validatedPipeline {
             if calibratedConfiguration.choosesFilterAndTracking {
                 calibratedConfiguration.filter = validated.filter
                 calibratedConfiguration.tracking = validated.tracking

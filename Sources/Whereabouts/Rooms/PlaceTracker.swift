@@ -20,8 +20,9 @@ public struct PlaceSmoothing: Hashable, Sendable {
     }
 }
 
-/// A place classifier applied to a stream: one belief per device and track, each updated scan
-/// by scan with ``PlaceSmoothing`` (or the classifier's answer as is, without smoothing).
+/// A place classifier applied to a stream: one belief per device, started afresh on each new
+/// track (``DeviceSlots``), updated scan by scan with ``PlaceSmoothing`` (or the classifier's
+/// answer as is, without smoothing).
 ///
 /// With a `floorSmoothing`, the floor is voted separately: a second forward filter over floors,
 /// fed with each floor's share of the scan's (unsmoothed) evidence, log Σ over the floor's
@@ -40,9 +41,12 @@ public struct PlaceTracker: Sendable {
     /// The smoothing of the separate floor vote, or `nil` to take the floor from the places.
     public let floorSmoothing: PlaceSmoothing?
 
-    private struct Stream: Hashable { var device: String?, track: String? }
-    private var beliefs: [Stream: [Double]] = [:]
-    private var floorBeliefs: [Stream: [Double]] = [:]
+    /// One device's beliefs over the places and over the floors, on its current track.
+    private struct Belief: Sendable {
+        var places: [Double]?
+        var floors: [Double]?
+    }
+    private var beliefs = DeviceSlots<Belief>()
     private var scores: [Double]
     private let levels: [Int], floorOfPlace: [Int?], floorLabels: [PlaceLabel]
 
@@ -59,10 +63,9 @@ public struct PlaceTracker: Sendable {
         self.floorSmoothing = levels.count > 1 ? floorSmoothing : nil
     }
 
-    /// Forgets every stream's belief.
+    /// Forgets every device's belief.
     public mutating func reset() {
-        beliefs.removeAll()
-        floorBeliefs.removeAll()
+        beliefs = DeviceSlots()
     }
 
     /// One forward-filter step: `belief` ← normalised exp(temperature · evidence) × prior.
@@ -74,7 +77,7 @@ public struct PlaceTracker: Sendable {
         }
     }
 
-    private mutating func voteFloor(_ stream: Stream, into result: inout PlaceClassification) {
+    private mutating func voteFloor(_ slot: Int, into result: inout PlaceClassification) {
         guard let floorSmoothing else { return }
         var top = -Double.infinity
         for score in scores where score > top { top = score }
@@ -85,9 +88,9 @@ public struct PlaceTracker: Sendable {
             evidence[floor] += exp(score - top)
         }
         for index in evidence.indices { evidence[index] = evidence[index] > 0 ? top + log(evidence[index]) : -.infinity }
-        Self.step(&evidence, previous: floorBeliefs[stream], smoothing: floorSmoothing)
+        Self.step(&evidence, previous: beliefs[slot].floors, smoothing: floorSmoothing)
         guard let floors = PlaceClassification(logScores: consume evidence, labels: floorLabels) else { return }
-        floorBeliefs[stream] = floors.probabilities
+        beliefs.update(slot) { $0.floors = floors.probabilities }
         result.floor = levels[floors.index]
         result.floorProbability = floors.probability
     }
@@ -97,17 +100,17 @@ public struct PlaceTracker: Sendable {
     public mutating func classify(_ scan: Scan) -> PlaceClassification? {
         let labels = classifier.labels
         guard classifier.logScores(for: scan, into: &scores) else { return nil }
-        let key = Stream(device: scan.device, track: scan.track)
+        let slot = beliefs.slot(device: scan.device, track: scan.track) { Belief() }
         guard let smoothing else {
             guard var result = PlaceClassification(logScores: scores, labels: labels) else { return nil }
-            voteFloor(key, into: &result)
+            voteFloor(slot, into: &result)
             return result
         }
         var evidence = scores
-        Self.step(&evidence, previous: beliefs[key], smoothing: smoothing)
+        Self.step(&evidence, previous: beliefs[slot].places, smoothing: smoothing)
         guard var result = PlaceClassification(logScores: consume evidence, labels: labels) else { return nil }
-        beliefs[key] = result.probabilities
-        voteFloor(key, into: &result)
+        beliefs.update(slot) { $0.places = result.probabilities }
+        voteFloor(slot, into: &result)
         return result
     }
 }

@@ -32,7 +32,7 @@ struct DemoCommand: ParsableCommand {
         let surveySeed = seed &+ 1000
         let survey = Array(preset.simulator(seed: surveySeed))
         let setup = PositioningAlgorithm.default.setup(venue: venue, training: survey)
-        var locators = setup.makeLocators()
+        var pipeline = setup.makePipeline()
         let places = PlaceLocator(venue)
 
         print("Whereabouts demo: the bundled example (Examples/)\n")
@@ -56,7 +56,8 @@ struct DemoCommand: ParsableCommand {
         var lastKey = ""
         var visited: [String] = []
         for scan in preset.simulator(seed: seed) {
-            let fix = locators.locate(scan)
+            var fix: Fix?
+            pipeline.add(scan) { fix = $0 }
             let fixPlace = fix.flatMap { places.place(containing: $0.point.planar, floor: $0.floor ?? 0)?.id }
             evaluation.add(truth: scan.truth, fix: fix, place: fixPlace)
             let truePlace = scan.truth?.place

@@ -84,22 +84,18 @@ struct EvalCommand: ParsableCommand {
                                  + "give --train with truth.place to score a room classifier.")
         }
 
-        var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration)
+        var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration,
+                                timing: pipeline.timing)
         for entry in run.entries {
-            if let choice = pipeline.choice(of: entry.locators.solver, units: venueValue.units.rawValue) { Terminal.error(choice) }
+            if let choice = pipeline.choice(of: entry.pipeline.setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
         }
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
-        var tracks = TrackCollector()
         while let scan = try reader.next() {
-            if !pipeline.smoothsTracks {
-                run.add(scan)
-            } else if let ended = tracks.add(scan) {
-                run.addSmoothedTrack(ended, lag: pipeline.lag)
-            }
+            run.add(scan)
             for index in places.indices { places[index].add(scan) }
             progress.update(reader.bytesRead)
         }
-        for track in tracks.finish() { run.addSmoothedTrack(track, lag: pipeline.lag) }
+        run.finish()
         progress.finish()
         PositioningInputs.warnAboutSkippedLines(reader)
         guard run.scans > 0 else { throw CommandFailure("\(test): the recording holds no scan, so there is nothing to score.") }

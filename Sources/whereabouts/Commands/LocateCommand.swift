@@ -63,41 +63,26 @@ struct LocateCommand: AsyncParsableCommand {
         let reader = try source.open(lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
-        var locators = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration).makeLocators()
-        if let choice = pipeline.choice(of: locators.solver, units: venueValue.units.rawValue) { Terminal.error(choice) }
-        // With --lag, fixes stream out that many seconds of scans late.
-        var delayed = pipeline.lag.map { lag in
-            FixedLagLocators(venue: locators.venue, solver: locators.solver, configuration: locators.configuration, lag: lag)
-        }
+        let setup = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration)
+        if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
+        let engine = LocationEngine(setup: setup, timing: pipeline.timing)
 
         let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
         var progress = Progress("locating", total: reader.progressTotal)
-        var tracks = TrackCollector()
-        func write(_ track: [Scan]) throws {
-            for fix in locators.smoothedFixes(forTrack: track) { if let fix { try writer.write(fix) } }
-        }
-        while let scan = try await reader.next() {
-            if delayed != nil {
-                for fix in delayed?.locate(scan) ?? [] { try writer.write(fix) }
-            } else if pipeline.smooth {
-                if let ended = tracks.add(scan) { try write(ended) }
-            } else if let fix = locators.locate(scan) {
-                try writer.write(fix)
-            }
+        var fixes = engine.fixes(from: reader).makeAsyncIterator()
+        while let fix = try await fixes.next() {
+            try writer.write(fix)
             progress.update(reader.bytesRead)
         }
-        for track in tracks.finish() { try write(track) }
-        for fix in delayed?.finish() ?? [] { try writer.write(fix) }
         try writer.finish()
         progress.finish()
         reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
         if let summary = reader.summary { Terminal.error(summary) }
         if let output {
-            let calls = delayed?.calls ?? locators.calls, devices = delayed?.deviceCount ?? locators.deviceCount
-            let missed = calls - (delayed?.fixes ?? locators.fixes)
-            Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(calls) scans"
-                           + (missed > 0 ? " (\(missed) not located)" : "")
-                           + ", \(devices) device\(devices == 1 ? "" : "s"), \(algorithm.rawValue).")
+            let statistics = fixes.statistics
+            Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(statistics.scans) scans"
+                           + (statistics.unlocated > 0 ? " (\(statistics.unlocated) not located)" : "")
+                           + ", \(statistics.devices) device\(statistics.devices == 1 ? "" : "s"), \(algorithm.rawValue).")
         }
     }
 }

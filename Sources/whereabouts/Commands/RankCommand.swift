@@ -60,24 +60,15 @@ struct RankCommand: ParsableCommand {
         let reader = try PositioningInputs.reader(recording, lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
-        var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
-        let empty = PlaceRanking(places: venueValue.places)
-        var rankings: [String: PlaceRanking] = [:]
-        var printed: [String: [String]] = [:]
+        var fixes = algorithm.setup(venue: venueValue, training: training).makePipeline()
+        // With --top, a change below the places shown is no change.
+        var rankings = RankingPipeline(places: venueValue.places, top: top)
         var out = TextOutput()
         while let scan = try reader.next() {
-            guard let fix = locators.locate(scan) else { continue }
-            let device = fix.device ?? ""
-            var ranking = rankings[device] ?? empty
-            let changed = ranking.update(position: PlaceRanking.Position(fix: fix))
-            rankings[device] = ranking
-            guard changed else { continue }
-            let places = top.map { Array(ranking.rankedPlaces.prefix($0)) } ?? ranking.rankedPlaces
-            // With --top, a change below the places shown is no change.
-            let shown = places.map(\.place.id)
-            guard shown != printed[device] else { continue }
-            printed[device] = shown
-            out.line(json ? Self.jsonLine(fix: fix, places: places) : Self.textLine(fix: fix, places: places))
+            fixes.add(scan) { fix in
+                guard let places = rankings.update(with: fix) else { return }
+                out.line(json ? Self.jsonLine(fix: fix, places: places) : Self.textLine(fix: fix, places: places))
+            }
         }
         out.flush()
         PositioningInputs.warnAboutSkippedLines(reader)

@@ -67,61 +67,32 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
         let venueValue = try PositioningInputs.venue(venue)
-        var estimator: PlaceEstimator
+        let places: PlaceSource
         if let model {
             guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
-            estimator = .classifier(try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker())
+            places = .classifier(try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker())
         } else {
-            estimator = .containment(of: venueValue)
+            places = .containment(PlaceContainment(venue: venueValue))
         }
         let reader = try source.open(lenient: lenient)
         let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
         guard let algorithm = chosen.first else { return }
-        var locators = algorithm.setup(venue: venueValue, training: training).makeLocators()
-        var uuids: [UUID] = []
-        for beacon in venueValue.beacons {
-            if let uuid = beacon.iBeacon?.uuid, !uuids.contains(uuid) { uuids.append(uuid) }
-        }
-        if uuids.isEmpty {
+        let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(regionExitTimeout: exitTimeout))
+        if monitor.regions.isEmpty {
             Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
         }
-        let configuration = EventHub.Configuration(regionExitTimeout: exitTimeout)
+        var pipeline = ScanPipeline(setup: algorithm.setup(venue: venueValue, training: training), places: places, monitor: monitor)
 
-        var hubs: [String: EventHub] = [:]
-        var order: [String] = []
         var out = TextOutput()
-        var lastTime = -Double.infinity
-        func hub(for device: String) async -> EventHub {
-            if let hub = hubs[device] { return hub }
-            let hub = EventHub(configuration: configuration, venue: venueValue)
-            for uuid in uuids { await hub.track(uuid: uuid, referenceId: uuid.uuidString) }
-            hubs[device] = hub
-            order.append(device)
-            return hub
-        }
-        func write(_ events: [MonitoringEvent], device: String) {
-            for event in events where all || Self.isChange(event) {
-                out.line(json ? Self.jsonLine(event, device: device) : Self.textLine(event, device: device))
+        func write(_ events: [DeviceEvent]) {
+            for item in events where all || Self.isChange(item.event) {
+                let device = item.device ?? ""
+                out.line(json ? Self.jsonLine(item.event, device: device) : Self.textLine(item.event, device: device))
             }
         }
-
-        while let scan = try await reader.next() {
-            let device = scan.device ?? ""
-            let deviceHub = await hub(for: device)
-            lastTime = max(lastTime, scan.time)
-            write(await deviceHub.process(scan), device: device)
-            let fix = estimator.needsFixes ? locators.locate(scan) : nil
-            if let estimate = estimator.estimate(scan, fix) {
-                write(await deviceHub.process(estimate, at: scan.time), device: device)
-            }
-        }
-        // The recording is over: let time run until every pending exit has fallen due.
-        let end = lastTime + max(exitTimeout, PlaceMonitor.Configuration().exitTimeout)
-        for device in order {
-            guard let deviceHub = hubs[device] else { continue }
-            write(await deviceHub.advance(to: end), device: device)
-            write(await deviceHub.flush(), device: device)
-        }
+        for try await scan in reader { write(await pipeline.process(scan)) }
+        // The input is over: time runs on until every pending exit has fallen due.
+        write(await pipeline.finish())
         out.flush()
         reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
         if let summary = reader.summary { Terminal.error(summary) }
@@ -154,36 +125,5 @@ struct WatchCommand: AsyncParsableCommand {
         members.append(("topic", .string(event.topic)))
         members.append(("data", event.payload))
         return JSONWriter().string(from: .object(members))
-    }
-}
-
-/// Where `watch` gets each scan's place estimate: the containment of the scan's fix, or a room
-/// classifier's smoothed answer.
-struct PlaceEstimator {
-    /// The containment of fixes, when the places come from them.
-    private let containment: PlaceContainment?
-    /// The room classifier's stream tracker, when the places come from it (mutated in place).
-    private var tracker: PlaceTracker?
-
-    /// Whether the estimate needs the scan's fix (containment does; a classifier does not).
-    var needsFixes: Bool { tracker == nil }
-
-    /// The place a fix is in, by the probability mass of the fix inside each place.
-    static func containment(of venue: Venue) -> PlaceEstimator {
-        PlaceEstimator(containment: PlaceContainment(venue: venue), tracker: nil)
-    }
-
-    /// The place a room classifier names, smoothed per device and track by `tracker`.
-    static func classifier(_ tracker: PlaceTracker) -> PlaceEstimator {
-        PlaceEstimator(containment: nil, tracker: tracker)
-    }
-
-    /// The estimate of one scan, given its fix if it got one; `nil` gives the monitor nothing.
-    mutating func estimate(_ scan: Scan, _ fix: Fix?) -> PlaceEstimate? {
-        if tracker != nil {
-            return tracker?.classify(scan).map { PlaceEstimate(place: $0.place, probability: $0.probability) }
-        }
-        guard let containment, let fix else { return nil }
-        return containment.estimate(for: fix)
     }
 }

@@ -52,10 +52,16 @@ struct PipelineOptions: ParsableArguments {
         return configuration
     }
 
+    /// When the fixes come out: `--lag` a fixed lag, `--smooth` a whole track at a time, else at once.
+    var timing: FixPipeline.Timing {
+        if let lag { return .fixedLag(seconds: lag) }
+        return smooth ? .wholeTrack() : .immediate
+    }
+
     /// What the default algorithm chose, in the options' words, when it chose (`nil` otherwise
     /// or for another solver): for a note on standard error.
-    func choice(of solver: any PositionSolver, units: String) -> String? {
-        guard choosesFilterAndTracking, let validated = solver as? DefaultSolver else { return nil }
+    func choice(of setup: PositioningSetup, units: String) -> String? {
+        guard let validated = setup.chosenPipeline else { return nil }
         let options = "--rssi-filter \(validated.filter == nil ? "none" : "kalman") --tracking \(validated.tracking?.model.rawValue ?? "none")"
         let error = validated.validationError.map { String(format: " (validation mean error %.2f %@)", $0, units) } ?? ""
         return "default: \(options)\(error), chosen by validation; give --rssi-filter or --tracking to decide yourself."

@@ -173,3 +173,23 @@ final class SightingSource {
             + (statistics.malformedEvents > 0 ? ", \(statistics.malformedEvents) malformed events skipped" : "")
     }
 }
+
+extension SightingSource: AsyncSequence {
+    /// Scans.
+    typealias Element = Scan
+
+    /// Reads the source's scans one by one (see ``SightingSource/next()``).
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let source: SightingSource
+
+        /// The next scan, or `nil` at the end.
+        mutating func next() async throws -> Scan? {
+            try await source.next()
+        }
+    }
+
+    /// An iterator over the source's scans (the source itself moves on).
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(source: self)
+    }
+}

@@ -65,6 +65,13 @@ public struct DefaultSolver: PositionSolver {
     /// ``tracking`` is set; `nil` when no fix was scored.
     public let validationError: Double?
 
+    /// The filter and tracking validated with, the tracker's measured radius factor and the
+    /// validation error, as a value (see ``ValidatedPipeline``).
+    public var validatedPipeline: ValidatedPipeline? {
+        ValidatedPipeline(filter: filter, tracking: tracking, trackedAccuracyScale: trackedAccuracyScale,
+                          validationError: validationError)
+    }
+
     /// The spatial block size of the radius validation, metres.
     static let blockSize = 1.5
     /// The folds of the radius validation.

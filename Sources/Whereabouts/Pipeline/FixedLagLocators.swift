@@ -1,5 +1,6 @@
 /// The fixes of many devices and tracks, each reported a fixed time late and smoothed with the
-/// scans of that time: the live counterpart of ``TrackLocators`` with a ``FixedLagSmoother``.
+/// scans of that time: the live counterpart of ``TrackLocators`` with a ``FixedLagSmoother``, and the fixed-lag
+/// stage of a ``FixPipeline``.
 ///
 /// Per device (afresh for each new track), a ``Locator`` without tracking locates each scan, and
 /// a ``FixedLagSmoother`` of the configuration's tracking model (constant-velocity when it has
@@ -31,24 +32,19 @@ public struct FixedLagLocators: Sendable {
 
     /// One device's pipeline.
     private struct Device: Sendable {
-        var track: String?
         var locator: Locator
         var delay: DelayedTrack
     }
 
-    private var index: [String?: Int] = [:]
-    private var devices: [Device] = []
+    private var devices = DeviceSlots<Device>()
     /// No device has a fix due before this time (its earliest due time when it was last worked out).
     private var nextDue = Double.infinity
     /// The latest finite scan time.
     private var clock = -Double.infinity
 
-    /// Scans taken in so far.
-    public private(set) var calls = 0
-    /// Fixes reported so far.
-    public private(set) var fixes = 0
-    /// Total time spent locating and smoothing.
-    public private(set) var elapsed: Duration = .zero
+    /// Scans taken in so far, fixes reported, devices and tracks seen, and the time spent
+    /// locating and smoothing.
+    public private(set) var statistics = PipelineStatistics()
 
     /// Creates the pipelines of a venue and solver, reporting `lag` seconds late (negative or
     /// non-finite lags count as 0); none exists until a device is first seen.
@@ -63,14 +59,27 @@ public struct FixedLagLocators: Sendable {
         locatorConfiguration = untracked
     }
 
+    /// Creates the pipelines of a setup, reporting `lag` seconds late.
+    public init(setup: PositioningSetup, lag: Double) {
+        self.init(venue: setup.venue, solver: setup.solver, configuration: setup.configuration, lag: lag)
+    }
+
     /// The per-device pipeline's configuration: the smoother tracks, not the locator.
     private let locatorConfiguration: LocatorConfiguration
 
     /// Devices seen so far.
     public var deviceCount: Int { devices.count }
+    /// Scans taken in so far.
+    public var calls: Int { statistics.scans }
+    /// Fixes reported so far.
+    public var fixes: Int { statistics.fixes }
+    /// Total time spent locating and smoothing.
+    public var elapsed: Duration { statistics.elapsed }
+    /// Scans taken in per second of time spent, or `nil` before any time was measured.
+    public var callsPerSecond: Double? { statistics.scansPerSecond }
 
     /// Fixes taken in and not yet reported.
-    public var pendingCount: Int { devices.reduce(0) { $0 + $1.delay.pendingCount } }
+    public var pendingCount: Int { devices.indices.reduce(0) { $0 + devices[$1].delay.pendingCount } }
 
     /// Takes in one scan (of any device) and returns the fixes now due, each device's in order:
     /// the earlier fixes of its device (and of any other) that are now `lag` seconds old. A new
@@ -78,26 +87,24 @@ public struct FixedLagLocators: Sendable {
     public mutating func locate(_ scan: Scan) -> [Fix] {
         let timer = ContinuousClock()
         let start = timer.now
-        defer { elapsed += timer.now - start }
-        calls += 1
+        defer { statistics.elapsed += timer.now - start }
+        statistics.scans += 1
         var reports: [Fix] = []
-        let slot: Int
-        if let existing = index[scan.device] {
-            slot = existing
-            if devices[slot].track != scan.track {
-                reports += devices[slot].delay.finish(locator: devices[slot].locator)
-                devices[slot] = makeDevice(track: scan.track)
-            }
-        } else {
-            slot = devices.count
-            index[scan.device] = slot
-            devices.append(makeDevice(track: scan.track))
+        let starts = devices.trackStarts
+        let make = deviceFactory
+        let slot = devices.slot(device: scan.device, track: scan.track, start: make) { old in
+            reports += old.delay.finish(locator: old.locator)
         }
-        let fix = devices[slot].locator.locate(scan)
-        reports += devices[slot].delay.add(fix, at: scan.time, locator: devices[slot].locator)
-        if let due = devices[slot].delay.nextDueTime { nextDue = min(nextDue, due) }
+        statistics.trackStarts += devices.trackStarts - starts
+        statistics.devices = devices.count
+        let due = devices.update(slot) { device in
+            let fix = device.locator.locate(scan)
+            reports += device.delay.add(fix, at: scan.time, locator: device.locator)
+            return device.delay.nextDueTime
+        }
+        if let due { nextDue = min(nextDue, due) }
         reports += advanced(to: scan.time)
-        fixes += reports.count
+        statistics.fixes += reports.count
         return reports
     }
 
@@ -105,7 +112,7 @@ public struct FixedLagLocators: Sendable {
     /// now and then) and returns the fixes of every device now `lag` seconds old.
     public mutating func advance(to time: Double) -> [Fix] {
         let reports = advanced(to: time)
-        fixes += reports.count
+        statistics.fixes += reports.count
         return reports
     }
 
@@ -113,20 +120,14 @@ public struct FixedLagLocators: Sendable {
     /// device afresh (the end of the input).
     public mutating func finish() -> [Fix] {
         var reports: [Fix] = []
+        let make = deviceFactory
         for slot in devices.indices {
-            reports += devices[slot].delay.finish(locator: devices[slot].locator)
-            devices[slot] = makeDevice(track: devices[slot].track)
+            devices.update(slot) { device in reports += device.delay.finish(locator: device.locator) }
+            devices.restart(slot, with: make)
         }
         nextDue = .infinity
-        fixes += reports.count
+        statistics.fixes += reports.count
         return reports
-    }
-
-    /// Scans taken in per second of time spent, or `nil` before any time was measured.
-    public var callsPerSecond: Double? {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        guard calls > 0, seconds > 0 else { return nil }
-        return Double(calls) / seconds
     }
 
     /// The fixes due by `time` of every device, when some may be; works out the next due time.
@@ -135,18 +136,25 @@ public struct FixedLagLocators: Sendable {
         clock = max(clock, time)
         guard clock >= nextDue else { return [] }
         var reports: [Fix] = []
-        nextDue = .infinity
-        for slot in devices.indices {
-            reports += devices[slot].delay.advance(to: clock, locator: devices[slot].locator)
-            if let due = devices[slot].delay.nextDueTime { nextDue = min(nextDue, due) }
+        var due = Double.infinity
+        let now = clock
+        devices.updateAll { device in
+            reports += device.delay.advance(to: now, locator: device.locator)
+            if let next = device.delay.nextDueTime { due = min(due, next) }
         }
+        nextDue = due
         return reports
     }
 
-    private func makeDevice(track: String?) -> Device {
-        let locator = Locator(venue: venue, solver: solver, configuration: locatorConfiguration)
-        return Device(track: track, locator: locator,
-                      delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: venue, configuration: configuration)))
+    /// What starts a device's pipeline (a closure of values, so that starting a slot does not
+    /// read `self` while its slots change).
+    private var deviceFactory: () -> Device {
+        let (venue, solver, configuration, locatorConfiguration, lag) = (venue, solver, configuration, locatorConfiguration, lag)
+        return {
+            let locator = Locator(venue: venue, solver: solver, configuration: locatorConfiguration)
+            return Device(locator: locator,
+                          delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: venue, configuration: configuration)))
+        }
     }
 }
 

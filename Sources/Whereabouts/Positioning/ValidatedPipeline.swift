@@ -1,0 +1,31 @@
+/// The per-device pipeline a solver validated itself with, and how well it did: what a solver
+/// that measures its own pipeline (``DefaultSolver``) reports through
+/// ``PositionSolver/validatedPipeline``, so that a setup or a front end can hand the choice on
+/// without knowing the solver's type.
+///
+/// ```swift
+/// let setup = PositioningAlgorithm.default.setup(venue: venue, training: survey)
+/// if let validated = setup.solver.validatedPipeline {
+///     print(validated.tracking?.model.rawValue ?? "none", validated.validationError ?? .nan)
+/// }
+/// ```
+public struct ValidatedPipeline: Sendable {
+    /// The per-beacon RSSI filter validated with, or `nil` for each beacon's latest reading.
+    public var filter: BuiltInRSSIFilter?
+    /// The tracking validated with, or `nil` for none.
+    public var tracking: MotionTracker.Configuration?
+    /// The factor the tracker's radius needs to hold the truth 68 % of the time, when it tracks
+    /// and it was measured.
+    public var trackedAccuracyScale: Double?
+    /// The mean error of the validation replay, venue units; `nil` when no fix was scored.
+    public var validationError: Double?
+
+    /// Creates a report.
+    public init(filter: BuiltInRSSIFilter?, tracking: MotionTracker.Configuration?, trackedAccuracyScale: Double? = nil,
+                validationError: Double? = nil) {
+        self.filter = filter
+        self.tracking = tracking
+        self.trackedAccuracyScale = trackedAccuracyScale
+        self.validationError = validationError
+    }
+}
