@@ -36,4 +36,26 @@ enum PlanarGeometry {
         let d3 = orientation(p, q, a), d4 = orientation(p, q, b)
         return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
     }
+
+    /// The distance from `point` to the nearest edge of a closed polygon.
+    static func distanceToBoundary(_ vertices: [PlanarPoint], _ point: PlanarPoint) -> Double {
+        guard let last = vertices.last else { return .infinity }
+        var best = Double.infinity
+        var a = last
+        for b in vertices {
+            best = Swift.min(best, distanceToSegment(point, a, b))
+            a = b
+        }
+        return best
+    }
+
+    /// The distance from `p` to the segment `ab`.
+    static func distanceToSegment(_ p: PlanarPoint, _ a: PlanarPoint, _ b: PlanarPoint) -> Double {
+        let abx = b.x - a.x, aby = b.y - a.y
+        let length2 = abx * abx + aby * aby
+        var t = length2 > 0 ? ((p.x - a.x) * abx + (p.y - a.y) * aby) / length2 : 0
+        t = Swift.max(0, Swift.min(1, t))
+        let dx = p.x - (a.x + t * abx), dy = p.y - (a.y + t * aby)
+        return (dx * dx + dy * dy).squareRoot()
+    }
 }

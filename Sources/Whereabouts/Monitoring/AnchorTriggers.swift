@@ -5,22 +5,22 @@
 /// let desk = AnchorBeacon(id: "front-desk", beacon: .iBeacon(identity),
 ///                         coordinate: GeoCoordinate(latitude: 41.3551, longitude: 2.1322), heading: 90, floor: 0)
 /// ```
-public struct AnchorBeacon: Hashable, Sendable {
+struct AnchorBeacon: Hashable, Sendable {
     /// A label to tell anchors apart.
-    public var id: String
+    var id: String
     /// How readings name the beacon.
-    public var beacon: BeaconReference
+    var beacon: BeaconReference
     /// Latitude and longitude of the spot, if known.
-    public var coordinate: GeoCoordinate?
+    var coordinate: GeoCoordinate?
     /// The spot in the venue's local frame, if known.
-    public var point: PlanarPoint?
+    var point: PlanarPoint?
     /// The heading a user there faces, degrees clockwise from north, if known.
-    public var heading: Double?
+    var heading: Double?
     /// The floor of the spot, if known.
-    public var floor: Int?
+    var floor: Int?
 
     /// Creates an anchor; every piece of data is optional.
-    public init(id: String, beacon: BeaconReference, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
+    init(id: String, beacon: BeaconReference, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
                 heading: Double? = nil, floor: Int? = nil) {
         self.id = id
         self.beacon = beacon
@@ -32,7 +32,7 @@ public struct AnchorBeacon: Hashable, Sendable {
 
     /// The anchor of a venue beacon: its local position and floor, its coordinate when the venue
     /// has an origin (or the file gave one), no heading.
-    public init(venueBeacon beacon: Venue.Beacon, in venue: Venue) {
+    init(venueBeacon beacon: Venue.Beacon, in venue: Venue) {
         var point: PlanarPoint?
         if let x = beacon.x, let y = beacon.y { point = PlanarPoint(x: x, y: y) }
         let coordinate = beacon.coordinate ?? point.flatMap { venue.localFrame?.coordinate(for: $0) }
@@ -41,18 +41,18 @@ public struct AnchorBeacon: Hashable, Sendable {
 }
 
 /// A beacon heard in one ranging round: which anchor, how close, how loud (CoreLocation's `CLBeacon`).
-public struct AnchorSighting: Hashable, Sendable {
+struct AnchorSighting: Hashable, Sendable {
     /// The beacon, as the reading named it.
-    public var beacon: BeaconReference
+    var beacon: BeaconReference
     /// How close it is.
-    public var proximity: Proximity
+    var proximity: Proximity
     /// The RSSI, dBm.
-    public var rssi: Double
+    var rssi: Double
     /// When, seconds on the scans' clock.
-    public var time: Double
+    var time: Double
 
     /// Creates a sighting.
-    public init(beacon: BeaconReference, proximity: Proximity, rssi: Double, time: Double) {
+    init(beacon: BeaconReference, proximity: Proximity, rssi: Double, time: Double) {
         self.beacon = beacon
         self.proximity = proximity
         self.rssi = rssi
@@ -61,19 +61,19 @@ public struct AnchorSighting: Hashable, Sendable {
 }
 
 /// The location fix an anchor sets: what the anchor knows about its spot.
-public struct AnchorFix: Hashable, Sendable {
+struct AnchorFix: Hashable, Sendable {
     /// The anchor's id.
-    public var anchor: String
+    var anchor: String
     /// When, the sighting's time.
-    public var time: Double
+    var time: Double
     /// The spot's latitude and longitude, when the anchor has both.
-    public var coordinate: GeoCoordinate?
+    var coordinate: GeoCoordinate?
     /// The spot in the local frame, when known.
-    public var point: PlanarPoint?
+    var point: PlanarPoint?
     /// The heading to set, when the anchor has one (otherwise keep the last heading).
-    public var heading: Double?
+    var heading: Double?
     /// The floor to set, when the anchor has one.
-    public var floor: Int?
+    var floor: Int?
 }
 
 /// NaviBeacon's behaviour: set the device's location from a beacon's data when the device is
@@ -93,55 +93,55 @@ public struct AnchorFix: Hashable, Sendable {
 /// triggers.process(AnchorSighting(beacon: desk.beacon, proximity: .immediate, rssi: -45, time: 10))   // a fix
 /// triggers.process(AnchorSighting(beacon: desk.beacon, proximity: .immediate, rssi: -44, time: 11))   // nil: disarmed
 /// ```
-public struct AnchorTriggers: Sendable {
+struct AnchorTriggers: Sendable {
     /// The rounds at ``Proximity/near`` an anchor needs to re-arm; default 5.
-    public var rearmRounds: Int
+    var rearmRounds: Int
     /// A callback that replaces the default behaviour: it gets every sighting of an anchor, and
     /// ``process(_:)`` then returns `nil`.
-    public var onSighting: (@Sendable (AnchorSighting, AnchorBeacon) -> Void)?
+    var onSighting: (@Sendable (AnchorSighting, AnchorBeacon) -> Void)?
     /// The anchors, in the order added.
-    public private(set) var anchors: [AnchorBeacon] = []
+    private(set) var anchors: [AnchorBeacon] = []
     /// Whether sightings are ignored (NaviBeacon's `pauseScanning`).
-    public private(set) var isPaused = false
+    private(set) var isPaused = false
     private var countdowns: [BeaconReference: Int] = [:]
 
     /// Creates triggers with no anchors.
-    public init(rearmRounds: Int = 5, onSighting: (@Sendable (AnchorSighting, AnchorBeacon) -> Void)? = nil) {
+    init(rearmRounds: Int = 5, onSighting: (@Sendable (AnchorSighting, AnchorBeacon) -> Void)? = nil) {
         self.rearmRounds = rearmRounds
         self.onSighting = onSighting
     }
 
     /// Adds an anchor, armed; an anchor of the same beacon is replaced (and re-armed).
-    public mutating func add(_ anchor: AnchorBeacon) {
+    mutating func add(_ anchor: AnchorBeacon) {
         anchors.removeAll { $0.beacon == anchor.beacon }
         anchors.append(anchor)
         countdowns[anchor.beacon] = nil
     }
 
     /// Removes the anchor of a beacon.
-    public mutating func remove(_ beacon: BeaconReference) {
+    mutating func remove(_ beacon: BeaconReference) {
         anchors.removeAll { $0.beacon == beacon }
         countdowns[beacon] = nil
     }
 
     /// Whether the anchor of a beacon would fire on its next immediate sighting.
-    public func isArmed(_ beacon: BeaconReference) -> Bool {
+    func isArmed(_ beacon: BeaconReference) -> Bool {
         anchors.contains { $0.beacon == beacon } && (countdowns[beacon] ?? 0) == 0
     }
 
     /// The near rounds the anchor of a beacon still needs to re-arm (0 when armed).
-    public func countdown(_ beacon: BeaconReference) -> Int {
+    func countdown(_ beacon: BeaconReference) -> Int {
         countdowns[beacon] ?? 0
     }
 
     /// Ignores sightings until ``resume()``.
-    public mutating func pause() { isPaused = true }
+    mutating func pause() { isPaused = true }
 
     /// Takes sightings again.
-    public mutating func resume() { isPaused = false }
+    mutating func resume() { isPaused = false }
 
     /// Takes in one sighting; returns the fix an armed anchor sets, if this sighting fires one.
-    public mutating func process(_ sighting: AnchorSighting) -> AnchorFix? {
+    mutating func process(_ sighting: AnchorSighting) -> AnchorFix? {
         guard !isPaused, let anchor = anchors.first(where: { $0.beacon == sighting.beacon }) else { return nil }
         if let onSighting {
             onSighting(sighting, anchor)

@@ -51,7 +51,8 @@ public actor EventHub {
     private var lastRegion: String?
     private var pending: [BeaconPacket] = []
     private var batchStart: Double?
-    private var subscriptions: [Subscription] = []
+    /// The topic callbacks of ``on(_:_:)``, in the order subscribed.
+    var subscriptions: [Subscription] = []
     private var listeners = Broadcast<MonitoringEvent>()
 
     /// Creates a hub tracking nothing. With a venue, readings that name beacons by venue id are
@@ -206,22 +207,6 @@ public actor EventHub {
         }
     }
 
-    /// Calls `callback` with the payload of every event of `topic` (see ``MonitoringEvent`` for
-    /// the names and payloads) until the returned closure is called. Unsubscribing takes effect at
-    /// once: no event emitted after the call reaches the callback.
-    ///
-    /// ```swift
-    /// let unsubscribe = await hub.on("enterRegion") { data in
-    ///     if case .string(let referenceId) = data { print("entered", referenceId) }
-    /// }
-    /// unsubscribe()
-    /// ```
-    public func on(_ topic: String, _ callback: @escaping @Sendable (JSONValue) -> Void) -> @Sendable () -> Void {
-        let subscription = Subscription(topic: topic, callback: callback)
-        subscriptions.append(subscription)
-        return { subscription.cancel() }
-    }
-
     // MARK: Internals
 
     private func identity(of reference: BeaconReference) -> IBeaconIdentity? {
@@ -275,12 +260,7 @@ public actor EventHub {
         subscriptions.removeAll { $0.isCancelled }
         for event in events {
             listeners.yield(event)
-            let topic = event.topic
-            var payload: JSONValue?
-            for subscription in subscriptions where subscription.topic == topic {
-                if payload == nil { payload = event.payload }
-                if let payload { subscription.deliver(payload) }
-            }
+            deliverToTopics(event)
         }
     }
 
@@ -290,28 +270,5 @@ public actor EventHub {
 
     deinit {
         listeners.finishAll()
-    }
-
-    /// A topic callback and whether it was unsubscribed; the flag is read and set under a lock so
-    /// that unsubscribing from any thread takes effect at once.
-    private final class Subscription: @unchecked Sendable {
-        let topic: String
-        private let callback: @Sendable (JSONValue) -> Void
-        private let lock = NSLock()
-        private var cancelled = false
-
-        init(topic: String, callback: @escaping @Sendable (JSONValue) -> Void) {
-            self.topic = topic
-            self.callback = callback
-        }
-
-        var isCancelled: Bool { lock.withLock { cancelled } }
-
-        func cancel() { lock.withLock { cancelled = true } }
-
-        func deliver(_ payload: JSONValue) {
-            guard !isCancelled else { return }
-            callback(payload)
-        }
     }
 }

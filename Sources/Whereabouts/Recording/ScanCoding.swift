@@ -128,8 +128,8 @@ public enum ScanCoding {
     static func beaconReference(_ item: JSONReader) throws(FormatError) -> BeaconReference {
         _ = try item.object()
         if let id = item.member("beacon") { return .id(try id.string()) }
-        if let identity = try VenueFile.iBeaconIdentity(item) { return .iBeacon(identity) }
-        if let identity = try VenueFile.eddystoneIdentity(item) { return .eddystone(identity) }
+        if let identity = try IBeaconIdentity.decode(item) { return .iBeacon(identity) }
+        if let identity = try EddystoneIdentity.decode(item) { return .eddystone(identity) }
         throw item.fail("a reading names its beacon by \"beacon\", by \"uuid\"+\"major\"+\"minor\" or by \"namespace\"+\"instance\"")
     }
 

@@ -128,7 +128,7 @@ public enum PlaceModelFile {
         var keys: [String] = [], identities: [IBeaconIdentity?] = []
         for beacon in try root.required("beacons").elements() {
             keys.append(try beacon.required("id").string())
-            identities.append(try VenueFile.iBeaconIdentity(beacon))
+            identities.append(try IBeaconIdentity.decode(beacon))
         }
         let beacons = PlaceBeacons(keys: keys, identities: identities)
         guard beacons.count == keys.count else { throw FormatError(key: "beacons", message: "beacon ids must be unique") }

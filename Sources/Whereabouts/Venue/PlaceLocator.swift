@@ -1,24 +1,3 @@
-extension Venue.Place.Shape {
-    /// The area in square venue units, or `nil` for a label.
-    public var area: Double? {
-        switch self {
-        case .label: nil
-        case .circle(_, let radius, _): Double.pi * radius * radius
-        case .polygon(let vertices): PlanarGeometry.area(vertices)
-        }
-    }
-
-    /// Whether a point of the plan lies inside the shape (on a circle's edge counts as inside; a
-    /// label contains nothing).
-    public func contains(_ point: PlanarPoint) -> Bool {
-        switch self {
-        case .label: false
-        case .circle(let center, let radius, _): center.distance(to: point) <= radius
-        case .polygon(let vertices): PlanarGeometry.contains(vertices, point)
-        }
-    }
-}
-
 /// Finds the place a point is in: the smallest circle or polygon place of its floor that
 /// contains it, so that a desk inside a hall wins over the hall.
 ///

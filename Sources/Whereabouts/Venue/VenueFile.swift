@@ -106,14 +106,14 @@ public enum VenueFile {
             if let previous = beaconIDs[id] { throw idReader.fail("duplicate beacon id \"\(id)\" (also \(previous))") }
             beaconIDs[id] = item.path
             var beacon = Venue.Beacon(id: id)
-            if let identity = try iBeaconIdentity(item) {
+            if let identity = try IBeaconIdentity.decode(item) {
                 if let previous = iBeacons[identity] {
                     throw FormatError(key: item.childPath("uuid"), message: "duplicate uuid/major/minor \(identity) (also \(previous))")
                 }
                 iBeacons[identity] = item.path
                 beacon.iBeacon = identity
             }
-            if let identity = try eddystoneIdentity(item) {
+            if let identity = try EddystoneIdentity.decode(item) {
                 if let previous = eddystones[identity] {
                     throw FormatError(key: item.childPath("namespace"), message: "duplicate namespace/instance \(identity) (also \(previous))")
                 }
@@ -165,33 +165,6 @@ public enum VenueFile {
             }
         }
         return venue
-    }
-
-    static func iBeaconIdentity(_ item: JSONReader) throws(FormatError) -> IBeaconIdentity? {
-        let uuidReader = item.member("uuid"), majorReader = item.member("major"), minorReader = item.member("minor")
-        guard uuidReader != nil || majorReader != nil || minorReader != nil else { return nil }
-        guard let uuidReader, let majorReader, let minorReader else {
-            throw item.fail("\"uuid\", \"major\" and \"minor\" must be given together")
-        }
-        let text = try uuidReader.string()
-        guard let uuid = UUID(uuidString: text) else { throw uuidReader.fail("\"\(text)\" is not a UUID") }
-        let major = try majorReader.int(), minor = try minorReader.int()
-        guard (0...65535).contains(major) else { throw majorReader.fail("must lie in 0...65535, found \(major)") }
-        guard (0...65535).contains(minor) else { throw minorReader.fail("must lie in 0...65535, found \(minor)") }
-        return IBeaconIdentity(uuid: uuid, major: UInt16(major), minor: UInt16(minor))
-    }
-
-    static func eddystoneIdentity(_ item: JSONReader) throws(FormatError) -> EddystoneIdentity? {
-        let namespaceReader = item.member("namespace"), instanceReader = item.member("instance")
-        guard namespaceReader != nil || instanceReader != nil else { return nil }
-        guard let namespaceReader, let instanceReader else {
-            throw item.fail("\"namespace\" and \"instance\" must be given together")
-        }
-        let namespace = try namespaceReader.string(), instance = try instanceReader.string()
-        guard let identity = EddystoneIdentity(namespace: namespace, instance: instance) else {
-            throw namespaceReader.fail("namespace must be 20 and instance 12 hexadecimal digits")
-        }
-        return identity
     }
 
     // MARK: Writing

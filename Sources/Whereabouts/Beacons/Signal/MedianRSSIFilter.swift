@@ -20,7 +20,7 @@
 /// ```
 ///
 /// A sample counts while it is younger than the window (`now − t < window`).
-public struct MedianRSSIFilter: RSSIFilter, Hashable {
+public struct MedianRSSIFilter: WindowedRSSIFilter, Hashable {
     /// The default window, 15 s.
     public static let defaultWindow = 15.0
     /// The default fence multiplier `k`, 1.5.
@@ -30,7 +30,7 @@ public struct MedianRSSIFilter: RSSIFilter, Hashable {
     public let window: Double
     /// The multiplier `k` of the interquartile range that places the fences.
     public let iqrMultiplier: Double
-    private var samples = TimedSamples()
+    var samples = TimedSamples()
 
     /// Creates a filter with a 15 s window and fences at 1.5 IQR.
     public init() {
@@ -46,26 +46,9 @@ public struct MedianRSSIFilter: RSSIFilter, Hashable {
         self.iqrMultiplier = iqrMultiplier
     }
 
-    /// Adds a sample heard at `time`; unusable samples are ignored (see ``RSSIFilter``).
-    public mutating func add(rssi: Double, at time: Double) {
-        guard isUsableSample(rssi: rssi, time: time) else { return }
-        samples.add(rssi, at: time, window: window)
-    }
-
-    /// The filtered RSSI (dBm) after the samples so far, or `nil` before the first.
-    public var value: Double? {
-        guard let newest = samples.newest else { return nil }
-        return value(at: newest)
-    }
-
-    /// The filtered RSSI (dBm) as of `time`, or `nil` when no sample counts then.
-    public func value(at time: Double) -> Double? {
-        Self.fencedMedian(ofSorted: samples.sortedValues(at: time, window: window), k: iqrMultiplier)
-    }
-
-    /// Forgets every sample; the parameters stay.
-    public mutating func reset() {
-        samples.removeAll()
+    /// The fenced median of the samples that count, sorted (see ``WindowedRSSIFilter``).
+    func filteredValue(ofSorted sorted: [Double]) -> Double? {
+        Self.fencedMedian(ofSorted: sorted, k: iqrMultiplier)
     }
 
     /// The type-7 quantile `q` of sorted, non-empty values.

@@ -16,13 +16,13 @@
 /// ```
 ///
 /// A sample counts while it is younger than the window (`now − t < window`).
-public struct RunningAverageRSSIFilter: RSSIFilter, Hashable {
+public struct RunningAverageRSSIFilter: WindowedRSSIFilter, Hashable {
     /// The default window, 20 s (AltBeacon's `DEFAULT_SAMPLE_EXPIRATION_MILLISECONDS`).
     public static let defaultWindow = 20.0
 
     /// How long a sample counts, in seconds.
     public let window: Double
-    private var samples = TimedSamples()
+    var samples = TimedSamples()
 
     /// Creates a filter with the default 20 s window.
     public init() {
@@ -35,26 +35,9 @@ public struct RunningAverageRSSIFilter: RSSIFilter, Hashable {
         self.window = window
     }
 
-    /// Adds a sample heard at `time`; unusable samples are ignored (see ``RSSIFilter``).
-    public mutating func add(rssi: Double, at time: Double) {
-        guard isUsableSample(rssi: rssi, time: time) else { return }
-        samples.add(rssi, at: time, window: window)
-    }
-
-    /// The filtered RSSI (dBm) after the samples so far, or `nil` before the first.
-    public var value: Double? {
-        guard let newest = samples.newest else { return nil }
-        return value(at: newest)
-    }
-
-    /// The filtered RSSI (dBm) as of `time`, or `nil` when no sample counts then.
-    public func value(at time: Double) -> Double? {
-        Self.trimmedMean(ofSorted: samples.sortedValues(at: time, window: window))
-    }
-
-    /// Forgets every sample; the parameters stay.
-    public mutating func reset() {
-        samples.removeAll()
+    /// The trimmed mean of the samples that count, sorted (see ``WindowedRSSIFilter``).
+    func filteredValue(ofSorted sorted: [Double]) -> Double? {
+        Self.trimmedMean(ofSorted: sorted)
     }
 
     /// The indices AltBeacon averages among `count` sorted samples.

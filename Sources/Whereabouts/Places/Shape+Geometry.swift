@@ -1,4 +1,23 @@
 extension Venue.Place.Shape {
+    /// The area in square venue units, or `nil` for a label.
+    public var area: Double? {
+        switch self {
+        case .label: nil
+        case .circle(_, let radius, _): Double.pi * radius * radius
+        case .polygon(let vertices): PlanarGeometry.area(vertices)
+        }
+    }
+
+    /// Whether a point of the plan lies inside the shape (on a circle's edge counts as inside; a
+    /// label contains nothing).
+    public func contains(_ point: PlanarPoint) -> Bool {
+        switch self {
+        case .label: false
+        case .circle(let center, let radius, _): center.distance(to: point) <= radius
+        case .polygon(let vertices): PlanarGeometry.contains(vertices, point)
+        }
+    }
+
     /// The signed distance in venue units from a point of the plan to the shape's edge: positive
     /// outside, negative inside, 0 on the edge; `+∞` for a label, which has no geometry.
     ///
@@ -20,29 +39,5 @@ extension Venue.Place.Shape {
             let edge = PlanarGeometry.distanceToBoundary(vertices, point)
             return PlanarGeometry.contains(vertices, point) ? -edge : edge
         }
-    }
-}
-
-extension PlanarGeometry {
-    /// The distance from `point` to the nearest edge of a closed polygon.
-    static func distanceToBoundary(_ vertices: [PlanarPoint], _ point: PlanarPoint) -> Double {
-        guard let last = vertices.last else { return .infinity }
-        var best = Double.infinity
-        var a = last
-        for b in vertices {
-            best = Swift.min(best, distanceToSegment(point, a, b))
-            a = b
-        }
-        return best
-    }
-
-    /// The distance from `p` to the segment `ab`.
-    static func distanceToSegment(_ p: PlanarPoint, _ a: PlanarPoint, _ b: PlanarPoint) -> Double {
-        let abx = b.x - a.x, aby = b.y - a.y
-        let length2 = abx * abx + aby * aby
-        var t = length2 > 0 ? ((p.x - a.x) * abx + (p.y - a.y) * aby) / length2 : 0
-        t = Swift.max(0, Swift.min(1, t))
-        let dx = p.x - (a.x + t * abx), dy = p.y - (a.y + t * aby)
-        return (dx * dx + dy * dy).squareRoot()
     }
 }
