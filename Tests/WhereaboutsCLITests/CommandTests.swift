@@ -57,7 +57,7 @@ struct CommandTests {
     }
 
     @Test("simulate rejects bad arguments with a message", arguments: [
-        (["simulate", "--preset", "nope"], "Unknown preset \"nope\""),
+        (["simulate", "--preset", "nope"], "The value 'nope' is invalid for '--preset <name>'"),
         (["simulate", "--seed", "1"], "Give --preset NAME, or --venue and --walk"),
         (["simulate", "--preset", "example", "--packet-loss", "2"], "--packet-loss must lie between 0 and 1"),
         (["simulate", "--preset", "example", "--persistent-shadowing=-1"], "--persistent-shadowing must be 0 or more"),

@@ -132,7 +132,7 @@ struct LocateCommandTests {
     }
 
     @Test("locate rejects bad arguments with a message", arguments: [
-        (["locate", "--venue", "VENUE", "--recording", "REC", "--algorithm", "all"], "Unknown algorithm \"all\". Algorithms: default, centroid"),
+        (["locate", "--venue", "VENUE", "--recording", "REC", "--algorithm", "all"], "The value 'all' is invalid for '--algorithm <name>'. Please provide one of the following:\n  - default\n  - centroid"),
         (["locate", "--venue", "VENUE", "--recording", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl: no such file (the recording)"),
         (["locate", "--venue", "/nonexistent/v.json", "--recording", "REC"], "/nonexistent/v.json: no such file (the venue)"),
         (["locate", "--recording", "REC"], "Missing expected argument '--venue <venue.json>'"),

@@ -98,7 +98,7 @@ struct ServerCommandTests {
         let noUser = try CommandRunner.run(["users", "token", "bob", "--data-dir", dataDir.path])
         #expect(noUser.standardError.contains("users add bob"))
         let badLevel = try CommandRunner.run(["users", "token", "alice", "--level", "owner", "--data-dir", dataDir.path])
-        #expect(badLevel.standardError.contains("read, contribute or manage"))
+        #expect(badLevel.standardError.contains("'read', 'contribute' or 'manage'"))
         let listed = try CommandRunner.run(["users", "list", "--data-dir", dataDir.path])
         #expect(listed.standardOutput == "alice\n")
     }

@@ -31,7 +31,7 @@ struct CalibrateCommand: ParsableCommand {
     var perBeacon = false
 
     @Option(name: .long, help: ArgumentHelp("Loss of the robust fit: tukey (default), huber or least-squares.", valueName: "loss"))
-    var loss: String = "tukey"
+    var loss: Calibration.Loss = .tukey
 
     @Option(name: .long, help: ArgumentHelp("Receiver height in venue units when the truth has no z.", valueName: "height"))
     var receiverHeight: Double?
@@ -42,12 +42,7 @@ struct CalibrateCommand: ParsableCommand {
     func run() throws {
         let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue))
         var options = Calibration.Options()
-        switch loss {
-        case "tukey": options.loss = .tukey
-        case "huber": options.loss = .huber
-        case "least-squares": options.loss = .leastSquares
-        default: throw ValidationError("Unknown loss \"\(loss)\": use tukey, huber or least-squares.")
-        }
+        options.loss = loss
         options.receiverHeight = receiverHeight
         let url = URL(fileURLWithPath: recording)
         let reader = try RecordingReader(url: url, options: .init(lenient: lenient))

@@ -38,7 +38,7 @@ struct ClassifyCommand: ParsableCommand {
     func run() throws {
         guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
         var tracker = try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker()
-        let reader = try PositioningInputs.reader(recording, lenient: lenient)
+        let reader = try RecordingReader.open(recording, lenient: lenient)
         let writer = try output.map { try JSONLinesWriter(url: URL(fileURLWithPath: $0)) } ?? JSONLinesWriter(handle: FileHandle.standardOutput)
         var table = json ? "" : "t\tdevice\tplace\tprobability\tfloor\n"
         var written = 0
@@ -65,36 +65,7 @@ struct ClassifyCommand: ParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(table.utf8))
         }
-        PositioningInputs.warnAboutSkippedLines(reader)
+        reader.warnAboutSkippedLines()
         if let output { Terminal.error("Wrote \(output): \(written) of \(reader.scansRead) scans classified.") }
-    }
-}
-
-/// Options shared by the commands that train and score room classifiers.
-enum PlaceInputs {
-    /// Every classifier's name, comma-separated.
-    static var classifierNames: String { PlaceClassifierKind.allCases.map(\.rawValue).joined(separator: ", ") }
-
-    /// The classifier kinds a name selects (`all`, `none`, or one); `nil` picks the default
-    /// classifier when the training scans have places, and none otherwise.
-    static func kinds(_ name: String?, training: [Scan]) throws -> [PlaceClassifierKind] {
-        guard let name else { return training.contains { $0.truth?.place != nil } ? [.default] : [] }
-        if name == "none" { return [] }
-        if name == "all" { return PlaceClassifierKind.allCases }
-        guard let kind = PlaceClassifierKind(rawValue: name) else {
-            throw ValidationError("Unknown classifier \"\(name)\". Classifiers: \(classifierNames), all, or none.")
-        }
-        return [kind]
-    }
-
-    /// One evaluation per selected classifier, each trained on the scans with `truth.place`.
-    static func evaluations(_ name: String?, training: [Scan], venue: Venue) throws -> [PlaceEvaluation] {
-        let kinds = try kinds(name, training: training)
-        guard !kinds.isEmpty else { return [] }
-        let set = PlaceTrainingSet(scans: training, venue: venue)
-        guard !set.samples.isEmpty else {
-            throw CommandFailure("The room classifiers learn from scans with truth.place: give --train with such scans.")
-        }
-        return kinds.map { PlaceEvaluation(model: PlaceModel.train($0, on: set)) }
     }
 }

@@ -22,7 +22,7 @@ struct EvalCommand: ParsableCommand {
         of the online pipeline (each fix also learns from the scans after it); --lag S scores a live \
         pipeline that reports each fix S seconds late, smoothed with the scans of those seconds.
 
-        Algorithms: \(PositioningInputs.algorithmNames).
+        Algorithms: \(PositioningAlgorithm.valueList).
 
         Examples:
           whereabouts eval --venue venue.json --test test.jsonl
@@ -34,8 +34,7 @@ struct EvalCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
-    var venue: String
+    @OptionGroup var venue: VenueOptions
 
     @Option(name: .long, help: ArgumentHelp("The recording to score, with truth (\"-\" for standard input).", valueName: "test.jsonl"))
     var test: String
@@ -43,11 +42,11 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A recording with truth to train and calibrate on.", valueName: "train.jsonl"))
     var train: String?
 
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames), or all.", valueName: "name"))
-    var algorithm: String?
+    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningAlgorithm.valueList), or all.", valueName: "name"))
+    var algorithm: AlgorithmChoice?
 
-    @Option(name: .long, help: ArgumentHelp("The room classifier: \(PlaceInputs.classifierNames), all, or none (default: default when the training scans have truth.place and no --algorithm is named).", valueName: "name"))
-    var classifier: String?
+    @Option(name: .long, help: ArgumentHelp("The room classifier: \(PlaceClassifierKind.valueList), all, or none (default: default when the training scans have truth.place and no --algorithm is named).", valueName: "name"))
+    var classifier: ClassifierChoice?
 
     @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3); an array with --algorithm all.")
     var json = false
@@ -61,26 +60,26 @@ struct EvalCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
-        let algorithm = self.algorithm ?? PositioningInputs.defaultAlgorithm.rawValue
-        var algorithms = try PositioningInputs.algorithms(algorithm, allowingAll: true)
-        if algorithm == "all", train == nil {
+        let algorithm = self.algorithm ?? .algorithm(.default)
+        var algorithms = algorithm.algorithms
+        if algorithm == .all, train == nil {
             let learners = algorithms.filter(\.requiresTraining)
             algorithms.removeAll(where: \.requiresTraining)
             if !learners.isEmpty {
                 Terminal.error("note: without --train, leaving out \(learners.map(\.rawValue).joined(separator: ", ")) (they learn from a recording with truth)")
             }
         }
-        let venueURL = URL(fileURLWithPath: venue)
-        let venueValue = try PositioningInputs.venue(venue)
-        let reader = try PositioningInputs.reader(test, lenient: lenient)
+        let venueURL = URL(fileURLWithPath: venue.path)
+        let venueValue = try venue.read()
+        let reader = try RecordingReader.open(test, lenient: lenient)
         if self.algorithm == nil, !venueValue.beacons.contains(where: { $0.x != nil }) { algorithms = [] }
-        let training = try PositioningInputs.training(train, for: algorithms, lenient: lenient)
+        let training = try PositioningOptions.readTraining(train, for: algorithms, lenient: lenient)
         // Without --classifier, the default classifier runs when the training scans have places,
         // unless an --algorithm was named (then only positioning, as asked).
-        let classifierName = classifier ?? (self.algorithm == nil ? nil : "none")
-        var places = try PlaceInputs.evaluations(classifierName, training: training, venue: venueValue)
+        let classifierChoice = classifier ?? (self.algorithm == nil ? nil : .noClassifier)
+        var places = try PlaceInputs.evaluations(classifierChoice, training: training, venue: venueValue)
         if algorithms.isEmpty, places.isEmpty {
-            throw CommandFailure("\(venue): no beacon has a position, so there is nothing to locate; "
+            throw CommandFailure("\(venue.path): no beacon has a position, so there is nothing to locate; "
                                  + "give --train with truth.place to score a room classifier.")
         }
 
@@ -97,7 +96,7 @@ struct EvalCommand: ParsableCommand {
         }
         run.finish()
         progress.finish()
-        PositioningInputs.warnAboutSkippedLines(reader)
+        reader.warnAboutSkippedLines()
         guard run.scans > 0 else { throw CommandFailure("\(test): the recording holds no scan, so there is nothing to score.") }
         guard run.scansWithTruth > 0 else {
             throw CommandFailure("\(test): none of its \(run.scans) scans has a truth (x/y, floor or place), so there is nothing "
@@ -116,9 +115,9 @@ struct EvalCommand: ParsableCommand {
             }
         }
         if json {
-            let value: JSONValue = algorithm == "all" || reports.count > 1 ? .array(reports.map(\.json)) : reports.first?.json ?? .null
+            let value: JSONValue = algorithm == .all || reports.count > 1 ? .array(reports.map(\.json)) : reports.first?.json ?? .null
             print(JSONWriter().string(from: value))
-        } else if algorithm == "all", !run.entries.isEmpty {
+        } else if algorithm == .all, !run.entries.isEmpty {
             print("\(dataset): \(run.scans) scans, \(run.scansWithPosition) with a true position")
             print(EvaluationReport.table(run.reports(dataset: dataset)))
             for report in placeReports { print(report.summary) }

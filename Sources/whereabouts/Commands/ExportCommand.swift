@@ -35,7 +35,7 @@ struct ExportCommand: AsyncParsableCommand {
     var to: String?
 
     @Option(name: .long, help: ArgumentHelp("The format: geojson, gpx or csv.", valueName: "format"))
-    var format: String = "geojson"
+    var format: EventExport.Format = .geojson
 
     @Option(name: .long, help: ArgumentHelp("Only these streams and their children (repeatable).", valueName: "id"))
     var stream: [String] = []
@@ -46,15 +46,11 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
-        guard EventExport.Format(rawValue: format) != nil else {
-            throw ValidationError("--format must be geojson, gpx or csv.")
-        }
         if let from { _ = try Self.time(from, option: "--from") }
         if let to { _ = try Self.time(to, option: "--to") }
     }
 
     func run() async throws {
-        guard let exportFormat = EventExport.Format(rawValue: format) else { return }
         let end = try to.map { try Self.time($0, option: "--to") } ?? Date().timeIntervalSince1970
         let start = try from.map { try Self.time($0, option: "--from") } ?? end - 86_400
         guard start <= end else { throw CommandFailure("--from (\(start)) is after --to (\(end)).") }
@@ -77,7 +73,7 @@ struct ExportCommand: AsyncParsableCommand {
                                    sortAscending: true)
             let events = try await eventStore.events(matching: query, for: user)
             try await eventStore.close()
-            let text = exportFormat.render(events)
+            let text = format.render(events)
             if let output {
                 do {
                     try text.write(toFile: output, atomically: true, encoding: .utf8)

@@ -17,7 +17,7 @@ struct LocateCommand: AsyncParsableCommand {
         live scans too); give "-" as the recording to read standard input. Instead of a recording, \
         --adapter locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
 
-        Algorithms: \(PositioningInputs.algorithmNames).
+        Algorithms: \(PositioningAlgorithm.valueList).
 
         Examples:
           whereabouts locate --venue venue.json --recording walk.jsonl | head -3
@@ -32,24 +32,14 @@ struct LocateCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
-    var venue: String
+    @OptionGroup var positioning: PositioningOptions
 
     @OptionGroup var source: SightingSourceOptions
-
-    @Option(name: .long, help: ArgumentHelp("A recording with truth for the algorithms that learn.", valueName: "train.jsonl"))
-    var train: String?
-
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames).", valueName: "name"))
-    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
 
     @OptionGroup var pipeline: PipelineOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the fixes here (default: standard output).", valueName: "fixes.jsonl"))
     var output: String?
-
-    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
-    var lenient = false
 
     func validate() throws {
         if pipeline.smooth, source.adapter != nil {
@@ -58,11 +48,10 @@ struct LocateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
-        let venueValue = try PositioningInputs.venue(venue)
-        let reader = try source.open(lenient: lenient)
-        let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
-        guard let algorithm = chosen.first else { return }
+        let algorithm = positioning.algorithm
+        let venueValue = try positioning.venue.read()
+        let reader = try source.open(lenient: positioning.lenient)
+        let training = try positioning.readTraining()
         let setup = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
         let engine = LocationEngine(setup: setup, timing: pipeline.timing)
@@ -76,7 +65,7 @@ struct LocateCommand: AsyncParsableCommand {
         }
         try writer.finish()
         progress.finish()
-        reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
+        reader.recordingReader?.warnAboutSkippedLines()
         if let summary = reader.summary { Terminal.error(summary) }
         if let output {
             let statistics = fixes.statistics
@@ -84,79 +73,5 @@ struct LocateCommand: AsyncParsableCommand {
                            + (statistics.unlocated > 0 ? " (\(statistics.unlocated) not located)" : "")
                            + ", \(statistics.devices) device\(statistics.devices == 1 ? "" : "s"), \(algorithm.rawValue).")
         }
-    }
-}
-
-/// A failure the command explains in one sentence (printed as `Error: …`, exit status 1).
-struct CommandFailure: Error, CustomStringConvertible {
-    /// What went wrong and, where possible, what to do.
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
-
-/// What `locate` and `eval` share: reading the venue, the recordings and the algorithm names.
-enum PositioningInputs {
-    /// The algorithm used when none is named.
-    static var defaultAlgorithm: PositioningAlgorithm { PositioningAlgorithm.allCases[0] }
-
-    /// Every algorithm's name, comma-separated.
-    static var algorithmNames: String { PositioningAlgorithm.allCases.map(\.rawValue).joined(separator: ", ") }
-
-    /// The algorithms a name selects: one, or (with `allowingAll`) every one for `all`.
-    static func algorithms(_ name: String, allowingAll: Bool) throws -> [PositioningAlgorithm] {
-        if allowingAll, name == "all" { return PositioningAlgorithm.allCases }
-        guard let algorithm = PositioningAlgorithm(rawValue: name) else {
-            throw ValidationError("Unknown algorithm \"\(name)\". Algorithms: \(algorithmNames)\(allowingAll ? ", or all" : "").")
-        }
-        return [algorithm]
-    }
-
-    /// The venue at `path`, or an error naming the file and the problem.
-    static func venue(_ path: String) throws -> Venue {
-        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the venue)") }
-        return try VenueFile.read(from: URL(fileURLWithPath: path))
-    }
-
-    /// A reader of the recording at `path` (`-` for standard input).
-    static func reader(_ path: String, lenient: Bool) throws -> RecordingReader {
-        let options = RecordingReader.Options(lenient: lenient)
-        if path == "-" { return RecordingReader(handle: FileHandle.standardInput, options: options) }
-        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the recording)") }
-        return try RecordingReader(url: URL(fileURLWithPath: path), options: options)
-    }
-
-    /// The training scans, read once for every algorithm; an error when an algorithm that learns
-    /// has none.
-    static func training(_ path: String?, for algorithms: [PositioningAlgorithm], lenient: Bool) throws -> [Scan] {
-        guard let path else {
-            if let learner = algorithms.first(where: \.requiresTraining) {
-                throw CommandFailure("The algorithm \"\(learner.rawValue)\" learns from a recording with truth: give --train train.jsonl.")
-            }
-            return []
-        }
-        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the training recording)") }
-        let reader = try RecordingReader(url: URL(fileURLWithPath: path), options: .init(lenient: lenient))
-        var progress = Progress("reading \(path)", total: URL(fileURLWithPath: path).fileSize)
-        var scans: [Scan] = []
-        while let scan = try reader.next() {
-            scans.append(scan)
-            progress.update(reader.bytesRead)
-        }
-        progress.finish()
-        warnAboutSkippedLines(reader)
-        if !scans.contains(where: { $0.truth != nil }), algorithms.contains(where: \.requiresTraining) {
-            throw CommandFailure("\(path): no scan has truth, so there is nothing to learn from.")
-        }
-        return scans
-    }
-
-    /// Writes a warning when a lenient reader skipped lines.
-    static func warnAboutSkippedLines(_ reader: RecordingReader) {
-        guard reader.skippedLines > 0 else { return }
-        Terminal.error("warning: \(reader.name): skipped \(reader.skippedLines) malformed line\(reader.skippedLines == 1 ? "" : "s")"
-                       + " (first: \(reader.problems.first.map(String.init(describing:)) ?? "?"))")
     }
 }

@@ -17,7 +17,7 @@ struct RankCommand: ParsableCommand {
         their distances. --json prints one JSON object a line instead: \
         {"t", "device", "x", "y", "floor", "places": [{"id", "floor", "distance"}, …]}.
 
-        Algorithms: \(PositioningInputs.algorithmNames).
+        Algorithms: \(PositioningAlgorithm.valueList).
 
         Examples:
           whereabouts rank --venue Examples/venue.json --recording Examples/visit.jsonl
@@ -26,17 +26,10 @@ struct RankCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
-    var venue: String
+    @OptionGroup var positioning: PositioningOptions
 
     @Option(name: .long, help: ArgumentHelp("The recording to locate (\"-\" for standard input).", valueName: "recording.jsonl"))
     var recording: String
-
-    @Option(name: .long, help: ArgumentHelp("A recording with truth for the algorithms that learn.", valueName: "train.jsonl"))
-    var train: String?
-
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames).", valueName: "name"))
-    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
 
     @Option(name: .long, help: ArgumentHelp("Print only the first N places of each order (default: all).", valueName: "N"))
     var top: Int?
@@ -44,22 +37,18 @@ struct RankCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object a line.")
     var json = false
 
-    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
-    var lenient = false
-
     func validate() throws {
         if let top, top < 1 { throw ValidationError("--top must be at least 1.") }
     }
 
     func run() throws {
-        let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
-        let venueValue = try PositioningInputs.venue(venue)
+        let algorithm = positioning.algorithm
+        let venueValue = try positioning.venue.read()
         if !venueValue.places.contains(where: { $0.shape.area != nil }) {
-            throw CommandFailure("\(venue): the venue has no circle or polygon place to rank.")
+            throw CommandFailure("\(positioning.venue.path): the venue has no circle or polygon place to rank.")
         }
-        let reader = try PositioningInputs.reader(recording, lenient: lenient)
-        let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
-        guard let algorithm = chosen.first else { return }
+        let reader = try RecordingReader.open(recording, lenient: positioning.lenient)
+        let training = try positioning.readTraining()
         var fixes = algorithm.setup(venue: venueValue, training: training).makePipeline()
         // With --top, a change below the places shown is no change.
         var rankings = RankingPipeline(places: venueValue.places, top: top)
@@ -71,7 +60,7 @@ struct RankCommand: ParsableCommand {
             }
         }
         out.flush()
-        PositioningInputs.warnAboutSkippedLines(reader)
+        reader.warnAboutSkippedLines()
     }
 
     /// `1700000003 visitor (-79.2, 9.8) floor 0: hall3 -38.6, hall5 95.1, …`
@@ -93,30 +82,5 @@ struct RankCommand: ParsableCommand {
             return .object(place)
         })))
         return JSONWriter().string(from: .object(members))
-    }
-}
-
-/// Lines to standard output through a buffer (a line at a time would be slow for long replays).
-struct TextOutput {
-    private var buffer = ""
-
-    mutating func line(_ text: String) {
-        buffer += text
-        buffer += "\n"
-        if buffer.utf8.count >= 1 << 16 { flush() }
-    }
-
-    mutating func flush() {
-        guard !buffer.isEmpty else { return }
-        FileHandle.standardOutput.write(Data(buffer.utf8))
-        buffer = ""
-    }
-}
-
-extension Double {
-    /// The value rounded to `decimals` decimal places.
-    func rounded(decimals: Int) -> Double {
-        let scale = pow(10, Double(decimals))
-        return (self * scale).rounded() / scale
     }
 }

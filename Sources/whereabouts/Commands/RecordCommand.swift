@@ -31,7 +31,7 @@ struct RecordCommand: AsyncParsableCommand {
     var output: String
 
     mutating func run() async throws {
-        let venueValue = try venue.map(PositioningInputs.venue)
+        let venueValue = try venue.map(VenueOptions.read(at:))
         let directory = venueValue.map(BeaconDirectory.init)
         let sightings = try source.open(defaultPace: .fast, allowingRecording: false)
         let writer = try RecordingWriter(url: URL(fileURLWithPath: output))

@@ -38,7 +38,7 @@ struct ScanCommand: AsyncParsableCommand {
     mutating func run() async throws {
         if source.adapter == nil, source.btsnoop == nil, source.recording == nil { source.adapter = "hci0" }
         guard interval > 0 else { throw ValidationError("--interval must be a positive number of seconds.") }
-        let venueValue = try venue.map(PositioningInputs.venue)
+        let venueValue = try venue.map(VenueOptions.read(at:))
         let sightings = try source.open(defaultPace: .recorded)
         var table = BeaconTable(venue: venueValue)
         let terminal = isatty(1) != 0

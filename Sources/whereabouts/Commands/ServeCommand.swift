@@ -54,20 +54,17 @@ struct ServeCommand: AsyncParsableCommand {
     var burst: Double = 2_000
 
     @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-    var logLevel = "info"
+    var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
-        }
         _ = try Self.byteCount(maxJsonBody, option: "--max-json-body")
         _ = try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body")
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1.") }
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -79,7 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
             json: try Self.byteCount(maxJsonBody, option: "--max-json-body"),
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
-        if let venue { configuration.venue = try PositioningInputs.venue(venue) }
+        if let venue { configuration.venue = try VenueOptions.read(at: venue) }
         let eventStore = try await store.open(logger: logger)
         let summary = store.summary
         let host = configuration.host

@@ -29,7 +29,7 @@ struct SimulateCommand: ParsableCommand {
     )
 
     @Option(name: .long, help: ArgumentHelp("A built-in scenario (venue, walk and radio model).", valueName: "name"))
-    var preset: String?
+    var preset: SimulationPreset?
 
     @Option(name: .long, help: ArgumentHelp("The venue to walk through (with --walk).", valueName: "venue.json"))
     var venue: String?
@@ -100,15 +100,12 @@ struct SimulateCommand: ParsableCommand {
             throw ValidationError("--shadowing-distance must be positive.")
         }
         if let interval, !(interval > 0) { throw ValidationError("--interval must be positive.") }
-        if let preset, SimulationPreset(rawValue: preset) == nil {
-            throw ValidationError("Unknown preset \"\(preset)\". Presets: \(SimulationPreset.allCases.map(\.name).joined(separator: ", ")).")
-        }
     }
 
     func run() throws {
         var simulator: Simulator
-        if let preset, let value = SimulationPreset(rawValue: preset) {
-            simulator = value.simulator(seed: seed)
+        if let preset {
+            simulator = preset.simulator(seed: seed)
         } else if let venue, let walk {
             let radio = RadioModel(shadowing: 3, multipathShare: 0.1, multipathLoss: 6, packetLoss: 0.05, floorAttenuation: 15)
             simulator = Simulator(venue: try VenueFile.read(from: URL(fileURLWithPath: venue)),

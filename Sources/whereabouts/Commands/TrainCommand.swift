@@ -15,7 +15,7 @@ struct TrainCommand: ParsableCommand {
         cross-validation on contiguous blocks of each place's scans. With --format bluenet, writes \
         the training scans in Bluenet's training format (FORMATS.md §7) instead of a model.
 
-        Classifiers: \(PlaceInputs.classifierNames).
+        Classifiers: \(PlaceClassifierKind.valueList).
 
         Examples:
           whereabouts train --venue venue.json --recording survey.jsonl -o model.json
@@ -34,11 +34,11 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the model (or the Bluenet data) here.", valueName: "model.json"))
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("The classifier: \(PlaceInputs.classifierNames).", valueName: "name"))
-    var classifier: String = PlaceClassifierKind.default.rawValue
+    @Option(name: .long, help: ArgumentHelp("The classifier: \(PlaceClassifierKind.valueList).", valueName: "name"))
+    var classifier: PlaceClassifierKind = .default
 
     @Option(name: .long, help: ArgumentHelp("What to write: model (default) or bluenet (the training data in Bluenet's format).", valueName: "format"))
-    var format: String = "model"
+    var format: OutputFormat = .model
 
     @Option(name: .long, help: ArgumentHelp("The place of every entry of a Bluenet training array.", valueName: "id"))
     var place: String?
@@ -47,13 +47,7 @@ struct TrainCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
-        guard format == "model" || format == "bluenet" else {
-            throw ValidationError("Unknown format \"\(format)\": use model or bluenet.")
-        }
-        guard let kind = PlaceClassifierKind(rawValue: classifier) else {
-            throw ValidationError("Unknown classifier \"\(classifier)\". Classifiers: \(PlaceInputs.classifierNames).")
-        }
-        let venueValue = try PositioningInputs.venue(venue)
+        let venueValue = try VenueOptions.read(at: venue)
         let scans = try readScans(venue: venueValue)
         let set = PlaceTrainingSet(scans: scans, venue: venueValue)
         guard !set.samples.isEmpty else {
@@ -62,14 +56,14 @@ struct TrainCommand: ParsableCommand {
         }
         let url = URL(fileURLWithPath: output)
         do {
-            if format == "bluenet" {
+            if format == .bluenet {
                 try Data(JSONWriter().string(from: BluenetTrainingData.encodeByPlace(scans, venue: venueValue)).utf8).write(to: url, options: .atomic)
                 Terminal.error("Wrote \(output): \(set.samples.count) scans of \(set.labels.count) places in Bluenet's training format.")
                 return
             }
-            let model = PlaceModel.train(kind, on: set)
+            let model = PlaceModel.train(classifier, on: set)
             try PlaceModelFile.write(model, to: url)
-            var note = "Wrote \(output): \(kind.rawValue) classifier of \(set.labels.count) places and \(set.samples.count) scans"
+            var note = "Wrote \(output): \(classifier.rawValue) classifier of \(set.labels.count) places and \(set.samples.count) scans"
             if let accuracy = model.validationAccuracy { note += String(format: ", grouped cross-validation accuracy %.3f", accuracy) }
             if let smoothing = model.smoothing { note += String(format: " (temperature %g, switching %g)", smoothing.temperature, smoothing.switching) }
             Terminal.error(note + ".")
@@ -78,6 +72,14 @@ struct TrainCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(output): cannot write: \(error.localizedDescription)")
         }
+    }
+
+    /// What `train` writes.
+    enum OutputFormat: String, CaseIterable, ExpressibleByArgument {
+        /// A trained model (FORMATS.md §6).
+        case model
+        /// The training scans in Bluenet's training format (FORMATS.md §7).
+        case bluenet
     }
 
     /// The training scans: a recording, or Bluenet training data (told apart by the first character).
@@ -91,7 +93,7 @@ struct TrainCommand: ParsableCommand {
         if isBluenet {
             return try BluenetTrainingData.decode(data, file: recording, place: place, venue: venue)
         }
-        let reader = try PositioningInputs.reader(recording, lenient: lenient)
+        let reader = try RecordingReader.open(recording, lenient: lenient)
         var scans: [Scan] = []
         while let scan = try reader.next() {
             var scan = scan
@@ -102,7 +104,7 @@ struct TrainCommand: ParsableCommand {
             }
             scans.append(scan)
         }
-        PositioningInputs.warnAboutSkippedLines(reader)
+        reader.warnAboutSkippedLines()
         return scans
     }
 

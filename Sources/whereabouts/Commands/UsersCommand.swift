@@ -61,23 +61,16 @@ struct UsersCommand: AsyncParsableCommand {
         var stream: [String] = []
 
         @Option(name: .long, help: ArgumentHelp("What the token may do: read, contribute or manage.", valueName: "level"))
-        var level = "contribute"
+        var level: AccessLevel = .contribute
 
         @Option(name: .long, help: ArgumentHelp("A label for the token (e.g. the device).", valueName: "label"))
         var name = "app"
 
         @OptionGroup var store: StoreOptions
 
-        func validate() throws {
-            guard AccessLevel(rawValue: level) != nil else {
-                throw ValidationError("--level must be read, contribute or manage.")
-            }
-        }
-
         func run() async throws {
-            let accessLevel = AccessLevel(rawValue: level) ?? .read
             let permissions = (stream.isEmpty ? [Permission.allStreams] : stream).map {
-                Permission(streamId: $0, level: accessLevel)
+                Permission(streamId: $0, level: level)
             }
             let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
             do {

@@ -24,7 +24,7 @@ struct WatchCommand: AsyncParsableCommand {
         {"region", "location"} for places). --all adds the iBeaconAdvertisement batches (about one a \
         second) and currentLocation (every located scan while in a place).
 
-        Algorithms: \(PositioningInputs.algorithmNames).
+        Algorithms: \(PositioningAlgorithm.valueList).
 
         Examples:
           whereabouts watch --venue Examples/venue.json --recording Examples/visit.jsonl
@@ -34,19 +34,12 @@ struct WatchCommand: AsyncParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
-    var venue: String
+    @OptionGroup var positioning: PositioningOptions
 
     @OptionGroup var source: SightingSourceOptions
 
     @Option(name: .long, help: ArgumentHelp("A room classifier (from `whereabouts train`) that names each scan's place, instead of the fix's containment.", valueName: "model.json"))
     var model: String?
-
-    @Option(name: .long, help: ArgumentHelp("A recording with truth for the algorithms that learn.", valueName: "train.jsonl"))
-    var train: String?
-
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningInputs.algorithmNames).", valueName: "name"))
-    var algorithm: String = PositioningInputs.defaultAlgorithm.rawValue
 
     @Option(name: .long, help: ArgumentHelp("Seconds without a sighting before a region is left.", valueName: "seconds"))
     var exitTimeout: Double = 30
@@ -57,16 +50,13 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also print iBeaconAdvertisement batches and currentLocation events.")
     var all = false
 
-    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
-    var lenient = false
-
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
     }
 
     func run() async throws {
-        let chosen = try PositioningInputs.algorithms(algorithm, allowingAll: false)
-        let venueValue = try PositioningInputs.venue(venue)
+        let algorithm = positioning.algorithm
+        let venueValue = try positioning.venue.read()
         let places: PlaceSource
         if let model {
             guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
@@ -74,9 +64,8 @@ struct WatchCommand: AsyncParsableCommand {
         } else {
             places = .containment(PlaceContainment(venue: venueValue))
         }
-        let reader = try source.open(lenient: lenient)
-        let training = try PositioningInputs.training(train, for: chosen, lenient: lenient)
-        guard let algorithm = chosen.first else { return }
+        let reader = try source.open(lenient: positioning.lenient)
+        let training = try positioning.readTraining()
         let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(regionExitTimeout: exitTimeout))
         if monitor.regions.isEmpty {
             Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
@@ -94,7 +83,7 @@ struct WatchCommand: AsyncParsableCommand {
         // The input is over: time runs on until every pending exit has fallen due.
         write(await pipeline.finish())
         out.flush()
-        reader.recordingReader.map(PositioningInputs.warnAboutSkippedLines)
+        reader.recordingReader?.warnAboutSkippedLines()
         if let summary = reader.summary { Terminal.error(summary) }
     }
 

@@ -8,12 +8,12 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The per-beacon RSSI filter: kalman (a scalar Kalman filter, gain about 0.28) or none (each beacon's latest reading as it is). Without it or --tracking, the default algorithm chooses between kalman without tracking and none with stop-and-go, by their error on its validation replay; the other algorithms use kalman.",
         valueName: "kalman|none"))
-    var rssiFilter: String?
+    var rssiFilter: RSSIFilter?
 
     @Option(name: .long, help: ArgumentHelp(
         "Track each device's fixes: none, constant-velocity (a Kalman filter with gating and a speed limit) or stop-and-go (standing still or walking; pair it with --rssi-filter none). Default: none, or the default algorithm's choice (see --rssi-filter).",
         valueName: "none|constant-velocity|stop-and-go"))
-    var tracking: String?
+    var tracking: Tracking?
 
     @Flag(name: .long, help: ArgumentHelp(
         "Smooth each track offline, with the scans after each fix too (the --tracking model; constant-velocity when none): fixes come out a track at a time, once each device's track has ended."))
@@ -30,11 +30,51 @@ struct PipelineOptions: ParsableArguments {
     func validate() throws {
         if let lag, !(lag.isFinite && lag >= 0) { throw ValidationError("--lag must be a number of seconds, 0 or more.") }
         if smooth, lag != nil { throw ValidationError("--smooth uses every later scan and --lag only those of the next seconds: give one of them.") }
-        if let rssiFilter, !["kalman", "none"].contains(rssiFilter) {
-            throw ValidationError("--rssi-filter must be kalman or none.")
+    }
+
+    /// The values of `--rssi-filter`.
+    enum RSSIFilter: String, CaseIterable, ExpressibleByArgument {
+        /// A scalar Kalman filter per beacon.
+        case kalman
+        /// Each beacon's latest reading as it is (`none`).
+        case unfiltered = "none"
+    }
+
+    /// The values of `--tracking`: no tracking, or a motion model.
+    enum Tracking: Hashable, ExpressibleByArgument {
+        /// Each fix as the solver gives it (`none`).
+        case untracked
+        /// Fixes tracked with the model.
+        case model(MotionTracker.Configuration.Model)
+
+        /// The value named `argument`: `none` or a model's name.
+        init?(argument: String) {
+            if argument == "none" {
+                self = .untracked
+            } else if let model = MotionTracker.Configuration.Model(argument: argument) {
+                self = .model(model)
+            } else {
+                return nil
+            }
         }
-        if let tracking, tracking != "none", MotionTracker.Configuration.Model(rawValue: tracking) == nil {
-            throw ValidationError("--tracking must be none, constant-velocity or stop-and-go.")
+
+        /// Every name the option accepts: `none`, then the models'.
+        static var allValueStrings: [String] { ["none"] + MotionTracker.Configuration.Model.allValueStrings }
+
+        /// The value's name on the command line.
+        var defaultValueDescription: String {
+            switch self {
+            case .untracked: "none"
+            case .model(let model): model.rawValue
+            }
+        }
+
+        /// The motion model, if any.
+        var model: MotionTracker.Configuration.Model? {
+            switch self {
+            case .untracked: nil
+            case .model(let model): model
+            }
         }
     }
 
@@ -44,9 +84,9 @@ struct PipelineOptions: ParsableArguments {
     /// The per-device configuration the options describe. Smoothing with `--tracking none`
     /// smooths with the constant-velocity model (so does smoothing an untracked choice).
     var configuration: LocatorConfiguration {
-        var model = tracking.flatMap(MotionTracker.Configuration.Model.init(rawValue:))
+        var model = tracking?.model
         if smoothsTracks, model == nil, !choosesFilterAndTracking { model = .constantVelocity }
-        var configuration = LocatorConfiguration(filter: rssiFilter == "none" ? nil : LocatorConfiguration.defaultFilter,
+        var configuration = LocatorConfiguration(filter: rssiFilter == .unfiltered ? nil : LocatorConfiguration.defaultFilter,
                                                  tracking: model.map { MotionTracker.Configuration(model: $0) })
         configuration.choosesFilterAndTracking = choosesFilterAndTracking
         return configuration

@@ -72,7 +72,7 @@ struct SightingSourceOptions: ParsableArguments {
         let decoder = SightingDecoder(uuids: try uuidSet())
         switch try kind(allowingRecording: allowingRecording) {
         case .recording(let path):
-            return SightingSource(name: path, recording: try PositioningInputs.reader(path, lenient: lenient), decoder: decoder,
+            return SightingSource(name: path, recording: try RecordingReader.open(path, lenient: lenient), decoder: decoder,
                                   duration: nil)
         case .btsnoop(let path):
             guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the btsnoop capture)") }

@@ -17,13 +17,7 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "SQLite durability: normal (a write acknowledged survives the server being killed; a power cut may lose the last ones) or full (fsync every commit).",
         valueName: "normal|full"))
-    var durability: String = "normal"
-
-    func validate() throws {
-        guard ["normal", "full"].contains(durability) else {
-            throw ValidationError("--durability must be normal or full.")
-        }
-    }
+    var durability: Durability = .normal
 
     /// A description of the store for messages.
     var summary: String {
@@ -36,7 +30,7 @@ struct StoreOptions: ParsableArguments {
         if let database {
             store = try PostgresEventStore(url: database, logger: logger)
         } else {
-            store = try SQLiteEventStore(directory: dataDir, durability: durability == "full" ? .full : .normal)
+            store = try SQLiteEventStore(directory: dataDir, durability: durability)
         }
         do {
             try await store.migrate()

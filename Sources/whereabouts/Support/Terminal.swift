@@ -54,15 +54,3 @@ extension URL {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 }
-
-extension Double {
-    /// The number with at most `digits` decimals, without trailing zeros.
-    func formatted(_ digits: Int) -> String {
-        let text = String(format: "%.\(digits)f", self)
-        guard text.contains(".") else { return text }
-        var trimmed = Substring(text)
-        while trimmed.last == "0" { trimmed.removeLast() }
-        if trimmed.last == "." { trimmed.removeLast() }
-        return String(trimmed)
-    }
-}

@@ -1,0 +1,20 @@
+import Foundation
+import Whereabouts
+
+extension RecordingReader {
+    /// A reader of the recording at `path` (`-` for standard input), or an error naming the
+    /// missing file.
+    static func open(_ path: String, lenient: Bool) throws -> RecordingReader {
+        let options = Options(lenient: lenient)
+        if path == "-" { return RecordingReader(handle: FileHandle.standardInput, options: options) }
+        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the recording)") }
+        return try RecordingReader(url: URL(fileURLWithPath: path), options: options)
+    }
+
+    /// Writes a warning to standard error when a lenient reader skipped lines.
+    func warnAboutSkippedLines() {
+        guard skippedLines > 0 else { return }
+        Terminal.error("warning: \(name): skipped \(skippedLines) malformed line\(skippedLines == 1 ? "" : "s")"
+                       + " (first: \(problems.first.map(String.init(describing:)) ?? "?"))")
+    }
+}
