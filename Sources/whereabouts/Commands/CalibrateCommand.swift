@@ -30,7 +30,7 @@ struct CalibrateCommand: ParsableCommand {
     @Flag(name: .long, help: "Also write each beacon's own txPower and exponent (default: only the venue-wide defaults).")
     var perBeacon = false
 
-    @Option(name: .long, help: ArgumentHelp("Loss of the robust fit: tukey (default), huber or least-squares.", valueName: "loss"))
+    @Option(name: .long, help: ArgumentHelp("Loss of the robust fit.", valueName: "loss"))
     var loss: Calibration.Loss = .tukey
 
     @Option(name: .long, help: ArgumentHelp("Receiver height in venue units when the truth has no z.", valueName: "height"))

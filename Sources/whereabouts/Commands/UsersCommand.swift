@@ -60,7 +60,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("A stream the token may use (repeatable).", valueName: "id"))
         var stream: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("What the token may do: read, contribute or manage.", valueName: "level"))
+        @Option(name: .long, help: ArgumentHelp("What the token may do.", valueName: "level"))
         var level: AccessLevel = .contribute
 
         @Option(name: .long, help: ArgumentHelp("A label for the token (e.g. the device).", valueName: "label"))

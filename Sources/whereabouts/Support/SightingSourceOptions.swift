@@ -22,15 +22,23 @@ struct SightingSourceOptions: ParsableArguments {
     @Flag(name: .long, help: "Scan actively (ask advertisers for scan responses) instead of passively.")
     var active = false
 
-    @Option(name: .long, help: ArgumentHelp("How fast to replay a capture: recorded (its own pace) or fast.", valueName: "recorded|fast"))
+    @Option(name: .long, help: ArgumentHelp("How fast to replay a capture.", valueName: "recorded|fast"))
     var pace: Pace?
 
     @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (live scans and captures).", valueName: "seconds"))
     var duration: Double?
 
     /// The replay speeds of a capture.
-    enum Pace: String, ExpressibleByArgument {
-        case recorded, fast
+    enum Pace: String, CaseIterable, ExpressibleByArgument {
+        /// The capture's own pace.
+        case recorded
+        /// As fast as the scans can be read.
+        case fast
+
+        /// What each pace means, for the help.
+        static var allValueDescriptions: [String: String] {
+            ["recorded": "its own pace", "fast": "as fast as possible"]
+        }
     }
 
     /// The source the options name.
