@@ -18,8 +18,7 @@ struct CalibrateCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
-    var venue: String
+    @OptionGroup var venue: VenueOptions
 
     @Option(name: .long, help: ArgumentHelp("A recording whose scans carry truth x/y.", valueName: "recording.jsonl"))
     var recording: String
@@ -40,7 +39,7 @@ struct CalibrateCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
-        let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue))
+        let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue.path))
         var options = Calibration.Options()
         options.loss = loss
         options.receiverHeight = receiverHeight
