@@ -10,25 +10,40 @@ struct WhereaboutsCommand: AsyncParsableCommand {
         discussion: """
         Venues (venue.json) and recordings (*.jsonl) follow the formats in FORMATS.md.
         Start with `whereabouts demo`, which runs the bundled example.
+
+        Examples:
+          whereabouts demo
+          whereabouts eval --venue Examples/venue.json --test Examples/visit.jsonl
+          whereabouts help locate
         """,
         version: WhereaboutsInfo.version,
         subcommands: [
             DemoCommand.self,
-            SimulateCommand.self,
-            ValidateCommand.self,
-            CalibrateCommand.self,
-            EvalCommand.self,
-            LocateCommand.self,
-            ScanCommand.self,
-            RecordCommand.self,
-            TrainCommand.self,
-            ClassifyCommand.self,
-            RankCommand.self,
-            WatchCommand.self,
-            ServeCommand.self,
-            UsersCommand.self,
-            ExportCommand.self,
             VersionCommand.self,
+        ],
+        groupedSubcommands: [
+            CommandGroup(name: "Positioning", subcommands: [
+                SimulateCommand.self,
+                ValidateCommand.self,
+                CalibrateCommand.self,
+                EvalCommand.self,
+                LocateCommand.self,
+            ]),
+            CommandGroup(name: "Places and rooms", subcommands: [
+                TrainCommand.self,
+                ClassifyCommand.self,
+                RankCommand.self,
+                WatchCommand.self,
+            ]),
+            CommandGroup(name: "Bluetooth", subcommands: [
+                ScanCommand.self,
+                RecordCommand.self,
+            ]),
+            CommandGroup(name: "Server", subcommands: [
+                ServeCommand.self,
+                UsersCommand.self,
+                ExportCommand.self,
+            ]),
         ]
     )
 }

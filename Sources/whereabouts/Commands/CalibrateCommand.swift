@@ -18,8 +18,7 @@ struct CalibrateCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .long, help: ArgumentHelp("The venue.", valueName: "venue.json"))
-    var venue: String
+    @OptionGroup var venue: VenueOptions
 
     @Option(name: .long, help: ArgumentHelp("A recording whose scans carry truth x/y.", valueName: "recording.jsonl"))
     var recording: String
@@ -30,7 +29,7 @@ struct CalibrateCommand: ParsableCommand {
     @Flag(name: .long, help: "Also write each beacon's own txPower and exponent (default: only the venue-wide defaults).")
     var perBeacon = false
 
-    @Option(name: .long, help: ArgumentHelp("Loss of the robust fit: tukey (default), huber or least-squares.", valueName: "loss"))
+    @Option(name: .long, help: ArgumentHelp("Loss of the robust fit.", valueName: "loss"))
     var loss: Calibration.Loss = .tukey
 
     @Option(name: .long, help: ArgumentHelp("Receiver height in venue units when the truth has no z.", valueName: "height"))
@@ -40,7 +39,7 @@ struct CalibrateCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
-        let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue))
+        let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue.path))
         var options = Calibration.Options()
         options.loss = loss
         options.receiverHeight = receiverHeight

@@ -42,10 +42,10 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A recording with truth to train and calibrate on.", valueName: "train.jsonl"))
     var train: String?
 
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningAlgorithm.valueList), or all.", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The algorithm, or all.", valueName: "name"))
     var algorithm: AlgorithmChoice?
 
-    @Option(name: .long, help: ArgumentHelp("The room classifier: \(PlaceClassifierKind.valueList), all, or none (default: default when the training scans have truth.place and no --algorithm is named).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The room classifier, all, or none (default: default when the training scans have truth.place and no --algorithm is named).", valueName: "name"))
     var classifier: ClassifierChoice?
 
     @Flag(name: .long, help: "Print the report as JSON (FORMATS.md §3); an array with --algorithm all.")

@@ -34,7 +34,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The end of the range (default: now).", valueName: "time"))
     var to: String?
 
-    @Option(name: .long, help: ArgumentHelp("The format: geojson, gpx or csv.", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("The format.", valueName: "format"))
     var format: EventExport.Format = .geojson
 
     @Option(name: .long, help: ArgumentHelp("Only these streams and their children (repeatable).", valueName: "id"))

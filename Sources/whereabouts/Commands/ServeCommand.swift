@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Requests a token may send at once before the rate applies.", valueName: "count"))
     var burst: Double = 2_000
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
+    @Option(name: .long, help: ArgumentHelp("Log level.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
     func validate() throws {

@@ -34,10 +34,10 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the model (or the Bluenet data) here.", valueName: "model.json"))
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("The classifier: \(PlaceClassifierKind.valueList).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The classifier.", valueName: "name"))
     var classifier: PlaceClassifierKind = .default
 
-    @Option(name: .long, help: ArgumentHelp("What to write: model (default) or bluenet (the training data in Bluenet's format).", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("What to write.", valueName: "format"))
     var format: OutputFormat = .model
 
     @Option(name: .long, help: ArgumentHelp("The place of every entry of a Bluenet training array.", valueName: "id"))
@@ -80,6 +80,11 @@ struct TrainCommand: ParsableCommand {
         case model
         /// The training scans in Bluenet's training format (FORMATS.md §7).
         case bluenet
+
+        /// What each value writes, for the help.
+        static var allValueDescriptions: [String: String] {
+            ["model": "the trained model", "bluenet": "the training data in Bluenet's format"]
+        }
     }
 
     /// The training scans: a recording, or Bluenet training data (told apart by the first character).

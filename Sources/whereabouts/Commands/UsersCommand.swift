@@ -22,7 +22,12 @@ struct UsersCommand: AsyncParsableCommand {
     /// `whereabouts users add`
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a user and print a personal token (it manages all of the user's streams).")
+            abstract: "Add a user and print a personal token (it manages all of the user's streams).",
+            discussion: """
+            Examples:
+              whereabouts users add alice
+              whereabouts users add alice --data-dir /var/lib/whereabouts
+            """)
 
         @Argument(help: "The user's name: 1 to 60 lowercase letters, digits and '-'.")
         var name: String
@@ -52,6 +57,10 @@ struct UsersCommand: AsyncParsableCommand {
             discussion: """
             Without --stream the token has --level on every stream; with --stream, on that \
             stream and its descendants only (repeat --stream for several).
+
+            Examples:
+              whereabouts users token alice --name phone
+              whereabouts users token alice --stream position --level read
             """)
 
         @Argument(help: "The user the token acts for.")
@@ -60,7 +69,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("A stream the token may use (repeatable).", valueName: "id"))
         var stream: [String] = []
 
-        @Option(name: .long, help: ArgumentHelp("What the token may do: read, contribute or manage.", valueName: "level"))
+        @Option(name: .long, help: ArgumentHelp("What the token may do.", valueName: "level"))
         var level: AccessLevel = .contribute
 
         @Option(name: .long, help: ArgumentHelp("A label for the token (e.g. the device).", valueName: "label"))
@@ -87,7 +96,12 @@ struct UsersCommand: AsyncParsableCommand {
 
     /// `whereabouts users list`
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the users of the store.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the users of the store.",
+            discussion: """
+            Example:
+              whereabouts users list --data-dir /var/lib/whereabouts
+            """)
 
         @OptionGroup var store: StoreOptions
 

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Whereabouts
 
 /// `whereabouts version`
 struct VersionCommand: ParsableCommand {
@@ -10,6 +9,6 @@ struct VersionCommand: ParsableCommand {
     )
 
     func run() {
-        print("whereabouts \(WhereaboutsInfo.version)")
+        print("whereabouts \(WhereaboutsCommand.configuration.version)")
     }
 }

@@ -21,7 +21,15 @@ extension SimulationPreset: ExpressibleByArgument {}
 extension AccessLevel: ExpressibleByArgument {}
 
 /// `--durability normal|full` of the store options.
-extension Durability: ExpressibleByArgument {}
+extension Durability: ExpressibleByArgument {
+    /// What each durability promises, for the help.
+    public static var allValueDescriptions: [String: String] {
+        [
+            Self.normal.rawValue: "a write acknowledged survives the server being killed; a power cut may lose the last ones",
+            Self.full.rawValue: "fsync every commit",
+        ]
+    }
+}
 
 /// `--format geojson|gpx|csv` of `export`.
 extension EventExport.Format: ExpressibleByArgument {}

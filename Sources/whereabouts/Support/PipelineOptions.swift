@@ -6,12 +6,12 @@ import Whereabouts
 /// `locate` runs.
 struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The per-beacon RSSI filter: kalman (a scalar Kalman filter, gain about 0.28) or none (each beacon's latest reading as it is). Without it or --tracking, the default algorithm chooses between kalman without tracking and none with stop-and-go, by their error on its validation replay; the other algorithms use kalman.",
+        "The per-beacon RSSI filter. Without it or --tracking, the default algorithm chooses between kalman without tracking and none with stop-and-go, by their error on its validation replay; the other algorithms use kalman.",
         valueName: "kalman|none"))
     var rssiFilter: RSSIFilter?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Track each device's fixes: none, constant-velocity (a Kalman filter with gating and a speed limit) or stop-and-go (standing still or walking; pair it with --rssi-filter none). Default: none, or the default algorithm's choice (see --rssi-filter).",
+        "Track each device's fixes. Default: none, or the default algorithm's choice (see --rssi-filter).",
         valueName: "none|constant-velocity|stop-and-go"))
     var tracking: Tracking?
 
@@ -38,6 +38,11 @@ struct PipelineOptions: ParsableArguments {
         case kalman
         /// Each beacon's latest reading as it is (`none`).
         case unfiltered = "none"
+
+        /// What each filter does, for the help.
+        static var allValueDescriptions: [String: String] {
+            ["kalman": "a scalar Kalman filter, gain about 0.28", "none": "each beacon's latest reading as it is"]
+        }
     }
 
     /// The values of `--tracking`: no tracking, or a motion model.
@@ -60,6 +65,15 @@ struct PipelineOptions: ParsableArguments {
 
         /// Every name the option accepts: `none`, then the models'.
         static var allValueStrings: [String] { ["none"] + MotionTracker.Configuration.Model.allValueStrings }
+
+        /// What each value does, for the help.
+        static var allValueDescriptions: [String: String] {
+            [
+                "none": "each fix as the solver gives it",
+                MotionTracker.Configuration.Model.constantVelocity.rawValue: "a Kalman filter with gating and a speed limit",
+                MotionTracker.Configuration.Model.stopAndGo.rawValue: "standing still or walking; pair it with --rssi-filter none",
+            ]
+        }
 
         /// The value's name on the command line.
         var defaultValueDescription: String {

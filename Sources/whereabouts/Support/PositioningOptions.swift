@@ -13,7 +13,7 @@ struct PositioningOptions: ParsableArguments {
     var train: String?
 
     /// `--algorithm`.
-    @Option(name: .long, help: ArgumentHelp("The algorithm: \(PositioningAlgorithm.valueList).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The algorithm.", valueName: "name"))
     var algorithm: PositioningAlgorithm = .default
 
     /// `--lenient`: skip malformed lines of the recordings instead of stopping at the first.

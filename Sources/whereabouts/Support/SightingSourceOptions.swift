@@ -22,15 +22,23 @@ struct SightingSourceOptions: ParsableArguments {
     @Flag(name: .long, help: "Scan actively (ask advertisers for scan responses) instead of passively.")
     var active = false
 
-    @Option(name: .long, help: ArgumentHelp("How fast to replay a capture: recorded (its own pace) or fast.", valueName: "recorded|fast"))
+    @Option(name: .long, help: ArgumentHelp("How fast to replay a capture.", valueName: "recorded|fast"))
     var pace: Pace?
 
     @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (live scans and captures).", valueName: "seconds"))
     var duration: Double?
 
     /// The replay speeds of a capture.
-    enum Pace: String, ExpressibleByArgument {
-        case recorded, fast
+    enum Pace: String, CaseIterable, ExpressibleByArgument {
+        /// The capture's own pace.
+        case recorded
+        /// As fast as the scans can be read.
+        case fast
+
+        /// What each pace means, for the help.
+        static var allValueDescriptions: [String: String] {
+            ["recorded": "its own pace", "fast": "as fast as possible"]
+        }
     }
 
     /// The source the options name.
@@ -72,8 +80,7 @@ struct SightingSourceOptions: ParsableArguments {
         let decoder = SightingDecoder(uuids: try uuidSet())
         switch try kind(allowingRecording: allowingRecording) {
         case .recording(let path):
-            return SightingSource(name: path, recording: try RecordingReader.open(path, lenient: lenient), decoder: decoder,
-                                  duration: nil)
+            return SightingSource(name: path, recording: try RecordingReader.open(path, lenient: lenient))
         case .btsnoop(let path):
             guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the btsnoop capture)") }
             let replay: BTSnoopReplay
@@ -94,102 +101,5 @@ struct SightingSourceOptions: ParsableArguments {
             }
             return SightingSource(name: name, scanner: scanner, duration: duration)
         }
-    }
-}
-
-/// An open source of scans: a recording read line by line, a capture replayed or a live scan.
-final class SightingSource {
-    /// The file or adapter.
-    let name: String
-    /// Whether scans arrive as they happen (a live adapter).
-    let isLive: Bool
-    /// The recording's reader, when the source is a recording.
-    let recordingReader: RecordingReader?
-    private let replay: BTSnoopReplay?
-    private var replayIterator: BTSnoopReplay.AsyncIterator?
-    private var scannerIterator: HCIScanner.AsyncIterator?
-    private let decoder: SightingDecoder
-    private var firstTime: Double?
-    private let duration: Double?
-
-    init(name: String, recording: RecordingReader, decoder: SightingDecoder, duration: Double?) {
-        self.name = name
-        isLive = false
-        recordingReader = recording
-        replay = nil
-        self.decoder = decoder
-        self.duration = nil
-    }
-
-    init(name: String, replay: BTSnoopReplay, duration: Double?) {
-        self.name = name
-        isLive = false
-        recordingReader = nil
-        self.replay = replay
-        replayIterator = replay.makeAsyncIterator()
-        decoder = replay.decoder
-        self.duration = duration
-    }
-
-    init(name: String, scanner: HCIScanner, duration: Double?) {
-        self.name = name
-        isLive = true
-        recordingReader = nil
-        replay = nil
-        scannerIterator = scanner.makeAsyncIterator()
-        decoder = scanner.configuration.decoder
-        self.duration = duration
-    }
-
-    /// The next scan, or `nil` at the end (of the file, of the duration, or on SIGINT/SIGTERM
-    /// for a live scan).
-    func next() async throws -> Scan? {
-        if let recordingReader { return try recordingReader.next() }
-        if replayIterator != nil {
-            guard let scan = try await replayIterator?.next() else { return nil }
-            // A capture's duration counts on its own clock, from its first beacon event.
-            let first = firstTime ?? scan.time
-            firstTime = first
-            if let duration, scan.time - first > duration { return nil }
-            return scan
-        }
-        return try await scannerIterator?.next()
-    }
-
-    /// Bytes of a recording read so far (0 for other sources).
-    var bytesRead: Int { recordingReader?.bytesRead ?? 0 }
-
-    /// The size of the input for a progress bar, or 0 when unknown.
-    var progressTotal: Int {
-        guard recordingReader != nil, name != "-" else { return 0 }
-        return URL(fileURLWithPath: name).fileSize
-    }
-
-    /// A line about what a capture held, for standard error.
-    var summary: String? {
-        guard let replay else { return nil }
-        let statistics = replay.readStatistics
-        return "\(name): \(statistics.records) records, \(statistics.events) events, \(statistics.reports) advertising reports"
-            + (statistics.malformedEvents > 0 ? ", \(statistics.malformedEvents) malformed events skipped" : "")
-    }
-}
-
-extension SightingSource: AsyncSequence {
-    /// Scans.
-    typealias Element = Scan
-
-    /// Reads the source's scans one by one (see ``SightingSource/next()``).
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let source: SightingSource
-
-        /// The next scan, or `nil` at the end.
-        mutating func next() async throws -> Scan? {
-            try await source.next()
-        }
-    }
-
-    /// An iterator over the source's scans (the source itself moves on).
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(source: self)
     }
 }

@@ -15,7 +15,7 @@ struct StoreOptions: ParsableArguments {
     var database: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "SQLite durability: normal (a write acknowledged survives the server being killed; a power cut may lose the last ones) or full (fsync every commit).",
+        "SQLite durability.",
         valueName: "normal|full"))
     var durability: Durability = .normal
 
