@@ -4,7 +4,7 @@ import Testing
 
 /// The fast paths of the pipeline against the plain definitions they replace: same neighbours and
 /// distances, same observations, same fixes.
-@Suite struct PipelinePerformanceTests {
+@Suite struct FastPathTests {
     /// Random fingerprints: `rows` rows of `width` beacons, each heard with probability 0.5 at
     /// −95…−45 dBm (whole dB, so that equal distances and ties happen), on floors 0 and 1 or unknown.
     static func table(rows: Int, width: Int, fill: Double?, seed: UInt64) -> FingerprintTable {
