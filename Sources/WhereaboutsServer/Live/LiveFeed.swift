@@ -1,3 +1,5 @@
+import Whereabouts
+
 /// Hands each user's new and changed events to whoever is watching that user live (the `/live`
 /// WebSocket, the map page), as they are stored.
 ///
