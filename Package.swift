@@ -43,6 +43,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // Embedded rather than bundled, so that the server binary is self-contained.
+            resources: [
+                .embedInCode("Resources/openapi.json"),
             ]
         ),
         .executableTarget(
