@@ -47,6 +47,9 @@ let package = Package(
             // Embedded rather than bundled, so that the server binary is self-contained.
             resources: [
                 .embedInCode("Resources/openapi.json"),
+                .embedInCode("Resources/map/index.html"),
+                .embedInCode("Resources/map/map.css"),
+                .embedInCode("Resources/map/map.js"),
             ]
         ),
         .executableTarget(

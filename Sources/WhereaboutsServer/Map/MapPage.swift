@@ -5,8 +5,9 @@ import Whereabouts
 /// The map page: a user's positions over a date range drawn as a track, on the venue plan when
 /// the server has a venue, with live updates from `/live`.
 ///
-/// The page is plain HTML, CSS and JavaScript kept in the binary (``html``, ``stylesheet``,
-/// ``script``); it loads nothing from anywhere but the server, so it works offline. It reads
+/// The page is plain HTML, CSS and JavaScript (``html``, ``stylesheet``, ``script``), written in
+/// `Resources/map/` and embedded in the binary when it is built: no CDN, no files to install.
+/// It loads nothing from anywhere but the server, so it works offline. It reads
 /// the token from `?auth=` (then keeps it in the browser's local storage and removes it from the
 /// address bar) or from its form, and talks to the API like any other client: `GET /venue`,
 /// `GET /events?types[]=position/wgs84&…` with an `Authorization` header, and the `/live`
@@ -51,6 +52,15 @@ public enum MapPage {
             return APIResponse.json([("venue", encodedVenue)])
         }
     }
+
+    /// The page at `GET /map`: the form, the status line, the SVG map and its legend.
+    public static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
+
+    /// The page's stylesheet at `GET /map/map.css` (light and dark schemes, narrow screens).
+    public static let stylesheet = String(decoding: PackageResources.map_css, as: UTF8.self)
+
+    /// The page's script at `GET /map/map.js`: fetching the track, the venue plan, drawing, the live feed.
+    public static let script = String(decoding: PackageResources.map_js, as: UTF8.self)
 
     /// The content security policy of the page: its own scripts, styles and connections only.
     static let contentSecurityPolicy =
