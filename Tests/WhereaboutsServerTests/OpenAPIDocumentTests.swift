@@ -223,7 +223,7 @@ struct OpenAPIDocumentTests {
         let router = Router(context: ServerRequestContext.self)
         router.get("/events") { _, _ in "" }
         router.patch("/events/{id}") { _, _ in "" }
-        OpenAPIDocument.addRoute(to: router, logger: logger)
+        OpenAPIRoutes(logger: logger).addRoutes(to: router)
         #expect(OpenAPIDocument.undocumentedRoutes(of: router) == ["PATCH /events/{id}"])
         #expect(capture.lines.withLock { $0.contains { $0.contains("missing from /openapi.json") && $0.contains("PATCH /events/{id}") } })
     }

@@ -1,5 +1,4 @@
 import Hummingbird
-import Logging
 import Whereabouts
 
 /// The OpenAPI 3 document of the server's whole API, served at `GET /openapi.json` (no token
@@ -10,11 +9,7 @@ import Whereabouts
 /// every described route answers, the statuses listed are the ones the server gives) and by
 /// `Scripts/schemathesis.sh`, which checks the running server against it.
 ///
-/// ```swift
-/// let router = Router(context: ServerRequestContext.self)
-/// // … every other route …
-/// OpenAPIDocument.addRoute(to: router, logger: logger)
-/// ```
+/// ``OpenAPIRoutes`` serves it.
 public enum OpenAPIDocument {
     /// The path the document is served at.
     public static let path = "/openapi.json"
@@ -40,18 +35,6 @@ public enum OpenAPIDocument {
     public static func undocumentedRoutes(of router: Router<ServerRequestContext>) -> [String] {
         let documented = Set(operations)
         return router.routes.map { "\($0.method.rawValue) \($0.path)" }.filter { !documented.contains($0) }.sorted()
-    }
-
-    /// Adds `GET /openapi.json` to `router`, and logs a warning for every route of `router` that
-    /// the document does not describe. Call it after adding every other route.
-    public static func addRoute(to router: Router<ServerRequestContext>, logger: Logger) {
-        router.get(RouterPath(path)) { _, _ in
-            APIResponse.json(text: body)
-        }
-        for route in undocumentedRoutes(of: router) {
-            logger.warning("Route missing from /openapi.json; describe it in Resources/openapi.json.",
-                           metadata: ["route": "\(route)"])
-        }
     }
 
     /// The document's source: OpenAPI 3.0.3, written by hand next to the routes it describes, in

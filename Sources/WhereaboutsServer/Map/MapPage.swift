@@ -22,26 +22,34 @@ import Whereabouts
 ///
 /// ```swift
 /// let router = Router(context: ServerRequestContext.self)
-/// MapPage.addRoutes(to: router, venue: try VenueFile.read(from: venueURL))
+/// MapPage(venue: try VenueFile.read(from: venueURL)).addRoutes(to: router)
 /// ```
-public enum MapPage {
+public struct MapPage: ServerRoutes {
     /// The page's path.
     public static let path = "/map"
+
+    /// The venue the page draws, served at `GET /venue`; `nil` when the server has none.
+    public var venue: Venue?
+
+    /// Creates the page's routes for `venue`.
+    public init(venue: Venue?) {
+        self.venue = venue
+    }
 
     /// Adds `GET /map`, its assets (`/map/map.css`, `/map/map.js`) and `GET /venue` to `router`.
     ///
     /// `GET /venue` answers `{"venue": <venue.json>, "meta": {…}}`, the venue written as
-    /// ``VenueFile/encode(_:)`` writes it, when `venue` is given, and 404 `unknown-resource`
+    /// ``VenueFile/encode(_:)`` writes it, when ``venue`` is given, and 404 `unknown-resource`
     /// otherwise.
-    public static func addRoutes(to router: Router<ServerRequestContext>, venue: Venue?) {
-        router.get(RouterPath(path)) { _, _ in
-            asset(html, contentType: "text/html; charset=utf-8")
+    public func addRoutes(to router: Router<ServerRequestContext>) {
+        router.get(RouterPath(Self.path)) { _, _ in
+            Self.asset(Self.html, contentType: "text/html; charset=utf-8")
         }
-        router.get(RouterPath(path + "/map.css")) { _, _ in
-            asset(stylesheet, contentType: "text/css; charset=utf-8")
+        router.get(RouterPath(Self.path + "/map.css")) { _, _ in
+            Self.asset(Self.stylesheet, contentType: "text/css; charset=utf-8")
         }
-        router.get(RouterPath(path + "/map.js")) { _, _ in
-            asset(script, contentType: "text/javascript; charset=utf-8")
+        router.get(RouterPath(Self.path + "/map.js")) { _, _ in
+            Self.asset(Self.script, contentType: "text/javascript; charset=utf-8")
         }
         let encodedVenue = venue.map(VenueFile.encode)
         router.get("/venue") { _, _ -> Response in
