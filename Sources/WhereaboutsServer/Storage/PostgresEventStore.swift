@@ -456,8 +456,9 @@ public struct PostgresURLError: Error, Hashable, Sendable, CustomStringConvertib
     }
 }
 
-/// The parts of a `postgres://` URL.
-struct PostgresURL: Hashable, Sendable {
+/// The parts of a `postgres://` URL, and the URL with its password hidden for messages
+/// (``redacted(_:)``).
+public struct PostgresURL: Hashable, Sendable {
     /// How to use TLS, as libpq's `sslmode` says.
     enum SSLMode: String, Sendable, CaseIterable {
         case disable, prefer, require
@@ -513,8 +514,13 @@ struct PostgresURL: Hashable, Sendable {
         self.sslMode = sslMode
     }
 
-    /// The URL with its password replaced, for messages.
-    static func redacted(_ text: String) -> String {
+    /// The URL with its password replaced by `***`, for messages and logs; text that has no
+    /// password (or is not a URL) is returned as it is.
+    ///
+    /// ```swift
+    /// PostgresURL.redacted("postgres://app:secret@db:5432/app")  // "postgres://app:***@db:5432/app"
+    /// ```
+    public static func redacted(_ text: String) -> String {
         guard let at = text.lastIndex(of: "@"), let schemeEnd = text.range(of: "://")?.upperBound,
               let colon = text[schemeEnd..<at].firstIndex(of: ":")
         else { return text }
