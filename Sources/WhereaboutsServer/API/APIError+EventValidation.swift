@@ -4,7 +4,7 @@ extension APIError {
     /// The API's answer to an event that ``EventValidation`` refused: 400 with
     /// `invalid-request-structure` when the value is not an object, `invalid-parameters-format`
     /// when a field is wrong, and the validation's message either way.
-    public init(_ error: EventValidationError) {
+    init(_ error: EventValidationError) {
         switch error.kind {
         case .notAnObject: self = .invalidRequestStructure(error.message)
         case .invalidField: self = .invalidParameters(error.message)

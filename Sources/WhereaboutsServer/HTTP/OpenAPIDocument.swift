@@ -10,19 +10,19 @@ import Whereabouts
 /// `Scripts/schemathesis.sh`, which checks the running server against it.
 ///
 /// ``OpenAPIRoutes`` serves it.
-public enum OpenAPIDocument {
+enum OpenAPIDocument {
     /// The path the document is served at.
-    public static let path = "/openapi.json"
+    static let path = "/openapi.json"
 
     /// The document, parsed once from its source (a test checks the source is valid JSON).
-    public static let json: JSONValue = (try? JSONParser.parse(source)) ?? .object([])
+    static let json: JSONValue = (try? JSONParser.parse(source)) ?? .object([])
 
     /// The document as served: compact JSON.
     static let body = JSONWriter().string(from: json)
 
     /// The operations the document describes, as `METHOD /path` with Hummingbird's path
     /// spelling (`GET /events/{id}`), sorted.
-    public static var operations: [String] {
+    static var operations: [String] {
         guard case .object(let paths)? = json["paths"] else { return [] }
         let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
         return paths.flatMap { path, item -> [String] in
@@ -32,7 +32,7 @@ public enum OpenAPIDocument {
     }
 
     /// The routes `router` has that the document does not describe, as `METHOD /path`.
-    public static func undocumentedRoutes(of router: Router<ServerRequestContext>) -> [String] {
+    static func undocumentedRoutes(of router: Router<ServerRequestContext>) -> [String] {
         let documented = Set(operations)
         return router.routes.map { "\($0.method.rawValue) \($0.path)" }.filter { !documented.contains($0) }.sorted()
     }

@@ -9,18 +9,18 @@ import Logging
 /// // … every other route …
 /// OpenAPIRoutes(logger: logger).addRoutes(to: router)
 /// ```
-public struct OpenAPIRoutes: ServerRoutes {
+struct OpenAPIRoutes: ServerRoutes {
     /// Where the warnings about undocumented routes go.
     let logger: Logger
 
     /// Creates the route.
-    public init(logger: Logger) {
+    init(logger: Logger) {
         self.logger = logger
     }
 
     /// Adds `GET /openapi.json` to `router`, and logs a warning for every route of `router` that
     /// the document does not describe. Call it after adding every other route.
-    public func addRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(OpenAPIDocument.path)) { _, _ in
             APIResponse.json(text: OpenAPIDocument.body)
         }

@@ -10,7 +10,7 @@ import Hummingbird
 /// MapPage(venue: nil).addRoutes(to: router)
 /// OpenAPIRoutes(logger: logger).addRoutes(to: router)  // last: it checks the routes above
 /// ```
-public protocol ServerRoutes: Sendable {
+protocol ServerRoutes: Sendable {
     /// Adds the group's routes to `router`.
     func addRoutes(to router: Router<ServerRequestContext>)
 }

@@ -30,9 +30,9 @@ import Whereabouts
 /// LiveRoutes(store: store, authenticator: authenticator).addRoutes(to: router)
 /// let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter))
 /// ```
-public struct LiveRoutes: ServerRoutes {
+struct LiveRoutes: ServerRoutes {
     /// The route's path.
-    public static let path = "/live"
+    static let path = "/live"
 
     /// Where the tokens' users and streams are.
     let store: any EventStore
@@ -40,7 +40,7 @@ public struct LiveRoutes: ServerRoutes {
     let authenticator: TokenAuthenticator
 
     /// Creates the routes.
-    public init(store: any EventStore, authenticator: TokenAuthenticator) {
+    init(store: any EventStore, authenticator: TokenAuthenticator) {
         self.store = store
         self.authenticator = authenticator
     }
@@ -48,7 +48,7 @@ public struct LiveRoutes: ServerRoutes {
     /// Adds a plain-HTTP `GET /live` to the server's main router that says why a WebSocket would
     /// be refused: 401 without a valid token, 403 when the token may read nothing, and otherwise
     /// 426 (the token is fine; connect with a WebSocket).
-    public func addRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(Self.path)) { [store, authenticator] request, context -> Response in
             switch try await Self.authenticate(request, context: context, authenticator: authenticator, store: store) {
             case .failure(let error):

@@ -13,7 +13,7 @@ import Whereabouts
 /// let webSocketRouter = Router(context: ServerRequestContext.self)
 /// LiveWebSocketRoutes(feed: feed, store: store, authenticator: authenticator).addRoutes(to: webSocketRouter)
 /// ```
-public struct LiveWebSocketRoutes: ServerRoutes {
+struct LiveWebSocketRoutes: ServerRoutes {
     /// Where created and changed events are published.
     let feed: LiveFeed
     /// Where the tokens' users and streams are.
@@ -22,7 +22,7 @@ public struct LiveWebSocketRoutes: ServerRoutes {
     let authenticator: TokenAuthenticator
 
     /// Creates the route.
-    public init(feed: LiveFeed, store: any EventStore, authenticator: TokenAuthenticator) {
+    init(feed: LiveFeed, store: any EventStore, authenticator: TokenAuthenticator) {
         self.feed = feed
         self.store = store
         self.authenticator = authenticator
@@ -30,7 +30,7 @@ public struct LiveWebSocketRoutes: ServerRoutes {
 
     /// Adds the `GET /live` WebSocket upgrade to `webSocketRouter` (the router given to
     /// `.http1WebSocketUpgrade(webSocketRouter:)`).
-    public func addRoutes(to webSocketRouter: Router<ServerRequestContext>) {
+    func addRoutes(to webSocketRouter: Router<ServerRequestContext>) {
         webSocketRouter.ws(RouterPath(LiveRoutes.path)) { [store, authenticator] request, context in
             let outcome = try await LiveRoutes.authenticate(
                 request, context: context, authenticator: authenticator, store: store)

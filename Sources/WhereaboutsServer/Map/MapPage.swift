@@ -24,15 +24,15 @@ import Whereabouts
 /// let router = Router(context: ServerRequestContext.self)
 /// MapPage(venue: try VenueFile.read(from: venueURL)).addRoutes(to: router)
 /// ```
-public struct MapPage: ServerRoutes {
+struct MapPage: ServerRoutes {
     /// The page's path.
-    public static let path = "/map"
+    static let path = "/map"
 
     /// The venue the page draws, served at `GET /venue`; `nil` when the server has none.
-    public var venue: Venue?
+    var venue: Venue?
 
     /// Creates the page's routes for `venue`.
-    public init(venue: Venue?) {
+    init(venue: Venue?) {
         self.venue = venue
     }
 
@@ -41,7 +41,7 @@ public struct MapPage: ServerRoutes {
     /// `GET /venue` answers `{"venue": <venue.json>, "meta": {…}}`, the venue written as
     /// ``VenueFile/encode(_:)`` writes it, when ``venue`` is given, and 404 `unknown-resource`
     /// otherwise.
-    public func addRoutes(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get(RouterPath(Self.path)) { _, _ in
             Self.asset(Self.html, contentType: "text/html; charset=utf-8")
         }
@@ -62,13 +62,13 @@ public struct MapPage: ServerRoutes {
     }
 
     /// The page at `GET /map`: the form, the status line, the SVG map and its legend.
-    public static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
+    static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
 
     /// The page's stylesheet at `GET /map/map.css` (light and dark schemes, narrow screens).
-    public static let stylesheet = String(decoding: PackageResources.map_css, as: UTF8.self)
+    static let stylesheet = String(decoding: PackageResources.map_css, as: UTF8.self)
 
     /// The page's script at `GET /map/map.js`: fetching the track, the venue plan, drawing, the live feed.
-    public static let script = String(decoding: PackageResources.map_js, as: UTF8.self)
+    static let script = String(decoding: PackageResources.map_js, as: UTF8.self)
 
     /// The content security policy of the page: its own scripts, styles and connections only.
     static let contentSecurityPolicy =

@@ -3,23 +3,23 @@ import Whereabouts
 /// Reading events from API requests: the fields a client may send, their types, and the content
 /// each event type requires. Every failure is an ``EventValidationError`` that names the field and
 /// what was expected.
-public enum EventValidation {
+enum EventValidation {
     /// Fields a client may send when creating an event.
-    public static let creatableFields: Set<String> = [
+    static let creatableFields: Set<String> = [
         "id", "streamIds", "streamId", "time", "duration", "type", "content", "description", "tags", "clientData",
     ]
     /// Fields a client may change with an update.
-    public static let updatableFields: Set<String> = [
+    static let updatableFields: Set<String> = [
         "streamIds", "streamId", "time", "duration", "type", "content", "description", "tags", "clientData", "trashed",
     ]
     /// Fields of a `position/wgs84` content other than latitude and longitude, all numbers.
-    public static let optionalPositionFields = [
+    static let optionalPositionFields = [
         "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "bearing",
     ]
 
     /// An event from the JSON of a create request. `time` defaults to `now`; the identifier is
     /// taken from `identifiers` when absent.
-    public static func event(
+    static func event(
         fromCreate value: JSONValue, now: Double, accessId: String
     ) throws(EventValidationError) -> Event {
         var identifiers = IdentifierGenerator()
@@ -28,7 +28,7 @@ public enum EventValidation {
 
     /// An event from the JSON of a create request, with a new identifier from `identifiers` when
     /// the request has none (a batch shares one generator).
-    public static func event(
+    static func event(
         fromCreate value: JSONValue, now: Double, accessId: String, identifiers: inout IdentifierGenerator
     ) throws(EventValidationError) -> Event {
         guard case .object(let members) = value else {
@@ -60,7 +60,7 @@ public enum EventValidation {
     }
 
     /// Applies the fields of an update request to a stored event and checks the result.
-    public static func apply(update value: JSONValue, to event: inout Event) throws(EventValidationError) {
+    static func apply(update value: JSONValue, to event: inout Event) throws(EventValidationError) {
         guard case .object(let members) = value else {
             throw .notAnObject("The update must be a JSON object, found \(value.kindDescription).")
         }
@@ -76,7 +76,7 @@ public enum EventValidation {
     /// Checks that an event's content fits its type: `position/wgs84` needs latitude and
     /// longitude in range and numeric optional fields, `note/txt` a string, `picture/attached`
     /// an attachment (when `requireAttachment`); other types are opaque JSON.
-    public static func checkContent(of event: Event, requireAttachment: Bool) throws(EventValidationError) {
+    static func checkContent(of event: Event, requireAttachment: Bool) throws(EventValidationError) {
         switch event.type {
         case "position/wgs84":
             try checkPosition(event.content)
@@ -97,7 +97,7 @@ public enum EventValidation {
     }
 
     /// Whether `id` is acceptable as an event or stream identifier.
-    public static func isValidIdentifier(_ id: String) -> Bool {
+    static func isValidIdentifier(_ id: String) -> Bool {
         (1...100).contains(id.utf8.count)
             && id.utf8.allSatisfy { byte in
                 (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
@@ -106,7 +106,7 @@ public enum EventValidation {
     }
 
     /// Whether `type` has the `class/format` shape (lowercase letters, digits and `-`).
-    public static func isValidType(_ type: String) -> Bool {
+    static func isValidType(_ type: String) -> Bool {
         guard type.utf8.count <= 100 else { return false }
         var slashes = 0
         var partLength = 0

@@ -4,9 +4,9 @@
 /// It knows nothing of HTTP; the API layer reports it as a 400 in Pryv's shape
 /// (`APIError.init(_:)`): `invalid-request-structure` when the value is not an object at all,
 /// `invalid-parameters-format` otherwise.
-public struct EventValidationError: Error, Hashable, Sendable, CustomStringConvertible {
+struct EventValidationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of mistake it is.
-    public enum Kind: Hashable, Sendable {
+    enum Kind: Hashable, Sendable {
         /// The event or update is not a JSON object.
         case notAnObject
         /// A field is missing, unknown, or has the wrong type or value.
@@ -14,14 +14,14 @@ public struct EventValidationError: Error, Hashable, Sendable, CustomStringConve
     }
 
     /// What kind of mistake it is.
-    public var kind: Kind
+    var kind: Kind
     /// The field at fault, as a path such as `content.latitude`; `nil` when the whole value is.
-    public var field: String?
+    var field: String?
     /// A sentence for people saying what was wrong and what was expected.
-    public var message: String
+    var message: String
 
     /// Creates an error.
-    public init(kind: Kind, field: String?, message: String) {
+    init(kind: Kind, field: String?, message: String) {
         self.kind = kind
         self.field = field
         self.message = message
@@ -38,5 +38,5 @@ public struct EventValidationError: Error, Hashable, Sendable, CustomStringConve
     }
 
     /// The message.
-    public var description: String { message }
+    var description: String { message }
 }
