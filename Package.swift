@@ -43,6 +43,13 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // Embedded rather than bundled, so that the server binary is self-contained.
+            resources: [
+                .embedInCode("Resources/openapi.json"),
+                .embedInCode("Resources/map/index.html"),
+                .embedInCode("Resources/map/map.css"),
+                .embedInCode("Resources/map/map.js"),
             ]
         ),
         .executableTarget(

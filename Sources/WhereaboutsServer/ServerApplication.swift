@@ -35,14 +35,17 @@ public func makeServerApplication(
     router.middlewares.add(AuthenticationMiddleware(
         authenticator: authenticator,
         rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
-    APIRoutes(service: service, limits: configuration.bodyLimits).add(to: router)
-    OperationsRoutes(store: store, metrics: metrics).add(to: router)
-    MapPage.addRoutes(to: router, venue: configuration.venue)
-    LiveRoutes.addRefusalRoute(to: router, authenticator: authenticator, store: store)
-    // Last: it checks every route above against the document.
-    OpenAPIDocument.addRoute(to: router, logger: logger)
+    let routes: [any ServerRoutes] = [
+        APIRoutes(service: service, limits: configuration.bodyLimits),
+        OperationsRoutes(store: store, metrics: metrics),
+        MapPage(venue: configuration.venue),
+        LiveRoutes(store: store, authenticator: authenticator),
+        // Last: it checks every route above against the document.
+        OpenAPIRoutes(logger: logger),
+    ]
+    for group in routes { group.addRoutes(to: router) }
     let webSocketRouter = Router(context: ServerRequestContext.self)
-    LiveRoutes.addWebSocketRoute(to: webSocketRouter, feed: liveFeed, store: store, authenticator: authenticator)
+    LiveWebSocketRoutes(feed: liveFeed, store: store, authenticator: authenticator).addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
     return Application(

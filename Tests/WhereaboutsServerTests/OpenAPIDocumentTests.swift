@@ -79,6 +79,48 @@ struct OpenAPIDocumentTests {
                     == .array([.string("error"), .string("meta")]))
     }
 
+    @Test("openapi.json is the document served, each $ref names a component of its kind, and each component is used")
+    func referencesNameComponents() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/WhereaboutsServer/Resources/openapi.json").standardized
+        #expect(try String(contentsOf: file, encoding: .utf8) == OpenAPIDocument.source)
+
+        var references: Set<String> = []
+        func collect(_ value: JSONValue) {
+            switch value {
+            case .object(let members):
+                for (key, member) in members {
+                    if key == "$ref", case .string(let reference) = member { references.insert(reference) } else { collect(member) }
+                }
+            case .array(let items): items.forEach(collect)
+            default: break
+            }
+        }
+        collect(Self.document)
+        guard case .object(let components)? = Self.document["components"] else { Issue.record("no components"); return }
+        var declared: Set<String> = []
+        for (kind, group) in components where kind != "securitySchemes" {
+            guard case .object(let members) = group else { Issue.record("components/\(kind) is not an object"); continue }
+            for (name, _) in members { declared.insert("#/components/\(kind)/\(name)") }
+        }
+        #expect(!declared.isEmpty)
+        for reference in references.sorted() {
+            #expect(declared.contains(reference), "\(reference) names no component")
+        }
+        for component in declared.sorted() {
+            #expect(references.contains(component), "\(component) is never referred to")
+        }
+        // Security schemes are named by the security requirements, not by $ref.
+        let schemes = Set((Self.document["components"]?["securitySchemes"]).flatMap { value -> [String]? in
+            guard case .object(let members) = value else { return nil }
+            return members.map(\.key)
+        } ?? [])
+        for requirement in Self.document["security"]?.arrayValue ?? [] {
+            guard case .object(let members) = requirement else { Issue.record("security: \(requirement)"); continue }
+            for (name, _) in members { #expect(schemes.contains(name), "security names no scheme \(name)") }
+        }
+    }
+
     @Test("Every example fits its own schema, and the schema checker refuses what it must")
     func examplesFitTheirSchemas() throws {
         var examples: [(place: String, example: JSONValue, schema: JSONValue)] = []
@@ -181,7 +223,7 @@ struct OpenAPIDocumentTests {
         let router = Router(context: ServerRequestContext.self)
         router.get("/events") { _, _ in "" }
         router.patch("/events/{id}") { _, _ in "" }
-        OpenAPIDocument.addRoute(to: router, logger: logger)
+        OpenAPIRoutes(logger: logger).addRoutes(to: router)
         #expect(OpenAPIDocument.undocumentedRoutes(of: router) == ["PATCH /events/{id}"])
         #expect(capture.lines.withLock { $0.contains { $0.contains("missing from /openapi.json") && $0.contains("PATCH /events/{id}") } })
     }

@@ -56,8 +56,9 @@ extension APIService {
         var identifiers = IdentifierGenerator()
         for (index, input) in inputs.enumerated() {
             do throws(APIError) {
-                var event = try EventValidation.event(
-                    fromCreate: input.json, now: now, accessId: access.id, identifiers: &identifiers)
+                var event = try APIError.validating { () throws(EventValidationError) in
+                    try EventValidation.event(fromCreate: input.json, now: now, accessId: access.id, identifiers: &identifiers)
+                }
                 let uploads = input.files.map { file in
                     AttachmentUpload(
                         attachment: Attachment(
@@ -66,7 +67,9 @@ extension APIService {
                         data: file.data)
                 }
                 event.attachments = uploads.map(\.attachment)
-                try EventValidation.checkContent(of: event, requireAttachment: true)
+                try APIError.validating { () throws(EventValidationError) in
+                    try EventValidation.checkContent(of: event, requireAttachment: true)
+                }
                 try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
                 writes.append(EventWrite(event: event, uploads: uploads))
                 writeIndices.append(index)
@@ -210,7 +213,9 @@ extension APIService {
             let names = ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
             tree = try await loadTree(access.userName, refreshingIfMissing: names)
         }
-        try EventValidation.apply(update: update, to: &event)
+        try APIError.validating { () throws(EventValidationError) in
+            try EventValidation.apply(update: update, to: &event)
+        }
         try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
         event.modified = Self.now()
         event.modifiedBy = access.id

@@ -3,11 +3,11 @@ import Whereabouts
 
 /// The API's HTTP routes: each decodes its request, calls the ``APIService`` method, and writes
 /// the answer in Pryv's shape.
-struct APIRoutes: Sendable {
+struct APIRoutes: ServerRoutes {
     let service: APIService
     let limits: ServerConfiguration.BodyLimits
 
-    func add(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.post("/events") { request, context in
             let access = try context.requireAccess()
             let input = try await readEventInput(request)

@@ -10,14 +10,14 @@ import Hummingbird
 /// ```swift
 /// AllowedMethods.documented.methods(forPath: "/events/abc")  // ["DELETE", "GET", "HEAD", "PUT"]
 /// ```
-public struct AllowedMethods: Sendable {
+struct AllowedMethods: Sendable {
     private var routes: [(components: [Substring], methods: Set<String>)] = []
 
     /// The table of the routes in `/openapi.json`.
-    public static let documented = AllowedMethods(operations: OpenAPIDocument.operations)
+    static let documented = AllowedMethods(operations: OpenAPIDocument.operations)
 
     /// A table from `METHOD /path` lines, path parameters spelled `{name}`.
-    public init(operations: [String]) {
+    init(operations: [String]) {
         var byPath: [String: Set<String>] = [:]
         for operation in operations {
             let parts = operation.split(separator: " ", maxSplits: 1)
@@ -29,7 +29,7 @@ public struct AllowedMethods: Sendable {
 
     /// The methods some route accepts at `path`, sorted (`HEAD` wherever `GET` is); empty when
     /// no route has that path.
-    public func methods(forPath path: String) -> [String] {
+    func methods(forPath path: String) -> [String] {
         let requested = Self.components(path)
         var methods: Set<String> = []
         for route in routes where Self.matches(route.components, requested) {

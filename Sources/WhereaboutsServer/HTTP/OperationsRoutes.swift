@@ -2,11 +2,11 @@ import Hummingbird
 import Whereabouts
 
 /// `/health` and `/metrics`, for load balancers and monitoring; neither needs a token.
-struct OperationsRoutes: Sendable {
+struct OperationsRoutes: ServerRoutes {
     let store: any EventStore
     let metrics: ServerMetrics
 
-    func add(to router: Router<ServerRequestContext>) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
         router.get("/health") { _, _ in
             do {
                 _ = try await store.user(named: "-")

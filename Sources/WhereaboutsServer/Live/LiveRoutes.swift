@@ -1,6 +1,4 @@
 import Hummingbird
-import HummingbirdWebSocket
-import Logging
 import Whereabouts
 
 /// `GET /live`: a WebSocket on which the server sends a user's events as they are created or
@@ -20,53 +18,39 @@ import Whereabouts
 ///
 /// Without a valid token the upgrade is refused. hummingbird-websocket answers every refused
 /// upgrade itself, with a bare `400 Bad Request` (and browsers never show a WebSocket's HTTP
-/// status to scripts anyway), so the reason is served over plain HTTP instead:
-/// ``addRefusalRoute(to:authenticator:store:)`` answers a `GET /live` that is not an upgrade
-/// with 401 (no or unknown token), 403 (a token that may read nothing) or 426 (a valid token:
-/// use a WebSocket), in Pryv's error shape. The map page asks it when its socket is refused.
+/// status to scripts anyway), so the reason is served over plain HTTP instead: these routes,
+/// added to the server's main router, answer a `GET /live` that is not an upgrade with 401 (no
+/// or unknown token), 403 (a token that may read nothing) or 426 (a valid token: use a
+/// WebSocket), in Pryv's error shape. The map page asks it when its socket is refused. The
+/// WebSocket itself is ``LiveWebSocketRoutes``, on the router that handles upgrades.
 ///
 /// ```swift
 /// let webSocketRouter = Router(context: ServerRequestContext.self)
-/// LiveRoutes.addWebSocketRoute(to: webSocketRouter, feed: feed, store: store, authenticator: authenticator)
-/// LiveRoutes.addRefusalRoute(to: router, authenticator: authenticator, store: store)
+/// LiveWebSocketRoutes(feed: feed, store: store, authenticator: authenticator).addRoutes(to: webSocketRouter)
+/// LiveRoutes(store: store, authenticator: authenticator).addRoutes(to: router)
 /// let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter))
 /// ```
-public enum LiveRoutes {
+struct LiveRoutes: ServerRoutes {
     /// The route's path.
-    public static let path = "/live"
+    static let path = "/live"
 
-    /// Adds the `GET /live` WebSocket upgrade to `webSocketRouter` (the router given to
-    /// `.http1WebSocketUpgrade(webSocketRouter:)`).
-    public static func addWebSocketRoute(
-        to webSocketRouter: Router<ServerRequestContext>, feed: LiveFeed, store: any EventStore,
-        authenticator: TokenAuthenticator
-    ) {
-        webSocketRouter.ws(RouterPath(path)) { request, context in
-            let outcome = try await authenticate(request, context: context, authenticator: authenticator, store: store)
-            guard case .success = outcome else { return .dontUpgrade }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            // The upgrade request's context is a copy taken before the route ran, so the access
-            // is resolved again (TokenAuthenticator caches it).
-            let outcome = try await authenticate(
-                context.request, context: context.requestContext, authenticator: authenticator, store: store)
-            guard case .success(let access, let tree) = outcome else {
-                try await outbound.close(.policyViolation, reason: "The token no longer gives access.")
-                return
-            }
-            try await stream(to: outbound, inbound: inbound, access: access, tree: tree,
-                             feed: feed, store: store, logger: context.logger)
-        }
+    /// Where the tokens' users and streams are.
+    let store: any EventStore
+    /// Resolves tokens.
+    let authenticator: TokenAuthenticator
+
+    /// Creates the routes.
+    init(store: any EventStore, authenticator: TokenAuthenticator) {
+        self.store = store
+        self.authenticator = authenticator
     }
 
     /// Adds a plain-HTTP `GET /live` to the server's main router that says why a WebSocket would
     /// be refused: 401 without a valid token, 403 when the token may read nothing, and otherwise
     /// 426 (the token is fine; connect with a WebSocket).
-    public static func addRefusalRoute(
-        to router: Router<ServerRequestContext>, authenticator: TokenAuthenticator, store: any EventStore
-    ) {
-        router.get(RouterPath(path)) { request, context -> Response in
-            switch try await authenticate(request, context: context, authenticator: authenticator, store: store) {
+    func addRoutes(to router: Router<ServerRequestContext>) {
+        router.get(RouterPath(Self.path)) { [store, authenticator] request, context -> Response in
+            switch try await Self.authenticate(request, context: context, authenticator: authenticator, store: store) {
             case .failure(let error):
                 return APIResponse.error(error)
             case .success:
@@ -154,30 +138,5 @@ public enum LiveRoutes {
             guard let readable else { return true }
             return event.streamIds.contains(where: readable.contains)
         }
-    }
-
-    private static func stream(
-        to outbound: WebSocketOutboundWriter, inbound: WebSocketInboundStream, access: Access, tree: StreamTree,
-        feed: LiveFeed, store: any EventStore, logger: Logger
-    ) async throws {
-        let events = await feed.subscribe(to: access.userName)
-        try await outbound.write(.text(JSONWriter().string(from: .object([("ready", .bool(true))]))))
-        logger.debug("live feed opened", metadata: ["user": "\(access.userName)", "access": "\(access.id)"])
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            // Reading the inbound side notices the client closing; its messages are ignored.
-            group.addTask {
-                for try await _ in inbound {}
-            }
-            group.addTask {
-                var filter = ReadFilter(access: access, tree: tree, store: store)
-                for await event in events {
-                    guard try await filter.allows(event) else { continue }
-                    try await outbound.write(.text(message(for: event)))
-                }
-            }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
-        logger.debug("live feed closed", metadata: ["user": "\(access.userName)", "access": "\(access.id)"])
     }
 }

@@ -5,8 +5,9 @@ import Whereabouts
 /// The map page: a user's positions over a date range drawn as a track, on the venue plan when
 /// the server has a venue, with live updates from `/live`.
 ///
-/// The page is plain HTML, CSS and JavaScript kept in the binary (``html``, ``stylesheet``,
-/// ``script``); it loads nothing from anywhere but the server, so it works offline. It reads
+/// The page is plain HTML, CSS and JavaScript (``html``, ``stylesheet``, ``script``), written in
+/// `Resources/map/` and embedded in the binary when it is built: no CDN, no files to install.
+/// It loads nothing from anywhere but the server, so it works offline. It reads
 /// the token from `?auth=` (then keeps it in the browser's local storage and removes it from the
 /// address bar) or from its form, and talks to the API like any other client: `GET /venue`,
 /// `GET /events?types[]=position/wgs84&…` with an `Authorization` header, and the `/live`
@@ -21,26 +22,34 @@ import Whereabouts
 ///
 /// ```swift
 /// let router = Router(context: ServerRequestContext.self)
-/// MapPage.addRoutes(to: router, venue: try VenueFile.read(from: venueURL))
+/// MapPage(venue: try VenueFile.read(from: venueURL)).addRoutes(to: router)
 /// ```
-public enum MapPage {
+struct MapPage: ServerRoutes {
     /// The page's path.
-    public static let path = "/map"
+    static let path = "/map"
+
+    /// The venue the page draws, served at `GET /venue`; `nil` when the server has none.
+    var venue: Venue?
+
+    /// Creates the page's routes for `venue`.
+    init(venue: Venue?) {
+        self.venue = venue
+    }
 
     /// Adds `GET /map`, its assets (`/map/map.css`, `/map/map.js`) and `GET /venue` to `router`.
     ///
     /// `GET /venue` answers `{"venue": <venue.json>, "meta": {…}}`, the venue written as
-    /// ``VenueFile/encode(_:)`` writes it, when `venue` is given, and 404 `unknown-resource`
+    /// ``VenueFile/encode(_:)`` writes it, when ``venue`` is given, and 404 `unknown-resource`
     /// otherwise.
-    public static func addRoutes(to router: Router<ServerRequestContext>, venue: Venue?) {
-        router.get(RouterPath(path)) { _, _ in
-            asset(html, contentType: "text/html; charset=utf-8")
+    func addRoutes(to router: Router<ServerRequestContext>) {
+        router.get(RouterPath(Self.path)) { _, _ in
+            Self.asset(Self.html, contentType: "text/html; charset=utf-8")
         }
-        router.get(RouterPath(path + "/map.css")) { _, _ in
-            asset(stylesheet, contentType: "text/css; charset=utf-8")
+        router.get(RouterPath(Self.path + "/map.css")) { _, _ in
+            Self.asset(Self.stylesheet, contentType: "text/css; charset=utf-8")
         }
-        router.get(RouterPath(path + "/map.js")) { _, _ in
-            asset(script, contentType: "text/javascript; charset=utf-8")
+        router.get(RouterPath(Self.path + "/map.js")) { _, _ in
+            Self.asset(Self.script, contentType: "text/javascript; charset=utf-8")
         }
         let encodedVenue = venue.map(VenueFile.encode)
         router.get("/venue") { _, _ -> Response in
@@ -51,6 +60,15 @@ public enum MapPage {
             return APIResponse.json([("venue", encodedVenue)])
         }
     }
+
+    /// The page at `GET /map`: the form, the status line, the SVG map and its legend.
+    static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
+
+    /// The page's stylesheet at `GET /map/map.css` (light and dark schemes, narrow screens).
+    static let stylesheet = String(decoding: PackageResources.map_css, as: UTF8.self)
+
+    /// The page's script at `GET /map/map.js`: fetching the track, the venue plan, drawing, the live feed.
+    static let script = String(decoding: PackageResources.map_js, as: UTF8.self)
 
     /// The content security policy of the page: its own scripts, styles and connections only.
     static let contentSecurityPolicy =

@@ -1,50 +1,51 @@
 import Whereabouts
 
 /// Reading events from API requests: the fields a client may send, their types, and the content
-/// each event type requires. Every failure names the field and what was expected.
-public enum EventValidation {
+/// each event type requires. Every failure is an ``EventValidationError`` that names the field and
+/// what was expected.
+enum EventValidation {
     /// Fields a client may send when creating an event.
-    public static let creatableFields: Set<String> = [
+    static let creatableFields: Set<String> = [
         "id", "streamIds", "streamId", "time", "duration", "type", "content", "description", "tags", "clientData",
     ]
     /// Fields a client may change with an update.
-    public static let updatableFields: Set<String> = [
+    static let updatableFields: Set<String> = [
         "streamIds", "streamId", "time", "duration", "type", "content", "description", "tags", "clientData", "trashed",
     ]
     /// Fields of a `position/wgs84` content other than latitude and longitude, all numbers.
-    public static let optionalPositionFields = [
+    static let optionalPositionFields = [
         "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "bearing",
     ]
 
     /// An event from the JSON of a create request. `time` defaults to `now`; the identifier is
     /// taken from `identifiers` when absent.
-    public static func event(
+    static func event(
         fromCreate value: JSONValue, now: Double, accessId: String
-    ) throws(APIError) -> Event {
+    ) throws(EventValidationError) -> Event {
         var identifiers = IdentifierGenerator()
         return try event(fromCreate: value, now: now, accessId: accessId, identifiers: &identifiers)
     }
 
     /// An event from the JSON of a create request, with a new identifier from `identifiers` when
     /// the request has none (a batch shares one generator).
-    public static func event(
+    static func event(
         fromCreate value: JSONValue, now: Double, accessId: String, identifiers: inout IdentifierGenerator
-    ) throws(APIError) -> Event {
+    ) throws(EventValidationError) -> Event {
         guard case .object(let members) = value else {
-            throw .invalidRequestStructure("The event must be a JSON object, found \(value.kindDescription).")
+            throw .notAnObject("The event must be a JSON object, found \(value.kindDescription).")
         }
         try rejectUnknownFields(members, allowed: creatableFields, action: "creating an event")
         let id: String
         if let given = value["id"] {
             guard case .string(let string) = given, isValidIdentifier(string) else {
-                throw .invalidParameters("`id` must be 1 to 100 letters, digits, `-`, `_` or `.`.")
+                throw .invalidField("id", "`id` must be 1 to 100 letters, digits, `-`, `_` or `.`.")
             }
             id = string
         } else {
             id = identifiers.next()
         }
         guard let typeValue = value["type"] else {
-            throw .invalidParameters("`type` is required (e.g. \"position/wgs84\" or \"note/txt\").")
+            throw .invalidField("type", "`type` is required (e.g. \"position/wgs84\" or \"note/txt\").")
         }
         var event = Event(
             id: id, streamIds: [], time: now, type: try type(typeValue),
@@ -52,21 +53,22 @@ public enum EventValidation {
         )
         try apply(members, to: &event)
         guard !event.streamIds.isEmpty else {
-            throw .invalidParameters("`streamIds` is required: the streams the event belongs to, e.g. [\"position\"].")
+            throw .invalidField(
+                "streamIds", "`streamIds` is required: the streams the event belongs to, e.g. [\"position\"].")
         }
         return event
     }
 
     /// Applies the fields of an update request to a stored event and checks the result.
-    public static func apply(update value: JSONValue, to event: inout Event) throws(APIError) {
+    static func apply(update value: JSONValue, to event: inout Event) throws(EventValidationError) {
         guard case .object(let members) = value else {
-            throw .invalidRequestStructure("The update must be a JSON object, found \(value.kindDescription).")
+            throw .notAnObject("The update must be a JSON object, found \(value.kindDescription).")
         }
         try rejectUnknownFields(members, allowed: updatableFields, action: "updating an event")
         if let typeValue = value["type"] { event.type = try type(typeValue) }
         try apply(members, to: &event)
         if event.streamIds.isEmpty {
-            throw .invalidParameters("`streamIds` cannot be empty.")
+            throw .invalidField("streamIds", "`streamIds` cannot be empty.")
         }
         try checkContent(of: event, requireAttachment: false)
     }
@@ -74,17 +76,18 @@ public enum EventValidation {
     /// Checks that an event's content fits its type: `position/wgs84` needs latitude and
     /// longitude in range and numeric optional fields, `note/txt` a string, `picture/attached`
     /// an attachment (when `requireAttachment`); other types are opaque JSON.
-    public static func checkContent(of event: Event, requireAttachment: Bool) throws(APIError) {
+    static func checkContent(of event: Event, requireAttachment: Bool) throws(EventValidationError) {
         switch event.type {
         case "position/wgs84":
             try checkPosition(event.content)
         case "note/txt":
             guard case .string? = event.content else {
-                throw .invalidParameters("A `note/txt` event's `content` must be a string.")
+                throw .invalidField("content", "A `note/txt` event's `content` must be a string.")
             }
         case "picture/attached":
             if requireAttachment && event.attachments.isEmpty {
-                throw .invalidParameters(
+                throw .invalidField(
+                    "attachments",
                     "A `picture/attached` event needs an attached file: send it as multipart/form-data "
                         + "with an `event` part and a file part.")
             }
@@ -94,7 +97,7 @@ public enum EventValidation {
     }
 
     /// Whether `id` is acceptable as an event or stream identifier.
-    public static func isValidIdentifier(_ id: String) -> Bool {
+    static func isValidIdentifier(_ id: String) -> Bool {
         (1...100).contains(id.utf8.count)
             && id.utf8.allSatisfy { byte in
                 (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
@@ -103,7 +106,7 @@ public enum EventValidation {
     }
 
     /// Whether `type` has the `class/format` shape (lowercase letters, digits and `-`).
-    public static func isValidType(_ type: String) -> Bool {
+    static func isValidType(_ type: String) -> Bool {
         guard type.utf8.count <= 100 else { return false }
         var slashes = 0
         var partLength = 0
@@ -125,38 +128,42 @@ public enum EventValidation {
 
     private static func rejectUnknownFields(
         _ members: [(key: String, value: JSONValue)], allowed: Set<String>, action: String
-    ) throws(APIError) {
+    ) throws(EventValidationError) {
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            throw .invalidParameters(
+            throw .invalidField(
+                unknown.key,
                 "Unknown field `\(unknown.key)` when \(action); allowed: \(allowed.sorted().joined(separator: ", ")).")
         }
     }
 
-    private static func type(_ value: JSONValue) throws(APIError) -> String {
+    private static func type(_ value: JSONValue) throws(EventValidationError) -> String {
         guard case .string(let type) = value, isValidType(type) else {
-            throw .invalidParameters("`type` must be a string of the form class/format, e.g. \"position/wgs84\".")
+            throw .invalidField("type", "`type` must be a string of the form class/format, e.g. \"position/wgs84\".")
         }
         return type
     }
 
-    private static func apply(_ members: [(key: String, value: JSONValue)], to event: inout Event) throws(APIError) {
+    private static func apply(
+        _ members: [(key: String, value: JSONValue)], to event: inout Event
+    ) throws(EventValidationError) {
         for (key, value) in members {
             switch key {
             case "streamIds":
                 guard case .array(let items) = value, !items.isEmpty else {
-                    throw .invalidParameters("`streamIds` must be a non-empty array of stream ids.")
+                    throw .invalidField("streamIds", "`streamIds` must be a non-empty array of stream ids.")
                 }
                 var ids: [String] = []
                 for item in items {
                     guard case .string(let id) = item, isValidIdentifier(id) else {
-                        throw .invalidParameters("`streamIds` must hold stream ids (strings of letters, digits, -, _ or .).")
+                        throw .invalidField(
+                            "streamIds", "`streamIds` must hold stream ids (strings of letters, digits, -, _ or .).")
                     }
                     if !ids.contains(id) { ids.append(id) }
                 }
                 event.streamIds = ids
             case "streamId":
                 guard case .string(let id) = value, isValidIdentifier(id) else {
-                    throw .invalidParameters("`streamId` must be a stream id.")
+                    throw .invalidField("streamId", "`streamId` must be a stream id.")
                 }
                 if members.contains(where: { $0.key == "streamIds" }) { continue }
                 event.streamIds = [id]
@@ -173,25 +180,29 @@ public enum EventValidation {
             case "description":
                 if case .null = value { event.description = nil; continue }
                 guard case .string(let text) = value else {
-                    throw .invalidParameters("`description` must be a string.")
+                    throw .invalidField("description", "`description` must be a string.")
                 }
                 event.description = text
             case "tags":
                 guard case .array(let items) = value else {
-                    throw .invalidParameters("`tags` must be an array of strings.")
+                    throw .invalidField("tags", "`tags` must be an array of strings.")
                 }
                 var tags: [String] = []
                 for item in items {
-                    guard case .string(let tag) = item else { throw .invalidParameters("`tags` must be an array of strings.") }
+                    guard case .string(let tag) = item else {
+                        throw .invalidField("tags", "`tags` must be an array of strings.")
+                    }
                     tags.append(tag)
                 }
                 event.tags = tags
             case "clientData":
                 if case .null = value { event.clientData = nil; continue }
-                guard case .object = value else { throw .invalidParameters("`clientData` must be an object.") }
+                guard case .object = value else { throw .invalidField("clientData", "`clientData` must be an object.") }
                 event.clientData = value
             case "trashed":
-                guard case .bool(let trashed) = value else { throw .invalidParameters("`trashed` must be true or false.") }
+                guard case .bool(let trashed) = value else {
+                    throw .invalidField("trashed", "`trashed` must be true or false.")
+                }
                 event.trashed = trashed
             default:
                 break
@@ -210,28 +221,32 @@ public enum EventValidation {
 
     private static func number(
         _ value: JSONValue, field: @autoclosure () -> String, range: ClosedRange<Double>
-    ) throws(APIError) -> Double {
+    ) throws(EventValidationError) -> Double {
         guard case .number(let number) = value, range.contains(number) else {
-            throw .invalidParameters(
+            throw .invalidField(
+                field(),
                 "`\(field())` must be a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound)), found \(describe(value)).")
         }
         return number
     }
 
-    private static func checkPosition(_ content: JSONValue?) throws(APIError) {
+    private static func checkPosition(_ content: JSONValue?) throws(EventValidationError) {
         guard let content, case .object(let members) = content else {
-            throw .invalidParameters(
-                "A `position/wgs84` event's `content` must be an object with `latitude` and `longitude`.")
+            throw .invalidField(
+                "content", "A `position/wgs84` event's `content` must be an object with `latitude` and `longitude`.")
         }
         let allowed = positionFields
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            throw .invalidParameters(
+            throw .invalidField(
+                "content." + unknown.key,
                 "Unknown member `\(unknown.key)` in a `position/wgs84` content; allowed: \(allowed.sorted().joined(separator: ", ")).")
         }
         for (field, range, required) in positionRanges {
             guard let value = content[field] else {
                 if required {
-                    throw .invalidParameters("A `position/wgs84` content needs `\(field)` (a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))).")
+                    throw .invalidField(
+                        "content." + field,
+                        "A `position/wgs84` content needs `\(field)` (a number from \(formatted(range.lowerBound)) to \(formatted(range.upperBound))).")
                 }
                 continue
             }

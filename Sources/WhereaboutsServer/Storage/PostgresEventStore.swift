@@ -17,11 +17,11 @@ import Whereabouts
 /// try await store.migrate()
 /// ```
 public final class PostgresEventStore: SharedEventStore {
-    private let client: PostgresClient
+    let client: PostgresClient
     private let runTask: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
     /// Marks this instance's notifications, so that it does not relay its own writes.
-    private let origin = AccessToken.generate()
+    let origin = AccessToken.generate()
 
     /// The channel on which stores announce the events they created or changed.
     public static let notificationChannel = "whereabouts_events"
@@ -208,7 +208,7 @@ public final class PostgresEventStore: SharedEventStore {
         ).event()
     }
 
-    private func events(_ query: PostgresQuery, _ connection: PostgresConnection? = nil) async throws -> [Event] {
+    func events(_ query: PostgresQuery, _ connection: PostgresConnection? = nil) async throws -> [Event] {
         let rows = if let connection {
             try await connection.query(query, logger: logger)
         } else {
@@ -264,70 +264,6 @@ public final class PostgresEventStore: SharedEventStore {
             }
             try await notifyChanges(ids: created, userName: userName, connection)
             return results
-        }
-    }
-
-    // MARK: Change notifications
-
-    /// Sends the notifications for events created or changed in the current transaction
-    /// (PostgreSQL delivers them when it commits): `{"origin", "user", "ids"}`, several when the
-    /// identifiers would not fit in one payload (under 8,000 bytes).
-    private func notifyChanges(ids: [String], userName: String, _ connection: PostgresConnection) async throws {
-        var chunk: [String] = []
-        var size = 0
-        func send() async throws {
-            guard !chunk.isEmpty else { return }
-            let payload = JSONWriter().string(from: .object([
-                ("origin", .string(origin)), ("user", .string(userName)), ("ids", .array(chunk.map(JSONValue.string))),
-            ]))
-            try await connection.query("SELECT pg_notify(\(Self.notificationChannel), \(payload))", logger: logger)
-            chunk.removeAll(keepingCapacity: true)
-            size = 0
-        }
-        for id in ids {
-            if size + id.utf8.count + 3 > 6_000 { try await send() }
-            chunk.append(id)
-            size += id.utf8.count + 3
-        }
-        try await send()
-    }
-
-    /// Listens on ``notificationChannel`` and calls `body` with the events other instances
-    /// created or changed (read back by identifier), until the task is cancelled.
-    public func watchChangesFromOtherProcesses(
-        _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
-    ) async throws {
-        var retryDelay = Duration.seconds(1)
-        while !Task.isCancelled {
-            let started = ContinuousClock.now
-            do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: Self.notificationChannel) { notifications in
-                        for try await notification in notifications {
-                            guard let notice = try? JSONParser.parse(notification.payload),
-                                  case .string(let origin)? = notice["origin"], origin != self.origin,
-                                  case .string(let userName)? = notice["user"],
-                                  case .array(let items)? = notice["ids"]
-                            else { continue }
-                            let ids = items.compactMap { item -> String? in if case .string(let id) = item { id } else { nil } }
-                            let events = try await self.events("""
-                                SELECT \(unescaped: Self.eventColumns) FROM events
-                                WHERE user_name = \(userName) AND id = ANY(\(ids)) ORDER BY seq
-                                """)
-                            if !events.isEmpty { await body(userName, events) }
-                        }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
-                // Back off from 1 s to 30 s while the database stays away; start again at 1 s
-                // after a connection that lasted.
-                if ContinuousClock.now - started > .seconds(60) { retryDelay = .seconds(1) }
-                logger.warning("Lost the database's change notifications; listening again in \(retryDelay).",
-                               metadata: ["error": "\(String(reflecting: error))"])
-                try? await Task.sleep(for: retryDelay)
-                retryDelay = min(retryDelay * 2, .seconds(30))
-            }
         }
     }
 
@@ -439,98 +375,5 @@ public final class PostgresEventStore: SharedEventStore {
         if let limit = query.limit { sql += " LIMIT \(max(limit, 0))" }
         if query.skip > 0 { sql += " OFFSET \(query.skip)" }
         return PostgresQuery(unsafeSQL: sql, binds: binds)
-    }
-}
-
-/// What is wrong with a PostgreSQL URL.
-public struct PostgresURLError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A sentence naming the problem.
-    public var message: String
-
-    /// Creates an error.
-    public init(_ message: String) { self.message = message }
-
-    /// The problem and the expected shape.
-    public var description: String {
-        "\(message); expected postgres://user:password@host:port/database[?sslmode=disable|prefer|require|verify-full]"
-    }
-}
-
-/// The parts of a `postgres://` URL.
-struct PostgresURL: Hashable, Sendable {
-    /// How to use TLS, as libpq's `sslmode` says.
-    enum SSLMode: String, Sendable, CaseIterable {
-        case disable, prefer, require
-        case verifyFull = "verify-full"
-    }
-
-    var host: String
-    var port: Int
-    var username: String
-    var password: String?
-    var database: String
-    var sslMode: SSLMode
-
-    init(_ text: String) throws(PostgresURLError) {
-        guard let components = URLComponents(string: text) else {
-            throw PostgresURLError("the database URL \"\(Self.redacted(text))\" cannot be parsed")
-        }
-        guard let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
-            throw PostgresURLError("the database URL must start with postgres:// or postgresql://, not \"\(components.scheme ?? "")\"")
-        }
-        guard let host = components.host, !host.isEmpty else {
-            throw PostgresURLError("the database URL has no host")
-        }
-        guard let user = components.user, !user.isEmpty else {
-            throw PostgresURLError("the database URL has no user name (postgres://USER:password@host/database)")
-        }
-        let port = components.port ?? 5432
-        guard (1...65535).contains(port) else {
-            throw PostgresURLError("the database URL's port \(port) is not between 1 and 65535")
-        }
-        let database = String(components.path.drop { $0 == "/" })
-        guard !database.isEmpty, !database.contains("/") else {
-            throw PostgresURLError("the database URL names no database (postgres://user:password@host:port/DATABASE)")
-        }
-        var sslMode = SSLMode.prefer
-        for item in components.queryItems ?? [] {
-            switch item.name {
-            case "sslmode":
-                guard let value = item.value, let mode = SSLMode(rawValue: value) else {
-                    throw PostgresURLError("the database URL's sslmode \"\(item.value ?? "")\" is not one of "
-                        + SSLMode.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                sslMode = mode
-            default:
-                throw PostgresURLError("the database URL's parameter \"\(item.name)\" is not supported (only sslmode is)")
-            }
-        }
-        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.port = port
-        self.username = user
-        self.password = components.password
-        self.database = database
-        self.sslMode = sslMode
-    }
-
-    /// The URL with its password replaced, for messages.
-    static func redacted(_ text: String) -> String {
-        guard let at = text.lastIndex(of: "@"), let schemeEnd = text.range(of: "://")?.upperBound,
-              let colon = text[schemeEnd..<at].firstIndex(of: ":")
-        else { return text }
-        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
-    }
-
-    var clientConfiguration: PostgresClient.Configuration {
-        var lenient = TLSConfiguration.makeClientConfiguration()
-        lenient.certificateVerification = .none  // libpq's prefer and require do not check the certificate
-        let tls: PostgresClient.Configuration.TLS = switch sslMode {
-        case .disable: .disable
-        case .prefer: .prefer(lenient)
-        case .require: .require(lenient)
-        case .verifyFull: .require(.makeClientConfiguration())
-        }
-        return PostgresClient.Configuration(host: host, port: port, username: username, password: password,
-                                            database: database, tls: tls)
     }
 }

@@ -43,8 +43,6 @@ struct StoreOptions: ParsableArguments {
 
     /// The URL without its password.
     static func redacted(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://"),
-              let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+        PostgresURL.redacted(url)
     }
 }

@@ -1,0 +1,167 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file operation of a store failed (a full disk, a permission, a missing directory).
+public struct StorageIOError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file or directory involved.
+    public var path: String
+    /// What the store was doing ("write an attachment", …).
+    public var operation: String
+    /// The system's reason.
+    public var reason: String
+
+    /// Creates an error.
+    public init(path: String, operation: String, reason: String) {
+        self.path = path
+        self.operation = operation
+        self.reason = reason
+    }
+
+    /// A sentence saying what failed.
+    public var description: String {
+        "cannot \(operation) at \(path): \(reason); check the data directory's permissions and free space"
+    }
+}
+
+/// An attachment written and synced under a temporary name, waiting for its event to commit.
+struct StagedFile: Sendable {
+    var path: String
+    var attachmentId: String
+}
+
+/// The attachment files of a ``SQLiteEventStore``: `<root>/<user>/<event>/<attachment>`, each
+/// name escaped so that no identifier can leave its folder.
+struct AttachmentFiles: Sendable {
+    let root: String
+
+    private var incoming: String { root + "/.incoming" }
+
+    /// `abc-_9` stays; any other byte becomes `%XX` (so `.`, `/` and `..` cannot appear).
+    static func escape(_ component: String) -> String {
+        var result = ""
+        for byte in component.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result += "%"
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return result.isEmpty ? "%" : result
+    }
+
+    func eventDirectory(user: String, event: String) -> String {
+        "\(root)/\(Self.escape(user))/\(Self.escape(event))"
+    }
+
+    /// Writes and syncs an upload under a temporary name.
+    func stage(_ upload: AttachmentUpload) throws -> StagedFile {
+        try Self.makeDirectory(incoming)
+        let path = incoming + "/" + AccessToken.generate()
+        try Self.writeSynced(upload.data, to: path)
+        return StagedFile(path: path, attachmentId: upload.attachment.id)
+    }
+
+    /// Moves staged files to their event's folder and syncs the folders.
+    func install(_ staged: [StagedFile], user: String, event: String) throws {
+        let directory = eventDirectory(user: user, event: event)
+        try Self.makeDirectory(directory)
+        for file in staged {
+            let target = directory + "/" + Self.escape(file.attachmentId)
+            guard rename(file.path, target) == 0 else {
+                throw StorageIOError(path: target, operation: "move an attachment into place", reason: Self.errnoText())
+            }
+        }
+        try Self.syncDirectory(directory)
+        try Self.syncDirectory(root + "/" + Self.escape(user))
+        try Self.syncDirectory(root)
+    }
+
+    /// Removes staged files that will not be used (errors ignored: they are only orphans).
+    func discard<S: Sequence<StagedFile>>(_ staged: S) {
+        for file in staged { unlink(file.path) }
+    }
+
+    /// Removes staged files last changed more than `age` seconds ago: orphans of a crash between
+    /// staging and installing (errors ignored; the next start tries again). Returns how many.
+    @discardableResult
+    func removeStaged(olderThan age: Double) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: incoming) else { return 0 }
+        let cutoff = Date().addingTimeInterval(-age)
+        var removed = 0
+        for name in names {
+            let path = incoming + "/" + name
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                  modified < cutoff
+            else { continue }
+            if unlink(path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Removes an event's folder.
+    func remove(user: String, event: String) {
+        try? FileManager.default.removeItem(atPath: eventDirectory(user: user, event: event))
+    }
+
+    /// Removes one attachment's file.
+    func remove(user: String, event: String, attachment: String) {
+        unlink(eventDirectory(user: user, event: event) + "/" + Self.escape(attachment))
+    }
+
+    /// The bytes of one file, or `nil` when it does not exist.
+    func read(user: String, event: String, attachment: String) throws -> [UInt8]? {
+        let path = eventDirectory(user: user, event: event) + "/" + Self.escape(attachment)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StorageIOError(path: path, operation: "read an attachment", reason: "the file cannot be read")
+        }
+        return [UInt8](data)
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw StorageIOError(path: path, operation: "create a folder", reason: "\(error)")
+        }
+    }
+
+    private static func writeSynced(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw StorageIOError(path: path, operation: "create an attachment", reason: errnoText()) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw StorageIOError(path: path, operation: "write an attachment", reason: errnoText())
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync an attachment", reason: errnoText()) }
+    }
+
+    private static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw StorageIOError(path: path, operation: "open a folder", reason: errnoText()) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync a folder", reason: errnoText()) }
+    }
+
+    private static func errnoText() -> String {
+        String(cString: strerror(errno))
+    }
+}

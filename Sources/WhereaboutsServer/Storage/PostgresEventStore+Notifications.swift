@@ -1,0 +1,69 @@
+import Logging
+import PostgresNIO
+import Whereabouts
+
+// LISTEN/NOTIFY: how the processes sharing one database tell each other about the events they
+// create or change, so that every process's live feed shows them.
+extension PostgresEventStore {
+    /// Sends the notifications for events created or changed in the current transaction
+    /// (PostgreSQL delivers them when it commits): `{"origin", "user", "ids"}`, several when the
+    /// identifiers would not fit in one payload (under 8,000 bytes).
+    func notifyChanges(ids: [String], userName: String, _ connection: PostgresConnection) async throws {
+        var chunk: [String] = []
+        var size = 0
+        func send() async throws {
+            guard !chunk.isEmpty else { return }
+            let payload = JSONWriter().string(from: .object([
+                ("origin", .string(origin)), ("user", .string(userName)), ("ids", .array(chunk.map(JSONValue.string))),
+            ]))
+            try await connection.query("SELECT pg_notify(\(Self.notificationChannel), \(payload))", logger: logger)
+            chunk.removeAll(keepingCapacity: true)
+            size = 0
+        }
+        for id in ids {
+            if size + id.utf8.count + 3 > 6_000 { try await send() }
+            chunk.append(id)
+            size += id.utf8.count + 3
+        }
+        try await send()
+    }
+
+    /// Listens on ``notificationChannel`` and calls `body` with the events other instances
+    /// created or changed (read back by identifier), until the task is cancelled.
+    public func watchChangesFromOtherProcesses(
+        _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
+    ) async throws {
+        var retryDelay = Duration.seconds(1)
+        while !Task.isCancelled {
+            let started = ContinuousClock.now
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.notificationChannel) { notifications in
+                        for try await notification in notifications {
+                            guard let notice = try? JSONParser.parse(notification.payload),
+                                  case .string(let origin)? = notice["origin"], origin != self.origin,
+                                  case .string(let userName)? = notice["user"],
+                                  case .array(let items)? = notice["ids"]
+                            else { continue }
+                            let ids = items.compactMap { item -> String? in if case .string(let id) = item { id } else { nil } }
+                            let events = try await self.events("""
+                                SELECT \(unescaped: Self.eventColumns) FROM events
+                                WHERE user_name = \(userName) AND id = ANY(\(ids)) ORDER BY seq
+                                """)
+                            if !events.isEmpty { await body(userName, events) }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                // Back off from 1 s to 30 s while the database stays away; start again at 1 s
+                // after a connection that lasted.
+                if ContinuousClock.now - started > .seconds(60) { retryDelay = .seconds(1) }
+                logger.warning("Lost the database's change notifications; listening again in \(retryDelay).",
+                               metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: retryDelay)
+                retryDelay = min(retryDelay * 2, .seconds(30))
+            }
+        }
+    }
+}
