@@ -103,7 +103,7 @@ public struct FixPipeline: Sendable {
     }
 
     /// The end of the input: hands `emit` every fix still held back (the open tracks' and the
-    /// lagging ones), and starts every device afresh.
+    /// lagging ones; the immediate timing holds none back). A fixed lag's devices start afresh.
     public mutating func finish(_ emit: (Fix) throws -> Void) rethrows {
         try finish(located: { _, fix in if let fix { try emit(fix) } })
     }

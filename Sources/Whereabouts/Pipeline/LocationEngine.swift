@@ -81,7 +81,7 @@ public actor LocationEngine {
         return fixes
     }
 
-    /// The end of the input: every fix still held back; every device starts afresh.
+    /// The end of the input: every fix still held back (see ``FixPipeline/finish(_:)``).
     public func finish() -> [Fix] {
         pipeline.finish()
     }
