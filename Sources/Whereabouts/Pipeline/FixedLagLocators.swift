@@ -22,19 +22,43 @@
 /// ```
 public struct FixedLagLocators: Sendable {
     /// The venue.
-    public let venue: PositioningVenue
+    public var venue: PositioningVenue { factory.locators.venue }
     /// The solver each locator uses.
-    public let solver: any PositionSolver
+    public var solver: any PositionSolver { factory.locators.solver }
     /// The configuration; its ``LocatorConfiguration/tracking`` is the smoother's motion model.
-    public let configuration: LocatorConfiguration
+    public var configuration: LocatorConfiguration { factory.configuration }
     /// How late each fix is reported, seconds.
-    public let lag: Double
+    public var lag: Double { factory.lag }
 
     /// One device's pipeline.
     private struct Device: Sendable {
         var locator: Locator
         var delay: DelayedTrack
     }
+
+    /// What each device's pipeline is made from, shared by reference (see ``LocatorParts``).
+    private final class Factory: Sendable {
+        /// The locators' parts: the configuration without tracking (the smoother tracks, not the locator).
+        let locators: LocatorParts
+        /// The configuration with its tracking, the smoother's motion model.
+        let configuration: LocatorConfiguration
+        let lag: Double
+
+        init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration, lag: Double) {
+            var untracked = configuration
+            untracked.tracking = nil
+            locators = LocatorParts(venue: venue, solver: solver, configuration: untracked)
+            self.configuration = configuration
+            self.lag = lag
+        }
+
+        func makeDevice() -> Device {
+            Device(locator: locators.makeLocator(),
+                   delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: locators.venue, configuration: configuration)))
+        }
+    }
+
+    private let factory: Factory
 
     private var devices = DeviceSlots<Device>()
     /// No device has a fix due before this time (its earliest due time when it was last worked out).
@@ -50,22 +74,13 @@ public struct FixedLagLocators: Sendable {
     /// non-finite lags count as 0); none exists until a device is first seen.
     public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration(),
                 lag: Double) {
-        self.venue = venue
-        self.solver = solver
-        var untracked = configuration
-        untracked.tracking = nil
-        self.configuration = configuration
-        self.lag = lag.isFinite && lag > 0 ? lag : 0
-        locatorConfiguration = untracked
+        factory = Factory(venue: venue, solver: solver, configuration: configuration, lag: lag.isFinite && lag > 0 ? lag : 0)
     }
 
     /// Creates the pipelines of a setup, reporting `lag` seconds late.
     public init(setup: PositioningSetup, lag: Double) {
         self.init(venue: setup.venue, solver: setup.solver, configuration: setup.configuration, lag: lag)
     }
-
-    /// The per-device pipeline's configuration: the smoother tracks, not the locator.
-    private let locatorConfiguration: LocatorConfiguration
 
     /// Devices seen so far.
     public var deviceCount: Int { devices.count }
@@ -91,8 +106,8 @@ public struct FixedLagLocators: Sendable {
         statistics.scans += 1
         var reports: [Fix] = []
         let starts = devices.trackStarts
-        let make = deviceFactory
-        let slot = devices.slot(device: scan.device, track: scan.track, start: make) { old in
+        let factory = factory
+        let slot = devices.slot(device: scan.device, track: scan.track, start: factory.makeDevice) { old in
             reports += old.delay.finish(locator: old.locator)
         }
         statistics.trackStarts += devices.trackStarts - starts
@@ -120,10 +135,10 @@ public struct FixedLagLocators: Sendable {
     /// device afresh (the end of the input).
     public mutating func finish() -> [Fix] {
         var reports: [Fix] = []
-        let make = deviceFactory
+        let factory = factory
         for slot in devices.indices {
             devices.update(slot) { device in reports += device.delay.finish(locator: device.locator) }
-            devices.restart(slot, with: make)
+            devices.restart(slot, with: factory.makeDevice)
         }
         nextDue = .infinity
         statistics.fixes += reports.count
@@ -144,17 +159,6 @@ public struct FixedLagLocators: Sendable {
         }
         nextDue = due
         return reports
-    }
-
-    /// What starts a device's pipeline (a closure of values, so that starting a slot does not
-    /// read `self` while its slots change).
-    private var deviceFactory: () -> Device {
-        let (venue, solver, configuration, locatorConfiguration, lag) = (venue, solver, configuration, locatorConfiguration, lag)
-        return {
-            let locator = Locator(venue: venue, solver: solver, configuration: locatorConfiguration)
-            return Device(locator: locator,
-                          delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: venue, configuration: configuration)))
-        }
     }
 }
 

@@ -15,12 +15,13 @@
 /// ```
 public struct TrackLocators: Sendable {
     /// The venue.
-    public let venue: PositioningVenue
+    public var venue: PositioningVenue { parts.venue }
     /// The solver each locator uses.
-    public let solver: any PositionSolver
+    public var solver: any PositionSolver { parts.solver }
     /// The configuration of each locator.
-    public let configuration: LocatorConfiguration
+    public var configuration: LocatorConfiguration { parts.configuration }
 
+    private let parts: LocatorParts
     private var locators = DeviceSlots<Locator>()
 
     /// Scans located so far, fixes given, devices and tracks seen, and the time spent locating.
@@ -28,9 +29,7 @@ public struct TrackLocators: Sendable {
 
     /// Creates the locators of a venue and solver; none exists until a device is first seen.
     public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration()) {
-        self.venue = venue
-        self.solver = solver
-        self.configuration = configuration
+        parts = LocatorParts(venue: venue, solver: solver, configuration: configuration)
     }
 
     /// Creates the locators of a setup.
@@ -51,18 +50,11 @@ public struct TrackLocators: Sendable {
     /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
     public var callsPerSecond: Double? { statistics.scansPerSecond }
 
-    /// A fresh locator of a venue, solver and configuration (static, so that starting a slot
-    /// does not read `self` while its slots change).
-    private static func makeLocator(_ venue: PositioningVenue, _ solver: any PositionSolver,
-                                    _ configuration: LocatorConfiguration) -> Locator {
-        Locator(venue: venue, solver: solver, configuration: configuration)
-    }
-
     /// The fix of a scan from its device's locator, or `nil` when the solver gives none.
     public mutating func locate(_ scan: Scan) -> Fix? {
         let starts = locators.trackStarts
-        let (venue, solver, configuration) = (venue, solver, configuration)
-        let slot = locators.slot(device: scan.device, track: scan.track) { Self.makeLocator(venue, solver, configuration) }
+        let parts = parts
+        let slot = locators.slot(device: scan.device, track: scan.track) { parts.makeLocator() }
         statistics.trackStarts += locators.trackStarts - starts
         let clock = ContinuousClock()
         let start = clock.now
@@ -92,10 +84,10 @@ public struct TrackLocators: Sendable {
         guard let first = scans.first else { return [] }
         // The device is counted; its slot's state is not used (each track starts afresh).
         if locators.existingSlot(device: first.device) == nil {
-            let (venue, solver, configuration) = (venue, solver, configuration)
-            _ = locators.slot(device: first.device, track: first.track) { Self.makeLocator(venue, solver, configuration) }
+            let parts = parts
+            _ = locators.slot(device: first.device, track: first.track) { parts.makeLocator() }
         }
-        var locator = Self.makeLocator(venue, solver, configuration)
+        var locator = parts.makeLocator()
         let clock = ContinuousClock()
         let start = clock.now
         let fixes = locator.smoothedFixes(for: scans, lag: lag)
