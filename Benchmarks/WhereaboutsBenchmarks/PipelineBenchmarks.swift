@@ -49,6 +49,13 @@ func registerPipelineBenchmarks() {
               },
               setup: { throughPipeline.prepare() })
 
+    // One fix per iteration through the FixPipeline: its allocations beside the bare Locator's.
+    let singleThroughPipeline = PipelineRun(.default)
+    Benchmark("Pipeline: allocations per fix, FixPipeline, default",
+              configuration: .init(metrics: [.mallocCountTotal, .wallClock], scalingFactor: .one, maxDuration: .seconds(1)),
+              closure: { _ in blackHole(singleThroughPipeline.nextThroughPipeline()) },
+              setup: { singleThroughPipeline.prepare() })
+
     // One fix per iteration: the allocations of one fix, exactly.
     let single = PipelineRun(.default)
     Benchmark("Pipeline: allocations per fix, default",
