@@ -6,30 +6,43 @@
 /// var places = PlaceSource.containment(PlaceContainment(venue: venue))
 /// if let estimate = places.estimate(for: scan, fix: fix) { await hub.process(estimate, at: scan.time) }
 /// ```
-public enum PlaceSource: Sendable {
+public struct PlaceSource: Sendable {
+    /// The source, with the classifier's per-device beliefs.
+    private enum Backing: Sendable {
+        case containment(PlaceContainment)
+        case classifier(PlaceTracker)
+        /// Held only while the tracker is taken out to change it in place.
+        case moving
+    }
+
+    private var backing: Backing
+
     /// The place a fix is in, by the probability mass of the fix inside each place.
-    case containment(PlaceContainment)
+    public static func containment(_ containment: PlaceContainment) -> PlaceSource {
+        PlaceSource(backing: .containment(containment))
+    }
+
     /// The place a room classifier names, smoothed per device and track.
-    case classifier(PlaceTracker)
-    /// Held only while a tracker is taken out to change it in place.
-    case moving
+    public static func classifier(_ tracker: PlaceTracker) -> PlaceSource {
+        PlaceSource(backing: .classifier(tracker))
+    }
 
     /// Whether the estimates need the scans' fixes (containment does; a classifier does not).
     public var needsFixes: Bool {
-        if case .containment = self { return true }
+        if case .containment = backing { return true }
         return false
     }
 
     /// The estimate of one scan, given its fix if it got one; `nil` when the source has none
     /// (no fix to contain, or the classifier has no answer).
     public mutating func estimate(for scan: Scan, fix: Fix?) -> PlaceEstimate? {
-        switch self {
+        switch backing {
         case .containment(let containment):
             return fix.map(containment.estimate(for:))
         case .classifier(var tracker):
-            self = .moving
+            backing = .moving
             let classification = tracker.classify(scan)
-            self = .classifier(tracker)
+            backing = .classifier(tracker)
             return classification.map { PlaceEstimate(place: $0.place, probability: $0.probability) }
         case .moving:
             return nil
