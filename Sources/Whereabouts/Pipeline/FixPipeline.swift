@@ -31,8 +31,6 @@ public struct FixPipeline: Sendable {
         /// by that much.
         case wholeTrack(lookahead: Double? = nil)
 
-        /// Whether the fixes come out later than their scans.
-        public var isDelayed: Bool { self != .immediate }
     }
 
     /// How the scans are located now: the stage of the timing, with its state.

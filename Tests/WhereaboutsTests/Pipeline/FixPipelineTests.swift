@@ -96,12 +96,6 @@ import Testing
         #expect(got == expected)
     }
 
-    @Test func timingsAreDelayedButImmediate() {
-        #expect(!FixPipeline.Timing.immediate.isDelayed)
-        #expect(FixPipeline.Timing.fixedLag(seconds: 1).isDelayed)
-        #expect(FixPipeline.Timing.wholeTrack().isDelayed)
-    }
-
     @Test func theSolverReportsItsChosenPipelineAsAValue() throws {
         var configuration = LocatorConfiguration()
         configuration.choosesFilterAndTracking = true
