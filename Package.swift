@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Whereabouts", targets: ["Whereabouts"]),
         .library(name: "WhereaboutsBluetooth", targets: ["WhereaboutsBluetooth"]),
         .library(name: "WhereaboutsServer", targets: ["WhereaboutsServer"]),
+        .library(name: "WhereaboutsTracking", targets: ["WhereaboutsTracking"]),
         .executable(name: "whereabouts", targets: ["whereabouts"]),
     ],
     dependencies: [
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.2.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
@@ -52,12 +54,23 @@ let package = Package(
                 .embedInCode("Resources/map/map.js"),
             ]
         ),
+        .target(
+            name: "WhereaboutsTracking",
+            dependencies: [
+                "Whereabouts",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "whereabouts",
             dependencies: [
                 "Whereabouts",
                 "WhereaboutsBluetooth",
                 "WhereaboutsServer",
+                "WhereaboutsTracking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -80,6 +93,17 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "WhereaboutsTrackingTests",
+            dependencies: [
+                "WhereaboutsTracking",
+                "WhereaboutsServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
             name: "WhereaboutsCLITests",
             dependencies: [
                 "whereabouts",
@@ -92,6 +116,7 @@ let package = Package(
                 "Whereabouts",
                 "WhereaboutsBluetooth",
                 "WhereaboutsServer",
+                "WhereaboutsTracking",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/WhereaboutsBenchmarks",

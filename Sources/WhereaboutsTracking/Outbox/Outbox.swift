@@ -1,0 +1,403 @@
+import Foundation
+import GRDB
+import Whereabouts
+
+/// The durable queue between a tracker and the server: every event, duration update, note and
+/// picture is written here, and synced to disk, before the caller hears that it was accepted.
+///
+/// - **Durable acknowledgements.** The database is SQLite in WAL mode with `synchronous = FULL`:
+///   when ``enqueue(_:checkpoint:)`` returns, the change survives a crash of the process and a
+///   power cut. Changes that arrive while a write is in flight are committed together in the
+///   next one (group commit), so many callers share one sync.
+/// - **Folding.** A duration update to an event still in the outbox changes that event's create:
+///   the server gets one create with the final duration.
+/// - **Order.** Items are delivered in the order they were queued.
+/// - **Nothing lost, nothing stuck.** An item the server refuses for good keeps the server's
+///   reason and waits, skipped by delivery, until it is retried or discarded on purpose.
+/// - **Bounded memory.** The sender reads items in batches; a backlog of millions costs disk,
+///   not memory.
+///
+/// ```swift
+/// let outbox = try Outbox(path: "outbox.sqlite")
+/// try await outbox.enqueue(.create(event))
+/// try await outbox.enqueue(.updateDuration(eventId: event.id, duration: 42))
+/// print(try await outbox.status().pending)   // 1: the update folded into the create
+/// ```
+public actor Outbox {
+    /// The database file.
+    public nonisolated let path: String
+    /// The folder where attached files wait (`PATH.files`).
+    public nonisolated let filesFolder: String
+    /// Signals, after each write, that items may be waiting (one consumer: the sender).
+    public nonisolated let arrivals: AsyncStream<Void>
+
+    /// The largest file an item may carry (64 MiB).
+    public static let maximumAttachmentSize = 64 << 20
+
+    private let database: DatabaseQueue
+    private let arrivalSignal: AsyncStream<Void>.Continuation
+    private var pending: [Submission] = []
+    private var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    private var nextTicket = 0
+    private var isWriting = false
+
+    private struct Submission: Sendable {
+        var ticket: Int
+        var changes: [PreparedChange]
+        var checkpoint: OutboxCheckpoint?
+    }
+
+    private enum PreparedChange: Sendable {
+        case create(eventId: String, body: [UInt8], duration: Double, attachmentPath: String?, attachmentName: String?)
+        case update(eventId: String, duration: Double)
+    }
+
+    /// Opens the outbox at `path`, creating it (and its folder) when needed.
+    public init(path: String) throws {
+        self.path = path
+        self.filesFolder = path + ".files"
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw OutboxError.cannotOpen(path: path, reason: "cannot create its folder: \(error.localizedDescription)")
+            }
+        }
+        var configuration = Configuration()
+        configuration.label = "whereabouts.outbox"
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(10)
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            // GRDB's WAL set-up chooses synchronous = NORMAL; the outbox promises more.
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try OutboxSchema.migrator.migrate(database)
+        } catch {
+            throw OutboxError.cannotOpen(path: path, reason: "\(error)")
+        }
+        (arrivals, arrivalSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The database's `synchronous` setting (2 is FULL): what a test reads back.
+    public func synchronousSetting() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    // MARK: Writing
+
+    /// Writes `change` durably.
+    public func enqueue(_ change: OutboxChange, checkpoint: OutboxCheckpoint? = nil) async throws {
+        try await enqueue([change], checkpoint: checkpoint)
+    }
+
+    /// Writes `changes` and `checkpoint` durably, in one transaction, and returns once they are
+    /// on disk. Changes that arrive while a write is in flight are committed together next.
+    public func enqueue(_ changes: [OutboxChange], checkpoint: OutboxCheckpoint? = nil) async throws {
+        let prepared = try changes.map(prepare)
+        let ticket = nextTicket
+        nextTicket += 1
+        let submission = Submission(ticket: ticket, changes: prepared, checkpoint: checkpoint)
+        if isWriting {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                waiters[ticket] = continuation
+                pending.append(submission)
+            }
+            return
+        }
+        isWriting = true
+        defer { isWriting = false }
+        pending.append(submission)
+        var own: Result<Void, any Error> = .success(())
+        while !pending.isEmpty {
+            let group = pending
+            pending = []
+            let results = await write(group)
+            for (submission, result) in zip(group, results) {
+                if submission.ticket == ticket { own = result } else { waiters.removeValue(forKey: submission.ticket)?.resume(with: result) }
+            }
+        }
+        try own.get()
+    }
+
+    /// Commits `group` in one transaction; when that fails, each submission alone, so that one
+    /// bad submission fails only its own caller.
+    private func write(_ group: [Submission]) async -> [Result<Void, any Error>] {
+        do {
+            try await database.write { db in
+                for submission in group { try Self.apply(submission, db) }
+            }
+            arrivalSignal.yield()
+            return group.map { _ in .success(()) }
+        } catch {
+            guard group.count > 1 else { return [.failure(error)] }
+            var results: [Result<Void, any Error>] = []
+            for submission in group {
+                do {
+                    try await database.write { db in try Self.apply(submission, db) }
+                    results.append(.success(()))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            arrivalSignal.yield()
+            return results
+        }
+    }
+
+    private static func apply(_ submission: Submission, _ db: Database) throws {
+        let now = Date().timeIntervalSince1970
+        for change in submission.changes {
+            switch change {
+            case .create(let eventId, let body, let duration, let attachmentPath, let attachmentName):
+                let insert = try db.cachedStatement(sql: """
+                    INSERT INTO item (kind, eventId, body, duration, attachmentPath, attachmentName, queuedAt)
+                    VALUES ('create', ?, ?, ?, ?, ?, ?)
+                    """)
+                try insert.execute(arguments: [eventId, Data(body), duration, attachmentPath, attachmentName, now])
+            case .update(let eventId, let duration):
+                let latest = try db.cachedStatement(sql: "SELECT seq FROM item WHERE eventId = ? ORDER BY seq DESC LIMIT 1")
+                if let sequence = try Int64.fetchOne(latest, arguments: [eventId]) {
+                    let fold = try db.cachedStatement(sql: "UPDATE item SET duration = ?, revision = revision + 1 WHERE seq = ?")
+                    try fold.execute(arguments: [duration, sequence])
+                } else {
+                    let insert = try db.cachedStatement(sql: """
+                        INSERT INTO item (kind, eventId, body, duration, queuedAt) VALUES ('update', ?, x'', ?, ?)
+                        """)
+                    try insert.execute(arguments: [eventId, duration, now])
+                }
+            }
+        }
+        if let checkpoint = submission.checkpoint {
+            let save = try db.cachedStatement(sql: """
+                INSERT INTO checkpoint (source, state, finished, updatedAt) VALUES (?, ?, ?, ?)
+                ON CONFLICT (source) DO UPDATE SET state = excluded.state, finished = excluded.finished,
+                    updatedAt = excluded.updatedAt
+                """)
+            try save.execute(arguments: [checkpoint.source, Data(checkpoint.state), checkpoint.finished, now])
+        }
+    }
+
+    /// Checks a change and turns it into what the database keeps; copies an attachment in.
+    private func prepare(_ change: OutboxChange) throws -> PreparedChange {
+        switch change {
+        case .create(let event, let attachment):
+            try Self.check(id: event.id)
+            guard event.time.isFinite, event.time >= 0, event.duration.isFinite, event.duration >= 0 else {
+                throw OutboxError.invalidChange("event \(event.id): its time and duration must be finite and not negative")
+            }
+            var copy = event
+            copy.attachmentNames = []
+            var body = JSONWriter().bytes(from: copy.jsonValue)
+            body = Self.removingDuration(from: copy, body: body)
+            var path: String?, name: String?
+            if let attachment {
+                (path, name) = try copyIn(attachment, eventId: event.id)
+            }
+            return .create(eventId: event.id, body: body, duration: event.duration, attachmentPath: path, attachmentName: name)
+        case .updateDuration(let eventId, let duration):
+            try Self.check(id: eventId)
+            guard duration.isFinite, duration >= 0 else {
+                throw OutboxError.invalidChange("event \(eventId): a duration must be finite and not negative, found \(duration)")
+            }
+            return .update(eventId: eventId, duration: duration)
+        }
+    }
+
+    /// The event's JSON without its `duration` member.
+    private static func removingDuration(from event: TrackedEvent, body: [UInt8]) -> [UInt8] {
+        guard case .object(let members) = event.jsonValue else { return body }
+        return JSONWriter().bytes(from: .object(members.filter { $0.key != "duration" }))
+    }
+
+    private static func check(id: String) throws {
+        let allowed = id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+        }
+        guard (1...100).contains(id.utf8.count), allowed else {
+            throw OutboxError.invalidChange("\"\(id)\" is not an event id (1 to 100 letters, digits, -, _ or .)")
+        }
+    }
+
+    /// Copies `url` into the outbox's folder and syncs it; returns where it is and its name.
+    private func copyIn(_ url: URL, eventId: String) throws -> (String, String) {
+        let name = url.lastPathComponent.isEmpty ? "file" : url.lastPathComponent
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        guard let size = (attributes?[.size] as? NSNumber)?.intValue else {
+            throw OutboxError.invalidChange("cannot read \(url.path)")
+        }
+        guard size <= Self.maximumAttachmentSize else {
+            throw OutboxError.invalidChange("\(url.path) has \(size) bytes; an attachment may have at most \(Self.maximumAttachmentSize)")
+        }
+        let folder = (filesFolder as NSString).appendingPathComponent(eventId)
+        let destination = (folder as NSString).appendingPathComponent(name)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
+            try FileManager.default.copyItem(atPath: url.path, toPath: destination)
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: destination))
+            try handle.synchronize()
+            try handle.close()
+            Self.syncFolder(folder)
+            Self.syncFolder(filesFolder)
+        } catch {
+            throw OutboxError.invalidChange("cannot copy \(url.path) into the outbox: \(error.localizedDescription)")
+        }
+        return (destination, name)
+    }
+
+    private static func syncFolder(_ path: String) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+
+    // MARK: Delivery
+
+    /// The first `limit` items waiting for delivery, in order (refused items skipped).
+    public func pendingItems(limit: Int) throws -> [OutboxItem] {
+        try database.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT seq, kind, eventId, body, duration, attachmentPath, attachmentName, revision, attempts, queuedAt
+                FROM item WHERE failureId IS NULL ORDER BY seq LIMIT ?
+                """, arguments: [max(1, limit)])
+            return rows.map { row in
+                let path: String? = row["attachmentPath"]
+                let name: String? = row["attachmentName"]
+                let body: Data = row["body"]
+                return OutboxItem(sequence: row["seq"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create, eventId: row["eventId"],
+                                  body: [UInt8](body), duration: row["duration"],
+                                  attachment: path.map { OutboxItem.Attachment(path: $0, fileName: name ?? "file") },
+                                  revision: row["revision"], attempts: row["attempts"], queuedAt: row["queuedAt"])
+            }
+        }
+    }
+
+    /// What delivery made of one item.
+    public enum Outcome: Sendable {
+        /// The server has the item. `serverDuration` is the duration the server answered with,
+        /// when it answered with the event: if it differs from the item's (the server already
+        /// had the event from an earlier send), the item stays as an update.
+        case delivered(OutboxItem, serverDuration: Double?)
+        /// The server refused the item for good.
+        case refused(OutboxItem, errorId: String, message: String)
+        /// The item was tried and will be tried again.
+        case attempted(OutboxItem)
+    }
+
+    /// Records what delivery made of items, in one transaction.
+    public func settle(_ outcomes: [Outcome]) async throws {
+        let removedFiles = try await database.write { db -> [String] in
+            var files: [String] = []
+            let now = Date().timeIntervalSince1970
+            for outcome in outcomes {
+                switch outcome {
+                case .delivered(let item, let serverDuration):
+                    let changed = serverDuration.map { $0 != item.duration } ?? false
+                    if changed {
+                        try db.execute(sql: "UPDATE item SET kind = 'update', body = x'', attachmentPath = NULL, attempts = attempts + 1 WHERE seq = ?",
+                                       arguments: [item.sequence])
+                    } else {
+                        // Deleted only if no update was folded in while the item was on the wire;
+                        // otherwise it becomes an update carrying the newer duration.
+                        try db.execute(sql: "DELETE FROM item WHERE seq = ? AND revision = ?", arguments: [item.sequence, item.revision])
+                        if db.changesCount == 0 {
+                            try db.execute(sql: "UPDATE item SET kind = 'update', body = x'', attachmentPath = NULL WHERE seq = ?",
+                                           arguments: [item.sequence])
+                        }
+                    }
+                    if let attachment = item.attachment { files.append(attachment.path) }
+                case .refused(let item, let errorId, let message):
+                    try db.execute(sql: """
+                        UPDATE item SET failureId = ?, failureMessage = ?, failedAt = ?, attempts = attempts + 1 WHERE seq = ?
+                        """, arguments: [errorId, String(message.prefix(1_000)), now, item.sequence])
+                case .attempted(let item):
+                    try db.execute(sql: "UPDATE item SET attempts = attempts + 1 WHERE seq = ?", arguments: [item.sequence])
+                }
+            }
+            return files
+        }
+        for file in removedFiles {
+            try? FileManager.default.removeItem(atPath: file)
+            try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent)
+        }
+    }
+
+    // MARK: Status and repair
+
+    /// What waits and what was refused.
+    public func status() throws -> OutboxStatus {
+        try database.read { db in
+            let creates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'create'") ?? 0
+            let updates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'update'") ?? 0
+            let failed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NOT NULL") ?? 0
+            let oldest = try Double.fetchOne(db, sql: "SELECT queuedAt FROM item WHERE failureId IS NULL ORDER BY seq LIMIT 1")
+            let failures = try Row.fetchAll(db, sql: """
+                SELECT seq, eventId, kind, failureId, failureMessage, failedAt FROM item
+                WHERE failureId IS NOT NULL ORDER BY seq LIMIT 20
+                """).map { row in
+                OutboxFailure(sequence: row["seq"], eventId: row["eventId"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create,
+                              errorId: row["failureId"], message: row["failureMessage"] ?? "", failedAt: row["failedAt"] ?? 0)
+            }
+            return OutboxStatus(pendingCreates: creates, pendingUpdates: updates, failed: failed, oldestQueuedAt: oldest,
+                                failures: failures)
+        }
+    }
+
+    /// Puts every refused item back in the queue, in its place; returns how many.
+    @discardableResult
+    public func retryFailed() async throws -> Int {
+        let count = try await database.write { db in
+            try db.execute(sql: "UPDATE item SET failureId = NULL, failureMessage = NULL, failedAt = NULL WHERE failureId IS NOT NULL")
+            return db.changesCount
+        }
+        if count > 0 { arrivalSignal.yield() }
+        return count
+    }
+
+    /// Removes every refused item (and its file); returns how many.
+    @discardableResult
+    public func discardFailed() async throws -> Int {
+        let (count, files) = try await database.write { db -> (Int, [String]) in
+            let files = try String.fetchAll(db, sql: "SELECT attachmentPath FROM item WHERE failureId IS NOT NULL AND attachmentPath IS NOT NULL")
+            try db.execute(sql: "DELETE FROM item WHERE failureId IS NOT NULL")
+            return (db.changesCount, files)
+        }
+        for file in files { try? FileManager.default.removeItem(atPath: file) }
+        return count
+    }
+
+    /// The checkpoint last written for `source`.
+    public func checkpoint(for source: String) throws -> OutboxCheckpoint? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT state, finished FROM checkpoint WHERE source = ?", arguments: [source]) else {
+                return nil
+            }
+            let state: Data = row["state"]
+            return OutboxCheckpoint(source: source, state: [UInt8](state), finished: row["finished"])
+        }
+    }
+
+    /// Writes a checkpoint alone (e.g. to mark a source finished).
+    public func saveCheckpoint(_ checkpoint: OutboxCheckpoint) async throws {
+        try await enqueue([], checkpoint: checkpoint)
+    }
+}
+
+/// What can go wrong with the outbox itself.
+public enum OutboxError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The database cannot be opened or created.
+    case cannotOpen(path: String, reason: String)
+    /// A change cannot be queued as given.
+    case invalidChange(String)
+
+    /// A sentence that says what went wrong.
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "Cannot open the outbox \(path): \(reason)"
+        case .invalidChange(let message): "Cannot queue the change: \(message)"
+        }
+    }
+}

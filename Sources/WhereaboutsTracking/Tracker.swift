@@ -1,0 +1,115 @@
+import Foundation
+import Whereabouts
+
+/// Turns fixes into events in an outbox: the ``AcceptancePolicy`` decides, the ``Outbox``
+/// keeps; a decision is returned only once what it changed is on disk.
+///
+/// With every change the tracker writes a checkpoint of its state (each device's last event, the
+/// number of fixes decided, the time shift) in the same transaction, under a name for its source.
+/// A tracker started again on the same source carries on from there: its next fix extends the
+/// same event, and with ``skipsDecidedFixes`` (a replay of the same recording) the fixes an
+/// earlier run already decided are passed over, so that an interrupted replay ends with exactly
+/// the events of an uninterrupted one.
+///
+/// ```swift
+/// let outbox = try Outbox(path: "outbox.sqlite")
+/// let tracker = try await Tracker(outbox: outbox, acceptor: FixAcceptor(streamIds: ["position"]),
+///                                 source: "recording:walk.jsonl", skipsDecidedFixes: true)
+/// for try await fix in engine.fixes(from: recording) {
+///     let decision = try await tracker.record(fix)   // durable when it returns
+/// }
+/// try await tracker.finish()
+/// ```
+public actor Tracker {
+    /// How many fixes met each decision.
+    public struct Counts: Hashable, Sendable {
+        /// Fixes seen (including those an earlier run decided).
+        public var fixes = 0
+        /// Fixes an earlier run of the same source already decided, passed over.
+        public var resumed = 0
+        /// Fixes that began an event.
+        public var accepted = 0
+        /// Fixes that extended an event.
+        public var extended = 0
+        /// Fixes ignored, by ``AcceptanceDecision/IgnoreReason/name``.
+        public var ignored: [String: Int] = [:]
+
+        /// All ignored fixes.
+        public var ignoredTotal: Int { ignored.values.reduce(0, +) }
+    }
+
+    private struct State: Codable {
+        var lastEvents: [String: FixAcceptor.LastEvent]
+        var fixes: Int
+        var timeShift: Double
+    }
+
+    /// The outbox written to.
+    public nonisolated let outbox: Outbox
+    /// The name of the source of fixes, under which the checkpoint is kept.
+    public nonisolated let source: String
+    /// Whether fixes an earlier, interrupted run of the source decided are passed over.
+    public nonisolated let skipsDecidedFixes: Bool
+    /// The counts so far.
+    public private(set) var counts = Counts()
+    /// How many fixes an interrupted earlier run had decided (0 when starting afresh).
+    public nonisolated let resumedFixes: Int
+    /// The acceptor, with its state.
+    public private(set) var acceptor: FixAcceptor
+
+    /// Creates a tracker; when the outbox holds an unfinished checkpoint for `source`, the
+    /// tracker resumes from it (its devices' last events and its time shift replace the
+    /// acceptor's).
+    public init(outbox: Outbox, acceptor: FixAcceptor, source: String, skipsDecidedFixes: Bool = false) async throws {
+        self.outbox = outbox
+        self.source = source
+        self.skipsDecidedFixes = skipsDecidedFixes
+        var acceptor = acceptor
+        var resumed = 0
+        if let checkpoint = try await outbox.checkpoint(for: source), !checkpoint.finished,
+           let state = try? JSONDecoder().decode(State.self, from: Data(checkpoint.state)) {
+            acceptor.lastEvents = state.lastEvents
+            acceptor.timeShift = state.timeShift
+            resumed = state.fixes
+        }
+        self.acceptor = acceptor
+        self.resumedFixes = resumed
+    }
+
+    /// The time shift in force (fix time + shift = event time): a resumed run keeps the first
+    /// run's.
+    public var timeShift: Double { acceptor.timeShift }
+
+    /// Decides `fix`, writes what it changes to the outbox (durably), and returns the decision.
+    public func record(_ fix: Fix) async throws -> AcceptanceDecision {
+        counts.fixes += 1
+        if skipsDecidedFixes, counts.fixes <= resumedFixes {
+            counts.resumed += 1
+            return .ignored(.alreadyDecided)
+        }
+        var next = acceptor
+        let decision = next.decide(fix)
+        switch decision {
+        case .accepted(let event):
+            try await outbox.enqueue(.create(event), checkpoint: checkpoint(of: next, finished: false))
+            counts.accepted += 1
+        case .extended(let id, let duration):
+            try await outbox.enqueue(.updateDuration(eventId: id, duration: duration), checkpoint: checkpoint(of: next, finished: false))
+            counts.extended += 1
+        case .ignored(let reason):
+            counts.ignored[reason.name, default: 0] += 1
+        }
+        acceptor = next
+        return decision
+    }
+
+    /// Marks the source finished: a later tracker on the same source starts afresh.
+    public func finish() async throws {
+        try await outbox.saveCheckpoint(checkpoint(of: acceptor, finished: true))
+    }
+
+    private func checkpoint(of acceptor: FixAcceptor, finished: Bool) throws -> OutboxCheckpoint {
+        let state = State(lastEvents: acceptor.lastEvents, fixes: counts.fixes, timeShift: acceptor.timeShift)
+        return OutboxCheckpoint(source: source, state: [UInt8](try JSONEncoder().encode(state)), finished: finished)
+    }
+}

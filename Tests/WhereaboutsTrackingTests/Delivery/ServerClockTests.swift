@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Testing
+import Whereabouts
+@testable import WhereaboutsTracking
+
+/// A server whose clock is ten minutes ahead: it answers `/access-info`, and takes batches of
+/// creates, answering each with the event as sent (and keeping them for the test).
+private actor SkewedServer {
+    static let skew = 600.0
+    private(set) var received: [JSONValue] = []
+
+    func keep(_ events: [JSONValue]) { received += events }
+
+    static func meta() -> String {
+        #"{"apiVersion":"1.9.0","serverTime":\#(Date().timeIntervalSince1970 + skew)}"#
+    }
+
+    func run(_ body: @Sendable (Int) async throws -> Void) async throws {
+        let router = Router()
+        router.get("/access-info") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"],
+                     body: .init(byteBuffer: ByteBuffer(string: #"{"name":"t","user":{"username":"u"},"permissions":[],"meta":\#(Self.meta())}"#)))
+        }
+        router.post("/") { request, _ in
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            let calls = (try? JSONParser.parse(bytes.readableBytesView))?.arrayValue ?? []
+            let events = calls.compactMap { $0["params"] }
+            await self.keep(events)
+            let results = events.map { JSONWriter().string(from: .object([("event", $0)])) }.joined(separator: ",")
+            return Response(status: .ok, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(string: #"{"results":[\#(results)],"meta":\#(Self.meta())}"#)))
+        }
+        var logger = Logger(label: "test.skewed")
+        logger.logLevel = .critical
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = await iterator.next() ?? 0
+            do { try await body(port) } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+}
+
+extension JSONValue {
+    var arrayValue: [JSONValue]? { if case .array(let items) = self { items } else { nil } }
+}
+
+@Suite("The server's clock")
+struct ServerClockTests {
+    @Test("Against a server ten minutes ahead, the client measures the offset and events carry server time")
+    func skewedServer() async throws {
+        let server = SkewedServer()
+        try await server.run { port in
+            let client = try TrackingClient(server: "http://127.0.0.1:\(port)", token: "t")
+            let serverNow = try await client.start()
+            let local = Date().timeIntervalSince1970
+            #expect(abs(serverNow - local - SkewedServer.skew) < 1)
+            let offset = try #require(await client.clockOffset)
+            #expect(abs(offset - SkewedServer.skew) < 1)
+
+            // A live tracker shifts fix times (this machine's clock) by the offset.
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            let tracker = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: offset), source: "live")
+            _ = try await tracker.record(fix(local, x: 3, y: 4))
+            try await OutboxSender(outbox: outbox, client: client).deliverPending()
+            let sent = await server.received
+            #expect(sent.count == 1)
+            let time = try #require(sent.first?["time"]).numberValue ?? 0
+            #expect(abs(time - (local + SkewedServer.skew)) < 1)
+        }
+    }
+}
+
+extension JSONValue {
+    var numberValue: Double? { if case .number(let n) = self { n } else { nil } }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import Whereabouts
+@testable import WhereaboutsTracking
+
+@Suite("The tracker")
+struct TrackerTests {
+    /// A walk: standing, moving, standing again.
+    private let walk: [Fix] = (0..<60).map { second in
+        let t = Double(second)
+        let x = second < 20 ? 10 : second < 40 ? 10 + Double(second - 20) * 2 : 50
+        return fix(1_700_000_000 + t, x: x, y: 5, accuracy: 1.5)
+    }
+
+    /// The items an outbox holds, as (kind, event id, duration, body) — ids renamed by order of
+    /// appearance so that runs with different id generators compare.
+    private func contents(_ outbox: Outbox) async throws -> [String] {
+        var names: [String: String] = [:]
+        return try await outbox.pendingItems(limit: 10_000).map { item in
+            let name = names[item.eventId] ?? "#\(names.count)"
+            names[item.eventId] = name
+            let body = String(decoding: item.body, as: UTF8.self).replacingOccurrences(of: item.eventId, with: name)
+            return "\(item.kind) \(name) \(item.duration) \(body)"
+        }
+    }
+
+    @Test("Decisions are written before they are returned, and counted")
+    func recording() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        let tracker = try await Tracker(outbox: outbox, acceptor: FixAcceptor(identifiers: .sequential(prefix: "a")), source: "walk")
+        for fix in walk {
+            let decision = try await tracker.record(fix)
+            if case .accepted(let event) = decision {
+                #expect(try await outbox.pendingItems(limit: 100).contains { $0.eventId == event.id })
+            }
+        }
+        let counts = await tracker.counts
+        #expect(counts.fixes == 60 && counts.accepted + counts.extended + counts.ignoredTotal == 60)
+        #expect(counts.accepted > 3 && counts.extended > 30)
+        let items = try await outbox.pendingItems(limit: 100)
+        #expect(items.count == counts.accepted)  // every update folded into its create
+        // Standing for 20 s, then 2 m a second: the fix at 23 s is 6 m away, within 1.5 + 5 m.
+        #expect(items.first?.duration == 23)
+    }
+
+    @Test("An interrupted replay, resumed, leaves exactly the items of an uninterrupted one")
+    func resumingAReplay() async throws {
+        let whole = TemporaryOutbox(), broken = TemporaryOutbox()
+        defer { whole.remove(); broken.remove() }
+        let reference = try whole.open()
+        let straight = try await Tracker(outbox: reference, acceptor: FixAcceptor(identifiers: .sequential(prefix: "r")),
+                                         source: "walk", skipsDecidedFixes: true)
+        for fix in walk { _ = try await straight.record(fix) }
+        try await straight.finish()
+
+        let outbox = try broken.open()
+        for (run, stop) in [(1, 17), (2, 33), (3, 34), (4, 60)].enumerated() {
+            let tracker = try await Tracker(outbox: outbox, acceptor: FixAcceptor(identifiers: .sequential(prefix: "run\(run)")),
+                                            source: "walk", skipsDecidedFixes: true)
+            for fix in walk.prefix(stop.1) { _ = try await tracker.record(fix) }
+            if stop.1 == walk.count { try await tracker.finish() }
+        }
+        #expect(try await contents(outbox) == contents(reference))
+        // A finished source starts afresh.
+        let again = try await Tracker(outbox: outbox, acceptor: FixAcceptor(), source: "walk", skipsDecidedFixes: true)
+        #expect(again.resumedFixes == 0)
+    }
+
+    @Test("A resumed tracker keeps the first run's time shift and extends the same event")
+    func resumingState() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        let first = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 100, identifiers: .sequential(prefix: "a")),
+                                      source: "live")
+        _ = try await first.record(fix(10, x: 1, y: 1))
+        let second = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 999, identifiers: .sequential(prefix: "b")),
+                                       source: "live")
+        #expect(await second.timeShift == 100)
+        #expect(try await second.record(fix(20, x: 1, y: 1)) == .extended(eventId: "a-1", duration: 10))
+    }
+}
