@@ -7,9 +7,12 @@ import Whereabouts
 /// With every change the tracker writes a checkpoint of its state (each device's last event, the
 /// number of fixes decided, the time shift) in the same transaction, under a name for its source.
 /// A tracker started again on the same source carries on from there: its next fix extends the
-/// same event, and with ``skipsDecidedFixes`` (a replay of the same recording) the fixes an
-/// earlier run already decided are passed over, so that an interrupted replay ends with exactly
-/// the events of an uninterrupted one.
+/// same event. With ``skipsDecidedFixes`` (a replay of the same recording) it also keeps the
+/// first run's time shift and passes over the fixes an earlier run already decided, so that an
+/// interrupted replay ends with exactly the events of an uninterrupted one. Without it (live
+/// scans), the acceptor's time shift (today's offset to the server's clock) stands.
+///
+/// Call ``record(_:)`` from one task at a time: each call waits for its write.
 ///
 /// ```swift
 /// let outbox = try Outbox(path: "outbox.sqlite")
@@ -48,8 +51,13 @@ public actor Tracker {
     public nonisolated let outbox: Outbox
     /// The name of the source of fixes, under which the checkpoint is kept.
     public nonisolated let source: String
-    /// Whether fixes an earlier, interrupted run of the source decided are passed over.
+    /// Whether the source is a replay: fixes an earlier, interrupted run of it decided are passed
+    /// over, and its time shift is kept.
     public nonisolated let skipsDecidedFixes: Bool
+    /// Whether an unfinished checkpoint of the source was found and restored.
+    public nonisolated let hasResumed: Bool
+    /// Whether the outbox says the source was tracked to its end before (a replay run again).
+    public nonisolated let wasFinished: Bool
     /// The counts so far.
     public private(set) var counts = Counts()
     /// How many fixes an interrupted earlier run had decided (0 when starting afresh).
@@ -66,19 +74,33 @@ public actor Tracker {
         self.skipsDecidedFixes = skipsDecidedFixes
         var acceptor = acceptor
         var resumed = 0
-        if let checkpoint = try await outbox.checkpoint(for: source), !checkpoint.finished,
+        var found = false
+        let checkpoint = try await outbox.checkpoint(for: source)
+        self.wasFinished = checkpoint?.finished ?? false
+        if let checkpoint, !checkpoint.finished,
            let state = try? JSONDecoder().decode(State.self, from: Data(checkpoint.state)) {
+            found = true
             acceptor.lastEvents = state.lastEvents
-            acceptor.timeShift = state.timeShift
-            resumed = state.fixes
+            if skipsDecidedFixes {
+                acceptor.timeShift = state.timeShift
+                resumed = state.fixes
+            }
         }
         self.acceptor = acceptor
         self.resumedFixes = resumed
+        self.hasResumed = found
     }
 
-    /// The time shift in force (fix time + shift = event time): a resumed run keeps the first
+    /// The time shift in force (fix time + shift = event time): a resumed replay keeps the first
     /// run's.
     public var timeShift: Double { acceptor.timeShift }
+
+    /// Sets the time shift, e.g. once the first fix of a replay anchored at the present is known.
+    /// A resumed replay keeps its own: the call changes nothing then.
+    public func setTimeShift(_ shift: Double) {
+        guard !(hasResumed && skipsDecidedFixes) else { return }
+        acceptor.timeShift = shift
+    }
 
     /// Decides `fix`, writes what it changes to the outbox (durably), and returns the decision.
     public func record(_ fix: Fix) async throws -> AcceptanceDecision {

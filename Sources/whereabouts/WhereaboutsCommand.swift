@@ -39,6 +39,12 @@ struct WhereaboutsCommand: AsyncParsableCommand {
                 ScanCommand.self,
                 RecordCommand.self,
             ]),
+            CommandGroup(name: "Tracking", subcommands: [
+                TrackCommand.self,
+                SyncCommand.self,
+                NoteCommand.self,
+                EventsCommand.self,
+            ]),
             CommandGroup(name: "Server", subcommands: [
                 ServeCommand.self,
                 UsersCommand.self,

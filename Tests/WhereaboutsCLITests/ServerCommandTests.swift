@@ -19,10 +19,10 @@ struct ServerCommandTests {
         let port: Int
         private let errorPipe = Pipe()
 
-        init(dataDir: URL) throws {
-            port = try Self.freePort()
+        init(dataDir: URL, port: Int? = nil) throws {
+            self.port = try port ?? Self.freePort()
             process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
-            process.arguments = ["serve", "--data-dir", dataDir.path, "--port", String(port), "--log-level", "warning"]
+            process.arguments = ["serve", "--data-dir", dataDir.path, "--port", String(self.port), "--log-level", "warning"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errorPipe
             try process.run()

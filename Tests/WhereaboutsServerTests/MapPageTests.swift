@@ -255,6 +255,29 @@ struct MapPageTests {
         }
     }
 
+    @Test("with nothing in the last 24 hours, the page shows the day up to the newest position (a replayed recording)",
+          .enabled(if: HeadlessChromium.shouldRun,
+                   "chromium is not installed: `apt-get install chromium` to run the map page in a browser"))
+    func pageJumpsToNewestPositions() async throws {
+        try await MapTestServer.run { server in
+            let token = MapTestServer.aliceToken
+            // Three positions of November 2023 and one a week earlier, outside the day shown.
+            for (index, time) in [1_700_000_000.0, 1_700_000_060, 1_700_000_120, 1_699_300_000].enumerated() {
+                try await server.postPosition(token: token, id: "replayed\(index)", time: time,
+                                              latitude: 46.5191 + Double(index) * 0.0001, longitude: 6.5668)
+            }
+            try await HeadlessChromium.withPage { page in
+                try await page.setTimeZone("UTC")
+                try await page.navigate(to: "\(server.baseURL)/map?auth=\(token)")
+                try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.connected")
+                #expect(try await page.evaluate("window.whereaboutsMap.points") == .number(3))
+                #expect(try await page.evaluate("document.getElementById('to').value") == .string("2023-11-14T22:15:21"))
+                #expect(try await page.evaluate("document.getElementById('note').textContent")
+                    == .string("No positions in the last 24 hours: showing the 24 hours up to the newest one."))
+            }
+        }
+    }
+
     @Test("the page converts WGS84 to the venue's frame as LocalFrame does",
           .enabled(if: HeadlessChromium.shouldRun,
                    "chromium is not installed: `apt-get install chromium` to run the map page in a browser"))

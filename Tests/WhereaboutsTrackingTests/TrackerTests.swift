@@ -68,17 +68,25 @@ struct TrackerTests {
         #expect(again.resumedFixes == 0)
     }
 
-    @Test("A resumed tracker keeps the first run's time shift and extends the same event")
+    @Test("A resumed tracker extends the same event; a replay keeps its first run's time shift, live scans take today's")
     func resumingState() async throws {
         let temporary = TemporaryOutbox()
         defer { temporary.remove() }
         let outbox = try temporary.open()
-        let first = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 100, identifiers: .sequential(prefix: "a")),
-                                      source: "live")
-        _ = try await first.record(fix(10, x: 1, y: 1))
-        let second = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 999, identifiers: .sequential(prefix: "b")),
-                                       source: "live")
-        #expect(await second.timeShift == 100)
-        #expect(try await second.record(fix(20, x: 1, y: 1)) == .extended(eventId: "a-1", duration: 10))
+        for source in ["live", "replay"] {
+            let first = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 100, identifiers: .sequential(prefix: source)),
+                                          source: source, skipsDecidedFixes: source == "replay")
+            _ = try await first.record(fix(10, x: 1, y: 1))
+        }
+        let live = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 999), source: "live")
+        #expect(live.hasResumed && live.resumedFixes == 0)
+        #expect(await live.timeShift == 999)
+        #expect(try await live.record(fix(20, x: 1, y: 1)) == .extended(eventId: "live-1", duration: 10))
+        let replay = try await Tracker(outbox: outbox, acceptor: FixAcceptor(timeShift: 999), source: "replay", skipsDecidedFixes: true)
+        await replay.setTimeShift(555)
+        #expect(replay.hasResumed && replay.resumedFixes == 1)
+        #expect(await replay.timeShift == 100)
+        #expect(try await replay.record(fix(10, x: 1, y: 1)) == .ignored(.alreadyDecided))
+        #expect(try await replay.record(fix(20, x: 1, y: 1)) == .extended(eventId: "replay-1", duration: 10))
     }
 }

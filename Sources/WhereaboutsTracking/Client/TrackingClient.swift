@@ -41,9 +41,9 @@ public actor TrackingClient {
     ///   - token: The access token.
     ///   - defaultStream: The stream notes, pictures and reads go to when none is named.
     ///   - timeout: Seconds one request may take (default 30).
-    ///   - httpClient: The HTTP client (default: the shared one).
+    ///   - httpClient: The HTTP client (default: ``sharedHTTPClient``).
     public init(server: String, token: String, defaultStream: String = "position", timeout: Double = 30,
-                httpClient: HTTPClient = .shared) throws {
+                httpClient: HTTPClient = TrackingClient.sharedHTTPClient) throws {
         var base = server
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -59,6 +59,16 @@ public actor TrackingClient {
         self.timeout = timeout
         self.httpClient = httpClient
     }
+
+    /// The HTTP client tracking clients share unless given another: like `HTTPClient.shared`,
+    /// but a server that refuses connections fails the request at once (connect timeout 5 s)
+    /// instead of being retried until the request's deadline: the outbox does the retrying.
+    public static let sharedHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout.connect = .seconds(5)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     // MARK: Time
 
@@ -246,7 +256,10 @@ public actor TrackingClient {
             bytes = try await response.body.collect(upTo: Self.maximumAnswerSize)
         } catch let error as TrackingError {
             throw error
+        } catch let error as CancellationError {
+            throw error
         } catch {
+            if Task.isCancelled { throw CancellationError() }
             throw TrackingError.unreachable(server: server, reason: Self.reason(error))
         }
         let received = Date().timeIntervalSince1970

@@ -31,7 +31,7 @@ public enum TrackingError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let server, let reason):
-            "The server \(server) did not answer (\(reason)); will try again."
+            "The server \(server) did not answer (\(reason))."
         case .refused(401, _, let message):
             "The server refused the token (\(message)). Check --token: `whereabouts users token NAME` issues one."
         case .refused(403, _, let message):

@@ -84,6 +84,7 @@ public actor OutboxSender {
                 onChange?(statistics)
                 guard await arrivals.next() != nil else { return }
             } catch {
+                if error is CancellationError || Task.isCancelled { return }
                 statistics.lastError = (error as? TrackingError) ?? .invalidAnswer("\(error)")
                 statistics.retries += 1
                 onChange?(statistics)

@@ -46,13 +46,13 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
-        if let from { _ = try Self.time(from, option: "--from") }
-        if let to { _ = try Self.time(to, option: "--to") }
+        if let from { _ = try TimeArgument.seconds(from, option: "--from") }
+        if let to { _ = try TimeArgument.seconds(to, option: "--to") }
     }
 
     func run() async throws {
-        let end = try to.map { try Self.time($0, option: "--to") } ?? Date().timeIntervalSince1970
-        let start = try from.map { try Self.time($0, option: "--from") } ?? end - 86_400
+        let end = try to.map { try TimeArgument.seconds($0, option: "--to") } ?? Date().timeIntervalSince1970
+        let start = try from.map { try TimeArgument.seconds($0, option: "--from") } ?? end - 86_400
         guard start <= end else { throw CommandFailure("--from (\(start)) is after --to (\(end)).") }
         let eventStore = try await store.open(logger: Logger(label: "whereabouts.export"))
         do {
@@ -88,19 +88,5 @@ struct ExportCommand: AsyncParsableCommand {
             try? await eventStore.close()
             throw error
         }
-    }
-
-    /// Seconds since 1970 from `text`: a number, an ISO 8601 date-time, or a date (midnight UTC).
-    static func time(_ text: String, option: String) throws -> Double {
-        if let seconds = Double(text), seconds.isFinite { return seconds }
-        let full = ISO8601DateFormatter()
-        if let date = full.date(from: text) { return date.timeIntervalSince1970 }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = fractional.date(from: text) { return date.timeIntervalSince1970 }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        if let date = day.date(from: text) { return date.timeIntervalSince1970 }
-        throw ValidationError("\(option) must be seconds since 1970 or an ISO 8601 time such as 2026-11-21T08:00:00Z, found \"\(text)\".")
     }
 }

@@ -13,7 +13,7 @@ extension Double {
 
     /// The value rounded to `decimals` decimal places.
     func rounded(decimals: Int) -> Double {
-        let scale = pow(10, Double(decimals))
+        let scale = Foundation.pow(10, Double(decimals))
         return (self * scale).rounded() / scale
     }
 }

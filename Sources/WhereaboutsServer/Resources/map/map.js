@@ -71,6 +71,7 @@
   let reconnectTimer = null;
   let connectGeneration = 0;           // bumped whenever the live connection is abandoned
   let loadGeneration = 0;
+  let defaultFrom = "";                 // the start the page proposed, until the user changes it
 
   function pad(n) { return String(n).padStart(2, "0"); }
   // A time as the page shows it: local, "YYYY-MM-DD HH:MM:SS".
@@ -139,8 +140,29 @@
       latitude: c.latitude,
       longitude: c.longitude,
       accuracy: typeof c.horizontalAccuracy === "number" ? c.horizontalAccuracy : null,
-      floor: typeof c.floor === "number" ? c.floor : null,
+      floor: typeof c.floor === "number" ? c.floor : floorInClientData(event),
     };
+  }
+
+  // The floor a Whereabouts tracker keeps in clientData (a position/wgs84 content has no floor).
+  function floorInClientData(event) {
+    const data = event.clientData && event.clientData.whereabouts;
+    return data && typeof data.floor === "number" ? data.floor : null;
+  }
+
+  // The newest position's end time, or null: where an empty default range jumps to.
+  async function newestPositionEnd() {
+    try {
+      const response = await fetch("/events?types[]=position/wgs84&limit=1",
+        { headers: { Authorization: token }, cache: "no-store" });
+      if (!response.ok) return null;
+      const body = await response.json();
+      const event = (body.events || [])[0];
+      if (!event || typeof event.time !== "number") return null;
+      return event.time + (typeof event.duration === "number" ? event.duration : 0);
+    } catch (ignored) {
+      return null;
+    }
   }
 
   function inRange(time) {
@@ -535,7 +557,21 @@
     try { localStorage.setItem(TOKEN_KEY, token); } catch (ignored) { /* storage disabled */ }
     range = { from: from, to: to };
     closeSocket();
-    if (await loadTrack()) connect();
+    if (!(await loadTrack())) return;
+    // The default range (the last 24 hours) is empty but older positions exist, e.g. a replayed
+    // recording: show the 24 hours up to the newest one rather than an empty map.
+    if (track.length === 0 && to === null && el.from.value === defaultFrom) {
+      const newest = await newestPositionEnd();
+      if (newest !== null && newest < from) {
+        const end = Math.ceil(newest) + 1;
+        el.from.value = inputValue(end - 24 * 3600);
+        el.to.value = inputValue(end);
+        range = { from: parseInput(el.from.value), to: parseInput(el.to.value) };
+        if (!(await loadTrack())) return;
+        el.note.textContent = "No positions in the last 24 hours: showing the 24 hours up to the newest one.";
+      }
+    }
+    connect();
   }
 
   function start() {
@@ -563,6 +599,7 @@
     }
     el.token.value = initial;
     el.from.value = inputValue(Math.floor(Date.now() / 1000) - 24 * 3600);
+    defaultFrom = el.from.value;
     el.to.value = "";
 
     el.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import WhereaboutsTracking
+
+/// `whereabouts sync`
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Deliver what waits in the outbox; exit 0 only when it is empty.",
+        discussion: """
+        Sends the outbox's events and duration updates to the server, in order, in batches. While \
+        the server cannot be reached (or answers 5xx or 429) it tries again, waiting longer each \
+        time, for up to --wait seconds. Items the server refuses for good (an invalid event, a \
+        stream the token may not write) are kept with the server's reason: --status lists them, \
+        --retry-failed sends them again, --discard-failed drops them. The exit status is 0 when \
+        the outbox ends empty, 1 otherwise.
+
+        Examples:
+          whereabouts sync --token $TOKEN
+          whereabouts sync --status
+          whereabouts sync --server https://home.example:8443 --token $TOKEN --wait 300
+          whereabouts sync --retry-failed --token $TOKEN
+        """
+    )
+
+    @OptionGroup var connection: ServerConnectionOptions
+
+    @Flag(name: .long, help: "Only print what waits in the outbox and what failed (no token needed).")
+    var status = false
+
+    @Flag(name: .long, help: "Queue the items the server refused again, then deliver.")
+    var retryFailed = false
+
+    @Flag(name: .long, help: "Drop the items the server refused (they are lost), then deliver.")
+    var discardFailed = false
+
+    @Option(name: .long, help: ArgumentHelp("Keep trying an unreachable server for up to this many seconds.", valueName: "seconds"))
+    var wait: Double = 60
+
+    func validate() throws {
+        if !(wait.isFinite && wait >= 0) { throw ValidationError("--wait must be a number of seconds, 0 or more.") }
+        if retryFailed && discardFailed { throw ValidationError("Give --retry-failed or --discard-failed, not both.") }
+    }
+
+    func run() async throws {
+        let outbox = try connection.openOutbox()
+        if status {
+            print(try await outbox.status().report(path: outbox.path))
+            return
+        }
+        if retryFailed { Terminal.error("\(try await outbox.retryFailed()) refused items queued again.") }
+        if discardFailed { Terminal.error("\(try await outbox.discardFailed()) refused items dropped.") }
+        let sender = OutboxSender(outbox: outbox, client: try connection.client())
+        let deadline = Date().addingTimeInterval(wait)
+        var attempt = 0
+        var delivered = 0
+        while true {
+            do {
+                delivered += try await sender.deliverPending()
+                break
+            } catch let error as TrackingError where error.isRetryable {
+                attempt += 1
+                let pause = min(sender.backoff.delay(attempt: attempt), deadline.timeIntervalSinceNow)
+                guard pause > 0 else {
+                    Terminal.error("Gave up after \(Int(wait)) s: \(error)")
+                    break
+                }
+                Terminal.error("\(error) Next try in \(String(format: "%.1f", pause)) s.")
+                try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
+            } catch let error as TrackingError {
+                Terminal.error("\(error)")
+                break
+            }
+        }
+        let state = try await outbox.status()
+        Terminal.error("The server took \(delivered) item\(delivered == 1 ? "" : "s").")
+        Terminal.error(state.report(path: outbox.path))
+        if !state.isEmpty { throw ExitCode.failure }
+    }
+}

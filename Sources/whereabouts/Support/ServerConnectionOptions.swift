@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import WhereaboutsTracking
+
+/// Where tracked events go and wait: `--server`, `--token`, `--outbox`. Shared by `track`,
+/// `sync`, `note` and `events`.
+struct ServerConnectionOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The server (default: $WHEREABOUTS_SERVER, else http://127.0.0.1:8080, where `whereabouts serve` listens).",
+        valueName: "url"))
+    var server: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The access token (default: $WHEREABOUTS_TOKEN; the environment keeps it out of the process list). `whereabouts users add NAME` prints one.",
+        valueName: "token"))
+    var token: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The outbox, where events wait until the server has them (default: \(Self.defaultOutboxPath)).",
+        valueName: "path"))
+    var outbox: String?
+
+    /// The server's URL.
+    var serverURL: String {
+        server ?? ProcessInfo.processInfo.environment["WHEREABOUTS_SERVER"] ?? "http://127.0.0.1:8080"
+    }
+
+    /// The outbox's path.
+    var outboxPath: String { outbox ?? Self.defaultOutboxPath }
+
+    /// `$XDG_DATA_HOME/whereabouts/outbox.sqlite` (`~/.local/share` when unset); on Apple
+    /// platforms, Application Support.
+    static var defaultOutboxPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        #if os(Linux)
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (home as NSString).appendingPathComponent(".local/share")
+        #else
+        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent("Library/Application Support")
+        #endif
+        return ((data as NSString).appendingPathComponent("whereabouts") as NSString).appendingPathComponent("outbox.sqlite")
+    }
+
+    /// The token, from `--token` or the environment.
+    func resolvedToken() throws -> String {
+        if let token { return token }
+        if let token = ProcessInfo.processInfo.environment["WHEREABOUTS_TOKEN"], !token.isEmpty { return token }
+        throw ValidationError("Give --token, or set WHEREABOUTS_TOKEN (`whereabouts users add NAME` prints a token).")
+    }
+
+    /// A client for the server.
+    func client(defaultStream: String = "position", timeout: Double = 30) throws -> TrackingClient {
+        do {
+            return try TrackingClient(server: serverURL, token: try resolvedToken(), defaultStream: defaultStream, timeout: timeout)
+        } catch let error as TrackingError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// Opens the outbox.
+    func openOutbox() throws -> Outbox {
+        do {
+            return try Outbox(path: outboxPath)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
+}
+
+extension OutboxStatus {
+    /// What the outbox holds, in a sentence or a few lines.
+    func report(path: String) -> String {
+        var lines: [String] = []
+        if isEmpty {
+            lines.append("The outbox \(path) is empty: the server has everything.")
+        } else {
+            var first = "The outbox \(path) holds \(pending) item\(pending == 1 ? "" : "s") to deliver"
+            if pending > 0 { first += " (\(pendingCreates) new event\(pendingCreates == 1 ? "" : "s"), \(pendingUpdates) duration update\(pendingUpdates == 1 ? "" : "s"))" }
+            if let oldestQueuedAt { first += ", the oldest queued \(TimeArgument.text(oldestQueuedAt))" }
+            lines.append(first + ".")
+            if failed > 0 {
+                lines.append("\(failed) item\(failed == 1 ? " was" : "s were") refused by the server and wait\(failed == 1 ? "s" : "") "
+                             + "(`whereabouts sync --retry-failed` sends them again, `--discard-failed` drops them):")
+                for failure in failures {
+                    lines.append("  \(failure.kind.rawValue) \(failure.eventId): \(failure.errorId): \(failure.message)")
+                }
+                if failed > failures.count { lines.append("  … and \(failed - failures.count) more") }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `whereabouts track`, `sync`, `note` and `events` as a user runs them, against a real
+/// `whereabouts serve`.
+@Suite("Tracking commands", .serialized)
+struct TrackingCommandTests {
+    /// A data folder with one user, and its token.
+    private static func user(_ name: String, in dataDir: URL) throws -> String {
+        let added = try CommandRunner.run(["users", "add", name, "--data-dir", dataDir.path])
+        return added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func connection(_ port: Int, _ token: String, _ outbox: URL) -> [String] {
+        ["--server", "http://127.0.0.1:\(port)", "--token", token, "--outbox", outbox.path]
+    }
+
+    /// The `new events` count in track's summary.
+    private static func newEvents(in text: String) -> Int? {
+        guard let range = text.range(of: #"(\d+) new events"#, options: .regularExpression) else { return nil }
+        return Int(text[range].split(separator: " ").first ?? "")
+    }
+
+    @Test("track delivers the example's events; events reads them back; a second run of the same replay adds nothing")
+    func trackExample() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
+        let token = try Self.user("ann", in: dataDir)
+        let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
+        try await server.waitUntilReady()
+        defer { _ = server.stop(with: SIGTERM) }
+
+        let tracked = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+                                            + Self.connection(server.port, token, outbox))
+        #expect(tracked.status == 0, "\(tracked.standardError)")
+        #expect(tracked.standardError.contains("Tracked 625 fixes"))
+        #expect(tracked.standardError.contains("is empty: the server has everything"))
+        let created = try #require(Self.newEvents(in: tracked.standardError))
+        #expect(created > 5)
+
+        let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
+                                           + Self.connection(server.port, token, outbox))
+        #expect(listed.status == 0, "\(listed.standardError)")
+        let lines = listed.standardOutput.split(separator: "\n")
+        #expect(lines.count == created)
+        #expect(lines.allSatisfy { $0.contains(#""type":"position/wgs84""#) && $0.contains(#""horizontalAccuracy""#) })
+        let text = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16"]
+                                         + Self.connection(server.port, token, outbox))
+        #expect(text.standardOutput.hasPrefix("2023-11-14T22:13:20Z"), "\(text.standardOutput.prefix(200))")
+
+        let again = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+                                          + Self.connection(server.port, token, outbox))
+        #expect(again.status == 0)
+        #expect(again.standardError.contains("tracked") && again.standardError.contains("--again"))
+        let after = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
+                                          + Self.connection(server.port, token, outbox))
+        #expect(after.standardOutput.split(separator: "\n").count == created)
+    }
+
+    @Test("With the server down, track queues; sync fails until it is back, then delivers and exits 0")
+    func offlineThenSync() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
+        let token = try Self.user("bob", in: dataDir)
+        let port = try ServerCommandTests.ServerProcess.freePort()
+
+        let tracked = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl",
+                                             "--wait", "0"] + Self.connection(port, token, outbox))
+        #expect(tracked.status == 0, "\(tracked.standardError)")
+        #expect(tracked.standardError.contains("did not answer"))
+        #expect(tracked.standardError.contains("`whereabouts sync` delivers them"))
+        let created = try #require(Self.newEvents(in: tracked.standardError))
+
+        let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
+        #expect(status.status == 0)
+        #expect(status.standardOutput.contains("holds \(created) items to deliver (\(created) new events, 0 duration updates)"))
+
+        let failed = try CommandRunner.run(["sync", "--wait", "0"] + Self.connection(port, token, outbox))
+        #expect(failed.status == 1)
+
+        let server = try ServerCommandTests.ServerProcess(dataDir: dataDir, port: port)
+        try await server.waitUntilReady()
+        defer { _ = server.stop(with: SIGTERM) }
+        let synced = try CommandRunner.run(["sync"] + Self.connection(port, token, outbox))
+        #expect(synced.status == 0, "\(synced.standardError)")
+        #expect(synced.standardError.contains("The server took \(created) items"))
+        let listed = try CommandRunner.run(["events", "--from", "0", "--json"] + Self.connection(port, token, outbox))
+        #expect(listed.standardOutput.split(separator: "\n").count == created)
+    }
+
+    @Test("With a refused token, track keeps positioning and queueing, says why, and exits 1")
+    func badToken() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
+        _ = try Self.user("cat", in: dataDir)
+        let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
+        try await server.waitUntilReady()
+        defer { _ = server.stop(with: SIGTERM) }
+        let tracked = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+                                            + Self.connection(server.port, "wrong-token", outbox))
+        #expect(tracked.status == 1)
+        #expect(tracked.standardError.contains("refused the token"))
+        #expect(tracked.standardError.contains("Tracked 625 fixes"))
+        let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
+        #expect(!status.standardOutput.contains("is empty"))
+    }
+
+    @Test("note sends a note and a picture; events shows them; bad input is refused before anything is queued")
+    func notes() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
+        let token = try Self.user("dan", in: dataDir)
+        let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
+        try await server.waitUntilReady()
+        defer { _ = server.stop(with: SIGTERM) }
+        let connection = Self.connection(server.port, token, outbox)
+
+        let note = try CommandRunner.run(["note", "Arrived at the library"] + connection)
+        #expect(note.status == 0, "\(note.standardError)")
+        let picturePath = folder.appendingPathComponent("view.png")
+        try Data(repeating: 1, count: 2_000).write(to: picturePath)
+        let picture = try CommandRunner.run(["note", "The view", "--picture", picturePath.path] + connection)
+        #expect(picture.status == 0, "\(picture.standardError)")
+        let listed = try CommandRunner.run(["events"] + connection)
+        #expect(listed.status == 0)
+        #expect(listed.standardOutput.contains("note/txt  position  Arrived at the library"))
+        #expect(listed.standardOutput.contains("picture/attached  position  view.png"))
+
+        let missing = try CommandRunner.run(["note", "x", "--picture", "/no/such.png"] + connection)
+        #expect(missing.status != 0 && missing.standardError.contains("no such file"))
+        let noToken = try CommandRunner.run(["note", "x", "--server", "http://127.0.0.1:\(server.port)", "--outbox", outbox.path])
+        #expect(noToken.status != 0 && noToken.standardError.contains("WHEREABOUTS_TOKEN"))
+        let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
+        #expect(status.standardOutput.contains("is empty"))
+    }
+}
