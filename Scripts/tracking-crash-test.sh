@@ -68,7 +68,7 @@ stop_server() {
 track_args() { echo track --venue "$VENUE" --recording "$RECORDING" --server "http://127.0.0.1:$1" --token "$2" --outbox "$3"; }
 
 events_of() {  # PORT TOKEN OUTBOX → JSON lines of every event
-    "$W" events --server "http://127.0.0.1:$1" --token "$2" --outbox "$3" --from 0 --to 4000000000 --limit 100000 --json
+    "$W" events --server "http://127.0.0.1:$1" --token "$2" --from 0 --to 4000000000 --limit 100000 --json
 }
 
 echo "== reference: an undisturbed run"

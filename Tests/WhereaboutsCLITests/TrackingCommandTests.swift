@@ -18,7 +18,11 @@ struct TrackingCommandTests {
     }
 
     private static func connection(_ port: Int, _ token: String, _ outbox: URL) -> [String] {
-        ["--server", "http://127.0.0.1:\(port)", "--token", token, "--outbox", outbox.path]
+        server(port, token) + ["--outbox", outbox.path]
+    }
+
+    private static func server(_ port: Int, _ token: String) -> [String] {
+        ["--server", "http://127.0.0.1:\(port)", "--token", token]
     }
 
     /// The `new events` count in track's summary.
@@ -46,13 +50,13 @@ struct TrackingCommandTests {
         #expect(created > 5)
 
         let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
-                                           + Self.connection(server.port, token, outbox))
+                                           + Self.server(server.port, token))
         #expect(listed.status == 0, "\(listed.standardError)")
         let lines = listed.standardOutput.split(separator: "\n")
         #expect(lines.count == created)
         #expect(lines.allSatisfy { $0.contains(#""type":"position/wgs84""#) && $0.contains(#""horizontalAccuracy""#) })
         let text = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16"]
-                                         + Self.connection(server.port, token, outbox))
+                                         + Self.server(server.port, token))
         #expect(text.standardOutput.hasPrefix("2023-11-14T22:13:20Z"), "\(text.standardOutput.prefix(200))")
 
         let again = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
@@ -60,7 +64,7 @@ struct TrackingCommandTests {
         #expect(again.status == 0)
         #expect(again.standardError.contains("tracked") && again.standardError.contains("--again"))
         let after = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
-                                          + Self.connection(server.port, token, outbox))
+                                          + Self.server(server.port, token))
         #expect(after.standardOutput.split(separator: "\n").count == created)
     }
 
@@ -92,7 +96,7 @@ struct TrackingCommandTests {
         let synced = try CommandRunner.run(["sync"] + Self.connection(port, token, outbox))
         #expect(synced.status == 0, "\(synced.standardError)")
         #expect(synced.standardError.contains("The server took \(created) items"))
-        let listed = try CommandRunner.run(["events", "--from", "0", "--json"] + Self.connection(port, token, outbox))
+        let listed = try CommandRunner.run(["events", "--from", "0", "--json"] + Self.server(port, token))
         #expect(listed.standardOutput.split(separator: "\n").count == created)
     }
 
@@ -131,7 +135,7 @@ struct TrackingCommandTests {
         try Data(repeating: 1, count: 2_000).write(to: picturePath)
         let picture = try CommandRunner.run(["note", "The view", "--picture", picturePath.path] + connection)
         #expect(picture.status == 0, "\(picture.standardError)")
-        let listed = try CommandRunner.run(["events"] + connection)
+        let listed = try CommandRunner.run(["events"] + Self.server(server.port, token))
         #expect(listed.status == 0)
         #expect(listed.standardOutput.contains("note/txt  position  Arrived at the library"))
         #expect(listed.standardOutput.contains("picture/attached  position  view.png"))

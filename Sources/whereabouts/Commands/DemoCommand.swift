@@ -102,6 +102,7 @@ struct DemoCommand: ParsableCommand {
         if let place = report.placeAccuracy { print("  hall right in \((place * 100).formatted(1)) % of the scans inside a hall") }
         print("\nNext: whereabouts eval --venue Examples/venue.json --test Examples/visit.jsonl --algorithm all")
         print("      whereabouts locate --venue Examples/venue.json --recording Examples/visit.jsonl -o fixes.jsonl")
+        print("      whereabouts track --venue Examples/venue.json --recording Examples/visit.jsonl   (to a server: Documentation/Tracking.md)")
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -15,10 +15,10 @@ struct EventsCommand: AsyncParsableCommand {
         line an event: its time, duration, type, streams and a summary of its content; --json \
         writes the events as the API gives them, one JSON object a line.
 
-        Examples:
-          whereabouts events --token $TOKEN
-          whereabouts events --token $TOKEN --from 2026-11-20 --to 2026-11-21 --stream position
-          whereabouts events --token $TOKEN --json | head
+        Examples (the token in $WHEREABOUTS_TOKEN, or --token):
+          whereabouts events
+          whereabouts events --from 2026-11-20 --to 2026-11-21 --stream phone
+          whereabouts events --json | head
         """
     )
 

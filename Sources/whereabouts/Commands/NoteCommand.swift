@@ -13,10 +13,10 @@ struct NoteCommand: AsyncParsableCommand {
         `whereabouts sync` or `track` sends it; the command says so and exits 0. It exits 1 when \
         the server refuses it or the token.
 
-        Examples:
-          whereabouts note "Arrived at the library" --token $TOKEN
-          whereabouts note "The view from hall 3" --picture view.jpg --token $TOKEN
-          whereabouts note "Met Ana" --stream diary --time 2026-11-21T10:30:00Z --token $TOKEN
+        Examples (the token in $WHEREABOUTS_TOKEN, or --token):
+          whereabouts note "Arrived at the library"
+          whereabouts note "The view from hall 3" --picture view.jpg
+          whereabouts note "Met Ana" --stream diary --time 2026-11-21T10:30:00Z
         """
     )
 
@@ -34,6 +34,8 @@ struct NoteCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ServerConnectionOptions
 
+    @OptionGroup var outboxOptions: OutboxOptions
+
     func validate() throws {
         if let time { _ = try TimeArgument.seconds(time, option: "--time") }
         if picture == nil, text.isEmpty { throw ValidationError("A note needs text.") }
@@ -44,7 +46,7 @@ struct NoteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outbox = try connection.openOutbox()
+        let outbox = try outboxOptions.openOutbox()
         let client = try connection.client(defaultStream: stream)
         let reachable: Bool
         do {

@@ -15,15 +15,17 @@ struct SyncCommand: AsyncParsableCommand {
         --retry-failed sends them again, --discard-failed drops them. The exit status is 0 when \
         the outbox ends empty, 1 otherwise.
 
-        Examples:
-          whereabouts sync --token $TOKEN
+        Examples (the token in $WHEREABOUTS_TOKEN, or --token):
+          whereabouts sync
           whereabouts sync --status
-          whereabouts sync --server https://home.example:8443 --token $TOKEN --wait 300
-          whereabouts sync --retry-failed --token $TOKEN
+          whereabouts sync --server https://home.example:8443 --wait 300
+          whereabouts sync --retry-failed
         """
     )
 
     @OptionGroup var connection: ServerConnectionOptions
+
+    @OptionGroup var outboxOptions: OutboxOptions
 
     @Flag(name: .long, help: "Only print what waits in the outbox and what failed (no token needed).")
     var status = false
@@ -43,7 +45,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outbox = try connection.openOutbox()
+        let outbox = try outboxOptions.openOutbox()
         if status {
             print(try await outbox.status().report(path: outbox.path))
             return

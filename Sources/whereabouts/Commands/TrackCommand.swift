@@ -30,10 +30,13 @@ struct TrackCommand: AsyncParsableCommand {
         what is queued, then says what is left (`whereabouts sync` delivers it later).
 
         Examples:
-          whereabouts track --venue Examples/venue.json --recording Examples/visit.jsonl --token $TOKEN
-          whereabouts track --venue venue.json --adapter hci0 --server https://home.example:8443 --stream phone
-          WHEREABOUTS_TOKEN=$TOKEN whereabouts track --venue venue.json --recording walk.jsonl --min-interval 60
-          whereabouts track --venue venue.json --btsnoop btsnoop_hci.log --max-accuracy 20 --outbox ./outbox.sqlite
+          export WHEREABOUTS_TOKEN=…   # from `whereabouts users add NAME`
+          whereabouts track --venue Examples/venue.json \\
+              --recording Examples/visit.jsonl
+          whereabouts track --venue venue.json --adapter hci0 \\
+              --server https://home.example:8443 --stream phone
+          whereabouts track --venue venue.json --recording walk.jsonl \\
+              --min-interval 60 --max-accuracy 20 --outbox ./outbox.sqlite
         """
     )
 
@@ -44,6 +47,8 @@ struct TrackCommand: AsyncParsableCommand {
     @OptionGroup(title: "Fix pipeline") var pipeline: PipelineOptions
 
     @OptionGroup(title: "Server and outbox") var connection: ServerConnectionOptions
+
+    @OptionGroup(title: "Server and outbox") var outboxOptions: OutboxOptions
 
     @Option(name: .long, help: ArgumentHelp("The stream positions go to (created when missing and the token may).", valueName: "id"))
     var stream: String = "position"
@@ -86,7 +91,7 @@ struct TrackCommand: AsyncParsableCommand {
         if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
         let engine = LocationEngine(setup: setup, timing: pipeline.timing)
 
-        let outbox = try connection.openOutbox()
+        let outbox = try outboxOptions.openOutbox()
         let client = try connection.client(defaultStream: stream)
         let connected = await connect(client)
         let (sourceName, isReplay, isLive) = try describeSource()
@@ -109,12 +114,18 @@ struct TrackCommand: AsyncParsableCommand {
 
         var line = TrackStatusLine()
         var first = true
+        var offsetRefreshed = Date()
         var fixes = engine.fixes(from: reader).makeAsyncIterator()
         while let fix = try await fixes.next() {
             if first, !isLive {
                 first = false
                 let mode = time ?? (fix.time >= 1e9 ? .recorded : .now)
                 if mode == .now { await tracker.setTimeShift(await client.serverTime(forLocal: Date().timeIntervalSince1970) - fix.time) }
+            }
+            if isLive, Date().timeIntervalSince(offsetRefreshed) >= 60 {
+                // Every answer re-measures the server's clock; live events follow it.
+                offsetRefreshed = Date()
+                if let offset = await client.clockOffset { await tracker.setTimeShift(offset) }
             }
             _ = try await tracker.record(fix)
             if line.isDue { await line.draw(tracker: tracker, sender: sender, outbox: outbox) }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import WhereaboutsTracking
 
-/// Where tracked events go and wait: `--server`, `--token`, `--outbox`. Shared by `track`,
-/// `sync`, `note` and `events`.
+/// Which server and as whom: `--server` and `--token`. Shared by `track`, `sync`, `note` and
+/// `events`.
 struct ServerConnectionOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "The server (default: $WHEREABOUTS_SERVER, else http://127.0.0.1:8080, where `whereabouts serve` listens).",
@@ -15,15 +15,34 @@ struct ServerConnectionOptions: ParsableArguments {
         valueName: "token"))
     var token: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The outbox, where events wait until the server has them (default: \(Self.defaultOutboxPath)).",
-        valueName: "path"))
-    var outbox: String?
-
     /// The server's URL.
     var serverURL: String {
         server ?? ProcessInfo.processInfo.environment["WHEREABOUTS_SERVER"] ?? "http://127.0.0.1:8080"
     }
+
+    /// A client for the server.
+    func client(defaultStream: String = "position", timeout: Double = 30) throws -> TrackingClient {
+        do {
+            return try TrackingClient(server: serverURL, token: try resolvedToken(), defaultStream: defaultStream, timeout: timeout)
+        } catch let error as TrackingError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The token, from `--token` or the environment.
+    func resolvedToken() throws -> String {
+        if let token { return token }
+        if let token = ProcessInfo.processInfo.environment["WHEREABOUTS_TOKEN"], !token.isEmpty { return token }
+        throw ValidationError("Give --token, or set WHEREABOUTS_TOKEN (`whereabouts users add NAME` prints a token).")
+    }
+}
+
+/// Where events wait until the server has them: `--outbox`. Shared by `track`, `sync` and `note`.
+struct OutboxOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The outbox, where events wait until the server has them (default: \(Self.defaultOutboxPath)).",
+        valueName: "path"))
+    var outbox: String?
 
     /// The outbox's path.
     var outboxPath: String { outbox ?? Self.defaultOutboxPath }
@@ -40,22 +59,6 @@ struct ServerConnectionOptions: ParsableArguments {
             ?? (NSHomeDirectory() as NSString).appendingPathComponent("Library/Application Support")
         #endif
         return ((data as NSString).appendingPathComponent("whereabouts") as NSString).appendingPathComponent("outbox.sqlite")
-    }
-
-    /// The token, from `--token` or the environment.
-    func resolvedToken() throws -> String {
-        if let token { return token }
-        if let token = ProcessInfo.processInfo.environment["WHEREABOUTS_TOKEN"], !token.isEmpty { return token }
-        throw ValidationError("Give --token, or set WHEREABOUTS_TOKEN (`whereabouts users add NAME` prints a token).")
-    }
-
-    /// A client for the server.
-    func client(defaultStream: String = "position", timeout: Double = 30) throws -> TrackingClient {
-        do {
-            return try TrackingClient(server: serverURL, token: try resolvedToken(), defaultStream: defaultStream, timeout: timeout)
-        } catch let error as TrackingError {
-            throw ValidationError(error.description)
-        }
     }
 
     /// Opens the outbox.
