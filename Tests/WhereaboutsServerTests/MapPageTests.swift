@@ -255,7 +255,7 @@ struct MapPageTests {
         }
     }
 
-    @Test("with nothing in the last 24 hours, the page shows the day up to the newest position (a replayed recording)",
+    @Test("with nothing in the last 24 hours, the page starts a day before the newest position (a replayed recording), still live",
           .enabled(if: HeadlessChromium.shouldRun,
                    "chromium is not installed: `apt-get install chromium` to run the map page in a browser"))
     func pageJumpsToNewestPositions() async throws {
@@ -271,9 +271,13 @@ struct MapPageTests {
                 try await page.navigate(to: "\(server.baseURL)/map?auth=\(token)")
                 try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.connected")
                 #expect(try await page.evaluate("window.whereaboutsMap.points") == .number(3))
-                #expect(try await page.evaluate("document.getElementById('to').value") == .string("2023-11-14T22:15:21"))
+                #expect(try await page.evaluate("document.getElementById('from').value") == .string("2023-11-13T22:15:20"))
+                #expect(try await page.evaluate("document.getElementById('to').value") == .string(""))
                 #expect(try await page.evaluate("document.getElementById('note').textContent")
-                    == .string("No positions in the last 24 hours: showing the 24 hours up to the newest one."))
+                    == .string("No positions in the last 24 hours: showing from the day before the newest one."))
+                // Still live: a position of the same day, delivered now, appears.
+                try await server.postPosition(token: token, id: "replayed4", time: 1_700_000_180, latitude: 46.5196, longitude: 6.5668)
+                try await page.waitUntil("window.whereaboutsMap.points === 4")
             }
         }
     }

@@ -43,6 +43,11 @@ public actor OutboxSender {
     /// What the sender has done so far.
     public private(set) var statistics = Statistics()
 
+    /// Statuses of a whole request that refuse its body: a batch is then sent item by item.
+    static let bodyRefusals: Set<Int> = [400, 413]
+    /// Statuses of a single create (multipart) that refuse the event itself.
+    static let eventRefusals: Set<Int> = [400, 403, 409, 413]
+
     /// Error ids of a batch call that are worth retrying (the server's trouble, not the item's).
     static let retryableCallErrors: Set<String> = ["unexpected-error", "too-many-requests", "api-unavailable"]
 
@@ -102,14 +107,17 @@ public actor OutboxSender {
             statistics.requests += 1
             answers = try await client.batch(items.map(\.batchCall))
         } catch let error as TrackingError {
-            if error.isRetryable || error.isTokenRefused || items.count == 1 {
-                if !error.isRetryable, !error.isTokenRefused, case .refused(_, let id, let message) = error, let item = items.first {
-                    try await outbox.settle([.refused(item, errorId: id, message: message)])
-                    statistics.refused += 1
-                    return 0
-                }
+            // Only a refusal of the body (malformed, too large) is the items' fault; anything
+            // else (a bad token, a wrong URL, no answer) stops delivery and keeps them queued.
+            guard case .refused(let status, let id, let message) = error, Self.bodyRefusals.contains(status),
+                  !id.hasPrefix("http-") else {
                 try await outbox.settle(items.map { .attempted($0) })
                 throw error
+            }
+            if items.count == 1, let item = items.first {
+                try await outbox.settle([.refused(item, errorId: id, message: message)])
+                statistics.refused += 1
+                return 0
             }
             var delivered = 0
             for item in items { delivered += try await deliver([item]) }
@@ -157,9 +165,13 @@ public actor OutboxSender {
             try await outbox.settle([.delivered(item, serverDuration: stored.duration)])
             statistics.delivered += 1
             return 1
-        } catch let error as TrackingError where !error.isRetryable && !error.isTokenRefused {
-            let (id, message): (String, String) = if case .refused(_, let id, let message) = error { (id, message) } else { ("invalid-request", error.description) }
+        } catch TrackingError.refused(let status, let id, let message) where Self.eventRefusals.contains(status) && !id.hasPrefix("http-") {
             try await outbox.settle([.refused(item, errorId: id, message: message)])
+            statistics.refused += 1
+            return 0
+        } catch TrackingError.invalidRequest(let message) {
+            // The file cannot be read or is too large: no retry will change that.
+            try await outbox.settle([.refused(item, errorId: "invalid-request", message: message)])
             statistics.refused += 1
             return 0
         } catch {

@@ -99,6 +99,24 @@ struct DeliveryTests {
         }
     }
 
+    @Test("A wrong server path refuses the whole request: nothing is marked refused, everything stays queued")
+    func wrongPath() async throws {
+        try await LocalServer.with { server in
+            let token = try await server.addUser("hal")
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            let now = Date().timeIntervalSince1970
+            try await outbox.enqueue((0..<3).map { index in
+                .create(TrackedEvent(id: "n\(index)", streamIds: ["position"], time: now, type: "note/txt", content: .string("x")))
+            })
+            let sender = OutboxSender(outbox: outbox, client: try TrackingClient(server: server.url + "/not/here", token: token))
+            await #expect(throws: TrackingError.self) { try await sender.deliverPending() }
+            let status = try await outbox.status()
+            #expect(status.pending == 3 && status.failed == 0)
+        }
+    }
+
     @Test("An item the server refuses is kept with its reason and does not block the items behind it")
     func refusedItem() async throws {
         try await LocalServer.with { server in

@@ -559,16 +559,15 @@
     closeSocket();
     if (!(await loadTrack())) return;
     // The default range (the last 24 hours) is empty but older positions exist, e.g. a replayed
-    // recording: show the 24 hours up to the newest one rather than an empty map.
+    // recording: start 24 hours before the newest one rather than show an empty map (still up to
+    // now, so that live updates go on).
     if (track.length === 0 && to === null && el.from.value === defaultFrom) {
       const newest = await newestPositionEnd();
       if (newest !== null && newest < from) {
-        const end = Math.ceil(newest) + 1;
-        el.from.value = inputValue(end - 24 * 3600);
-        el.to.value = inputValue(end);
-        range = { from: parseInput(el.from.value), to: parseInput(el.to.value) };
+        el.from.value = inputValue(Math.floor(newest) - 24 * 3600);
+        range = { from: parseInput(el.from.value), to: null };
         if (!(await loadTrack())) return;
-        el.note.textContent = "No positions in the last 24 hours: showing the 24 hours up to the newest one.";
+        el.note.textContent = "No positions in the last 24 hours: showing from the day before the newest one.";
       }
     }
     connect();
