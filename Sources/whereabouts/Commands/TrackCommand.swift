@@ -206,6 +206,9 @@ struct TrackCommand: AsyncParsableCommand {
 struct TrackStatusLine {
     private let enabled = Terminal.standardErrorIsTerminal
     private var lastDraw = Date.distantPast
+    /// The queue's length, counted at most once a second (a count over a large backlog costs).
+    private var queued = 0
+    private var lastCount = Date.distantPast
 
     /// Whether a redraw is due.
     var isDue: Bool { enabled && Date().timeIntervalSince(lastDraw) >= 0.1 }
@@ -215,7 +218,10 @@ struct TrackStatusLine {
         lastDraw = Date()
         let counts = await tracker.counts
         let statistics = await sender.statistics
-        let queued = (try? await outbox.status().pending) ?? 0
+        if lastDraw.timeIntervalSince(lastCount) >= 1 {
+            lastCount = lastDraw
+            queued = (try? await outbox.status().pending) ?? queued
+        }
         var text = "tracking: \(counts.fixes) fixes · \(counts.accepted) accepted · \(counts.extended) extended · "
             + "\(counts.ignoredTotal) ignored · \(queued) queued · \(statistics.delivered) delivered"
         if let error = statistics.lastError { text += " · " + String(error.description.prefix(80)) }
