@@ -19,14 +19,14 @@ if [ ! -x "$W" ]; then swift build --product whereabouts; fi
 W="$(cd "$(dirname "$W")" && pwd)/$(basename "$W")"
 VENUE=Examples/venue.json
 work=$(mktemp -d "${TMPDIR:-/tmp}/whereabouts-crash-test.XXXXXX")
-# The example visit, walked eight times in a row (each copy 700 s after the one before): a replay
+# The example visit, walked sixteen times in a row (each copy 700 s after the one before): a replay
 # long enough for the kills to land all along it.
 RECORDING="$work/visits.jsonl"
 python3 - Examples/visit.jsonl "$RECORDING" <<'PY'
 import json, sys
 lines = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 with open(sys.argv[2], "w") as out:
-    for copy in range(8):
+    for copy in range(16):
         for scan in lines:
             out.write(json.dumps(dict(scan, t=scan["t"] + 700 * copy)) + "\n")
 PY

@@ -68,6 +68,32 @@ struct TrackerTests {
         #expect(again.resumedFixes == 0)
     }
 
+    @Test("Recording fixes a lot at a time leaves the items and the counts of one at a time")
+    func lots() async throws {
+        let single = TemporaryOutbox(), batched = TemporaryOutbox()
+        defer { single.remove(); batched.remove() }
+        let one = try single.open(), many = try batched.open()
+        let byOne = try await Tracker(outbox: one, acceptor: FixAcceptor(identifiers: .sequential(prefix: "a")), source: "walk")
+        let byLot = try await Tracker(outbox: many, acceptor: FixAcceptor(identifiers: .sequential(prefix: "b")), source: "walk")
+        var decisions: [AcceptanceDecision] = []
+        for fix in walk { decisions.append(try await byOne.record(fix)) }
+        var lotDecisions: [AcceptanceDecision] = []
+        for start in stride(from: 0, to: walk.count, by: 7) {
+            lotDecisions += try await byLot.record(contentsOf: Array(walk[start..<min(start + 7, walk.count)]))
+        }
+        #expect(try await contents(many) == contents(one))
+        #expect(await byLot.counts == byOne.counts)
+        #expect(lotDecisions.map(Self.kind) == decisions.map(Self.kind))
+    }
+
+    private static func kind(_ decision: AcceptanceDecision) -> String {
+        switch decision {
+        case .accepted: "accepted"
+        case .extended(_, let duration): "extended \(duration)"
+        case .ignored(let reason): reason.name
+        }
+    }
+
     @Test("A resumed tracker extends the same event; a replay keeps its first run's time shift, live scans take today's")
     func resumingState() async throws {
         let temporary = TemporaryOutbox()

@@ -115,6 +115,11 @@ struct TrackCommand: AsyncParsableCommand {
         var line = TrackStatusLine()
         var first = true
         var offsetRefreshed = Date()
+        // A replay's fixes are decided 256 at a time, each lot written with one sync; live fixes
+        // (and a pipe) one by one, as they come.
+        let lot = isReplay ? 256 : 1
+        var pending: [Fix] = []
+        pending.reserveCapacity(lot)
         var fixes = engine.fixes(from: reader).makeAsyncIterator()
         while let fix = try await fixes.next() {
             if first, !isLive {
@@ -127,9 +132,14 @@ struct TrackCommand: AsyncParsableCommand {
                 offsetRefreshed = Date()
                 if let offset = await client.clockOffset { await tracker.setTimeShift(offset) }
             }
-            _ = try await tracker.record(fix)
+            pending.append(fix)
+            if pending.count >= lot {
+                _ = try await tracker.record(contentsOf: pending)
+                pending.removeAll(keepingCapacity: true)
+            }
             if line.isDue { await line.draw(tracker: tracker, sender: sender, outbox: outbox) }
         }
+        if !pending.isEmpty { _ = try await tracker.record(contentsOf: pending) }
         line.clear()
         if isReplay { try await tracker.finish() }
         reader.recordingReader?.warnAboutSkippedLines()
