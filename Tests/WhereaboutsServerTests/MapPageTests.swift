@@ -114,6 +114,21 @@ struct MapTestServer {
         }
     }
 
+    /// Stores any event for the token's user through `POST /events`.
+    func postEvent(token: String, json: String) async throws {
+        var request = HTTPClientRequest(url: "\(baseURL)/events")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: token)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: json))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .created else {
+            throw HeadlessChromium.Failure.protocolError(
+                "POST /events answered \(response.status.code): \(String(buffer: body))")
+        }
+    }
+
     /// A GET on the server: status, headers and body text.
     func get(_ path: String, token: String? = nil) async throws -> (status: Int, contentType: String, body: String) {
         var request = HTTPClientRequest(url: baseURL + path)
@@ -277,6 +292,47 @@ struct MapPageTests {
                     == .string("No positions in the last 24 hours: showing from the day before the newest one."))
                 // Still live: a position of the same day, delivered now, appears.
                 try await server.postPosition(token: token, id: "replayed4", time: 1_700_000_180, latitude: 46.5196, longitude: 6.5668)
+                try await page.waitUntil("window.whereaboutsMap.points === 4")
+            }
+        }
+    }
+
+    @Test("on a venue without an origin, a tracker's position/local events are drawn on the plan, in its units",
+          .enabled(if: HeadlessChromium.shouldRun,
+                   "chromium is not installed: `apt-get install chromium` to run the map page in a browser"))
+    func pageDrawsLocalPositions() async throws {
+        let json = """
+            {"name": "Room", "floors": [{"level": 0}],
+             "beacons": [{"id": "b1", "x": 0, "y": 0, "floor": 0}, {"id": "b2", "x": 6, "y": 4, "floor": 0}],
+             "places": [{"id": "desk", "x": 2, "y": 2, "radius": 1, "floor": 0}]}
+            """
+        let venue = try VenueFile.decode(Array(json.utf8), file: "room.json")
+        try await MapTestServer.run(venue: venue) { server in
+            let token = MapTestServer.aliceToken
+            let now = Self.now()
+            for (index, x) in [1.0, 2.5, 4.0].enumerated() {
+                try await server.postEvent(token: token, json: """
+                    {"id": "local\(index)", "streamIds": ["position"], "time": \(now - 600 + Double(index) * 60), "type": "position/local",
+                     "content": {"x": \(x), "y": 2, "accuracy": 0.5, "floor": 0}}
+                    """)
+            }
+            // Latitude/longitude cannot go on a plan without an origin.
+            try await server.postPosition(token: token, id: "geo", time: now - 30, latitude: 46.5, longitude: 6.6)
+            try await HeadlessChromium.withPage { page in
+                try await page.setTimeZone("UTC")
+                try await page.navigate(to: "\(server.baseURL)/map?auth=\(token)")
+                try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.connected")
+                #expect(try await page.evaluate("window.whereaboutsMap.mode") == .string("venue"))
+                #expect(try await page.evaluate("window.whereaboutsMap.points") == .number(3))
+                #expect(try await page.evaluate("document.querySelector('#map circle.newest').getAttribute('cx')") == .string("4"))
+                #expect(try await page.evaluate("document.querySelector('#map circle.newest title').textContent")
+                    == .string("\(Self.utcText(now - 480)) (±0.5 m) — x 4.00, y 2.00"))
+                #expect(try await page.evaluate("document.querySelector('#map circle.accuracy').getAttribute('r')") == .string("0.5"))
+                // A new one arrives live.
+                try await server.postEvent(token: token, json: """
+                    {"id": "local9", "streamIds": ["position"], "time": \(now - 10), "type": "position/local",
+                     "content": {"x": 5, "y": 3, "accuracy": 1}}
+                    """)
                 try await page.waitUntil("window.whereaboutsMap.points === 4")
             }
         }

@@ -128,10 +128,25 @@
   // ---------------------------------------------------------------------------------------------
   // Positions.
 
-  // A track point from an event, or null when the event is not a readable position.
+  // A track point from an event, or null when the event is not a readable position: a
+  // position/wgs84 (latitude, longitude; accuracy in metres) or, from a tracker on a venue
+  // without an origin, a position/local (x, y in venue units, drawn on the venue's plan).
   function pointFrom(event) {
-    if (!event || event.type !== "position/wgs84" || event.trashed) return null;
+    if (!event || event.trashed) return null;
     const c = event.content || {};
+    if (event.type === "position/local") {
+      if (typeof c.x !== "number" || typeof c.y !== "number" || !Number.isFinite(c.x) || !Number.isFinite(c.y)) return null;
+      return {
+        id: event.id,
+        time: event.time,
+        local: true,
+        x: c.x,
+        y: c.y,
+        accuracy: typeof c.accuracy === "number" ? c.accuracy : null,
+        floor: typeof c.floor === "number" ? c.floor : floorInClientData(event),
+      };
+    }
+    if (event.type !== "position/wgs84") return null;
     if (typeof c.latitude !== "number" || typeof c.longitude !== "number") return null;
     if (!(Math.abs(c.latitude) <= 90 && Math.abs(c.longitude) <= 180)) return null;
     return {
@@ -153,7 +168,7 @@
   // The newest position's end time, or null: where an empty default range jumps to.
   async function newestPositionEnd() {
     try {
-      const response = await fetch("/events?types[]=position/wgs84&limit=1",
+      const response = await fetch("/events?types[]=position/wgs84&types[]=position/local&limit=1",
         { headers: { Authorization: token }, cache: "no-store" });
       if (!response.ok) return null;
       const body = await response.json();
@@ -187,7 +202,7 @@
   async function loadTrack() {
     const generation = ++loadGeneration;
     const to = range.to === null ? Date.now() / 1000 : range.to;
-    const url = "/events?types[]=position/wgs84&fromTime=" + encodeURIComponent(range.from) +
+    const url = "/events?types[]=position/wgs84&types[]=position/local&fromTime=" + encodeURIComponent(range.from) +
       "&toTime=" + encodeURIComponent(to) + "&sortAscending=true&limit=" + LIMIT;
     setStatus("Loading positions…", "busy");
     let response;
@@ -245,13 +260,14 @@
     const venue = body && body.venue;
     if (!venue) return;
     const metresPerUnit = { m: 1, ft: 0.3048 }[venue.units || "m"];
-    if (!venue.origin || !metresPerUnit) {
-      el.note.textContent = "The venue has no latitude/longitude origin, so positions are drawn on a plain latitude/longitude canvas.";
-      return;
+    // Without an origin, the plan is drawn in its own units and only position/local events
+    // (venue coordinates) can go on it.
+    const frame = venue.origin && metresPerUnit ? new LocalFrame(venue.origin, venue.origin.bearing || 0, metresPerUnit) : null;
+    if (!frame) {
+      el.note.textContent = "The venue has no latitude/longitude origin: positions in venue coordinates (position/local) are drawn on its plan, latitude/longitude ones are not.";
     }
-    const frame = new LocalFrame(venue.origin, venue.origin.bearing || 0, metresPerUnit);
     function local(item) {
-      if (typeof item.latitude === "number" && typeof item.longitude === "number") {
+      if (frame && typeof item.latitude === "number" && typeof item.longitude === "number") {
         return frame.planarPoint(item.latitude, item.longitude);
       }
       if (typeof item.x === "number" && typeof item.y === "number") return { x: item.x, y: item.y };
@@ -273,7 +289,7 @@
       }
     }
     const floors = (venue.floors || []).map(function (f) { return { level: f.level, name: f.name || ("Floor " + f.level) }; });
-    plan = { name: venue.name || "Venue", units: venue.units || "m", frame: frame, beacons: beacons, places: places, floors: floors, floor: floors.length ? floors[0].level : 0 };
+    plan = { name: venue.name || "Venue", units: venue.units || "m", frame: frame, metresPerUnit: metresPerUnit || 1, beacons: beacons, places: places, floors: floors, floor: floors.length ? floors[0].level : 0 };
     state.mode = "venue";
     if (floors.length > 1) {
       el.floor.innerHTML = "";
@@ -303,7 +319,11 @@
     const map = el.map;
     while (map.firstChild) map.removeChild(map.firstChild);
     const floor = plan ? plan.floor : null;
-    const shown = track.filter(function (p) { return floor === null || p.floor === null || p.floor === floor; });
+    // Venue coordinates need the plan; latitude/longitude need a frame, or the plain canvas.
+    const shown = track.filter(function (p) {
+      const drawable = p.local ? plan !== null : (plan === null || plan.frame !== null);
+      return drawable && (floor === null || p.floor === null || p.floor === floor);
+    });
 
     // Projection: the venue's local frame (y up); or, without a venue, metres east and north of
     // the track's mean position on the mean-radius sphere (equirectangular), labelled in degrees.
@@ -311,7 +331,11 @@
     // metres clear of the browser's single-precision SVG rounding.
     let project, toAxes;
     if (plan) {
-      project = function (p) { const q = plan.frame.planarPoint(p.latitude, p.longitude); return { x: q.x, y: q.y }; };
+      project = function (p) {
+        if (p.local) return { x: p.x, y: p.y };
+        const q = plan.frame.planarPoint(p.latitude, p.longitude);
+        return { x: q.x, y: q.y };
+      };
       toAxes = null;
     } else {
       const count = Math.max(1, shown.length);
@@ -329,7 +353,7 @@
         latitude: function (y) { return latitude0 + y / metresPerDegree; },
       };
     }
-    const metresPerUnit = plan ? plan.frame.metresPerUnit : 1;
+    const metresPerUnit = plan ? plan.metresPerUnit : 1;
     const xy = shown.map(project);
 
     // Bounds of everything drawn.
@@ -430,6 +454,11 @@
       class: isNewest ? "point newest" : "point", cx: q.x, cy: -q.y, r: (isNewest ? 1.4 : 0.8) * view.unit,
       "data-time": p.time, "data-id": p.id,
     }, view.layer);
+    if (p.local) {
+      const units = plan ? plan.units : "";
+      return titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy.toFixed(1) + " " + units + ")" : "") +
+        " — x " + p.x.toFixed(2) + ", y " + p.y.toFixed(2));
+    }
     return titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
       " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6));
   }
@@ -445,7 +474,8 @@
     view.newestTime = p.time;
     view.accuracy.setAttribute("cx", String(q.x));
     view.accuracy.setAttribute("cy", String(-q.y));
-    view.accuracy.setAttribute("r", String(p.accuracy ? p.accuracy / view.metresPerUnit : 0));
+    // A local point's accuracy is in venue units already; a geographic one's in metres.
+    view.accuracy.setAttribute("r", String(p.accuracy ? (p.local ? p.accuracy : p.accuracy / view.metresPerUnit) : 0));
     view.accuracy.setAttribute("visibility", p.accuracy ? "visible" : "hidden");
     view.count += 1;
   }
@@ -465,6 +495,7 @@
   // current view; returns whether it could.
   function appendPoint(p) {
     if (!view || (plan && p.floor !== null && p.floor !== plan.floor)) return false;
+    if (p.local ? plan === null : (plan !== null && plan.frame === null)) return false;
     const q = view.project(p);
     if (!(q.x >= view.x0 && q.x <= view.x1 && q.y >= view.y0 && q.y <= view.y1)) return false;
     const points = view.line.getAttribute("points");
