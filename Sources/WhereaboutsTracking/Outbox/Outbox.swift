@@ -188,8 +188,7 @@ public actor Outbox {
             }
             var copy = event
             copy.attachmentNames = []
-            var body = JSONWriter().bytes(from: copy.jsonValue)
-            body = Self.removingDuration(from: copy, body: body)
+            let body = Self.bodyWithoutDuration(copy)
             var path: String?, name: String?
             if let attachment {
                 (path, name) = try copyIn(attachment, eventId: event.id)
@@ -204,9 +203,10 @@ public actor Outbox {
         }
     }
 
-    /// The event's JSON without its `duration` member.
-    private static func removingDuration(from event: TrackedEvent, body: [UInt8]) -> [UInt8] {
-        guard case .object(let members) = event.jsonValue else { return body }
+    /// The event's JSON without its `duration` member (encoded once).
+    private static func bodyWithoutDuration(_ event: TrackedEvent) -> [UInt8] {
+        let json = event.jsonValue
+        guard case .object(let members) = json else { return JSONWriter().bytes(from: json) }
         return JSONWriter().bytes(from: .object(members.filter { $0.key != "duration" }))
     }
 
@@ -263,14 +263,16 @@ public actor Outbox {
                 SELECT seq, kind, eventId, body, duration, attachmentPath, attachmentName, revision, attempts, queuedAt
                 FROM item WHERE failureId IS NULL ORDER BY seq LIMIT ?
                 """, arguments: [max(1, limit)])
+            // Columns by position, in the SELECT's order: a lookup by name costs a case-insensitive
+            // comparison per column and row.
             return rows.map { row in
-                let path: String? = row["attachmentPath"]
-                let name: String? = row["attachmentName"]
-                let body: Data = row["body"]
-                return OutboxItem(sequence: row["seq"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create, eventId: row["eventId"],
-                                  body: [UInt8](body), duration: row["duration"],
+                let path: String? = row[5]
+                let name: String? = row[6]
+                let body: Data = row[3]
+                return OutboxItem(sequence: row[0], kind: OutboxItem.Kind(rawValue: row[1]) ?? .create, eventId: row[2],
+                                  body: [UInt8](body), duration: row[4],
                                   attachment: path.map { OutboxItem.Attachment(path: $0, fileName: name ?? "file") },
-                                  revision: row["revision"], attempts: row["attempts"], queuedAt: row["queuedAt"])
+                                  revision: row[7], attempts: row[8], queuedAt: row[9])
             }
         }
     }
@@ -297,24 +299,25 @@ public actor Outbox {
                 case .delivered(let item, let serverDuration):
                     let changed = serverDuration.map { $0 != item.duration } ?? false
                     if changed {
-                        try db.execute(sql: "UPDATE item SET kind = 'update', body = x'', attachmentPath = NULL, attempts = attempts + 1 WHERE seq = ?",
-                                       arguments: [item.sequence])
+                        try db.cachedStatement(sql: "UPDATE item SET kind = 'update', body = x'', attachmentPath = NULL, attempts = attempts + 1 WHERE seq = ?")
+                            .execute(arguments: [item.sequence])
                     } else {
                         // Deleted only if no update was folded in while the item was on the wire;
                         // otherwise it becomes an update carrying the newer duration.
-                        try db.execute(sql: "DELETE FROM item WHERE seq = ? AND revision = ?", arguments: [item.sequence, item.revision])
+                        try db.cachedStatement(sql: "DELETE FROM item WHERE seq = ? AND revision = ?")
+                            .execute(arguments: [item.sequence, item.revision])
                         if db.changesCount == 0 {
-                            try db.execute(sql: "UPDATE item SET kind = 'update', body = x'', attachmentPath = NULL WHERE seq = ?",
-                                           arguments: [item.sequence])
+                            try db.cachedStatement(sql: "UPDATE item SET kind = 'update', body = x'', attachmentPath = NULL WHERE seq = ?")
+                                .execute(arguments: [item.sequence])
                         }
                     }
                     if let attachment = item.attachment { files.append(attachment.path) }
                 case .refused(let item, let errorId, let message):
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         UPDATE item SET failureId = ?, failureMessage = ?, failedAt = ?, attempts = attempts + 1 WHERE seq = ?
-                        """, arguments: [errorId, String(message.prefix(1_000)), now, item.sequence])
+                        """).execute(arguments: [errorId, String(message.prefix(1_000)), now, item.sequence])
                 case .attempted(let item):
-                    try db.execute(sql: "UPDATE item SET attempts = attempts + 1 WHERE seq = ?", arguments: [item.sequence])
+                    try db.cachedStatement(sql: "UPDATE item SET attempts = attempts + 1 WHERE seq = ?").execute(arguments: [item.sequence])
                 }
             }
             return files
