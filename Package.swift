@@ -118,6 +118,9 @@ let package = Package(
                 "WhereaboutsServer",
                 "WhereaboutsTracking",
                 .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/WhereaboutsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

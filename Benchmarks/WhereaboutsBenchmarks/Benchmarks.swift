@@ -10,4 +10,5 @@ let benchmarks: @Sendable () -> Void = {
     registerClassifierBenchmarks()
     registerPlaceBenchmarks()
     registerServerBenchmarks()
+    registerTrackingBenchmarks()
 }
