@@ -33,8 +33,17 @@ public struct EventIdentifiers: Sendable {
                 time[index] = digits[Int(milliseconds % 36)]
                 milliseconds /= 36
             }
+            // Two draws of eight base-36 digits each (36⁸ < 2⁶⁴): two calls to the system's
+            // generator rather than one per character.
             var generator = SystemRandomNumberGenerator()
-            let random = (0..<16).map { _ in digits[Int(generator.next(upperBound: UInt64(36)))] }
+            var random = [Character](repeating: "0", count: 16)
+            for half in 0..<2 {
+                var value = generator.next(upperBound: UInt64(2_821_109_907_456))  // 36⁸
+                for index in stride(from: half * 8 + 7, through: half * 8, by: -1) {
+                    random[index] = digits[Int(value % 36)]
+                    value /= 36
+                }
+            }
             return "c" + String(time) + String(random)
         case .sequential(let prefix, let next):
             mode = .sequential(prefix: prefix, next: next + 1)

@@ -124,3 +124,26 @@ struct FixAcceptorTests {
         #expect(AcceptancePolicy(minimumInterval: .infinity).problem != nil)
     }
 }
+
+@Suite("Event ids")
+struct EventIdentifierTests {
+    @Test("Random ids look like the server's: c, 8 base-36 digits of the time in ms, 16 random; they sort by time and differ")
+    func randomIds() {
+        var ids = EventIdentifiers.random
+        let first = ids.next(now: 1_700_000_000)
+        let second = ids.next(now: 1_700_000_000.5)
+        #expect(first.count == 25 && first.hasPrefix("c"))
+        // 1,700,000,000,000 ms in base 36.
+        #expect(first.dropFirst().prefix(8) == "loyw3v28")
+        #expect(first < second)
+        let many = Set((0..<1_000).map { _ in ids.next(now: 1_700_000_000) })
+        #expect(many.count == 1_000)
+        #expect(many.allSatisfy { $0.allSatisfy { $0.isLowercase || $0.isNumber } })
+    }
+
+    @Test("Sequential ids count from 1")
+    func sequentialIds() {
+        var ids = EventIdentifiers.sequential(prefix: "e")
+        #expect([ids.next(now: 0), ids.next(now: 0)] == ["e-1", "e-2"])
+    }
+}
