@@ -150,14 +150,18 @@ public actor TrackingClient {
     /// The events between `from` and `to` (seconds since 1970, server time) in `streamId` and its
     /// children, oldest first.
     ///
-    /// As Pryv's position client documents: `nil` and `nil` give the last 24 hours; a `nil`
-    /// stream gives every stream the token may read. At most `limit` events (default 1,000).
+    /// As Pryv's position client documents: `nil` and `nil` give the last 24 hours (and the
+    /// minute ahead of the server's clock); a `nil` stream gives every stream the token may read.
+    /// At most `limit` events (default 1,000).
     public func events(from: Double?, to: Double?, streamId: String?, types: [String] = [], limit: Int = 1_000) async throws -> [TrackedEvent] {
         var query: [(String, String)] = []
         var start = from, end = to
         if start == nil, end == nil {
-            end = serverTime(forLocal: Date().timeIntervalSince1970)
-            start = (end ?? 0) - 86_400
+            // The last 24 hours, and the minute ahead: an event stamped "now" by a clock a little
+            // ahead (or by the offset measured on another answer) is still in.
+            let now = serverTime(forLocal: Date().timeIntervalSince1970)
+            start = now - 86_400
+            end = now + 60
         }
         if let start { query.append(("fromTime", OutboxItem.numberText(start))) }
         if let end { query.append(("toTime", OutboxItem.numberText(end))) }

@@ -51,12 +51,23 @@ public actor OutboxSender {
     /// Error ids of a batch call that are worth retrying (the server's trouble, not the item's).
     static let retryableCallErrors: Set<String> = ["unexpected-error", "too-many-requests", "api-unavailable"]
 
+    /// Run once before the first delivery, again at each attempt until it succeeds (e.g. creating
+    /// the stream the events go to, which an unreachable server could not do at start).
+    private let preparation: (@Sendable () async throws -> Void)?
+    private var isPrepared = false
+
     /// Creates a sender.
-    public init(outbox: Outbox, client: TrackingClient, batchSize: Int = 500, backoff: Backoff = Backoff()) {
+    ///
+    /// - Parameter preparation: Work that must succeed on the server before anything is
+    ///   delivered, such as `{ try await client.ensureStream("phone") }`; its errors count as
+    ///   delivery errors (retried with the backoff).
+    public init(outbox: Outbox, client: TrackingClient, batchSize: Int = 500, backoff: Backoff = Backoff(),
+                preparation: (@Sendable () async throws -> Void)? = nil) {
         self.outbox = outbox
         self.client = client
         self.batchSize = max(1, min(batchSize, 5_000))
         self.backoff = backoff
+        self.preparation = preparation
     }
 
     /// Delivers until the outbox holds nothing deliverable; returns how many items the server
@@ -64,6 +75,10 @@ public actor OutboxSender {
     @discardableResult
     public func deliverPending() async throws -> Int {
         var delivered = 0
+        if !isPrepared, let preparation, try await outbox.status().pending > 0 {
+            try await preparation()
+            isPrepared = true
+        }
         while true {
             let items = try await outbox.pendingItems(limit: batchSize)
             guard let first = items.first else { break }

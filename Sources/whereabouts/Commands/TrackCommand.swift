@@ -102,7 +102,16 @@ struct TrackCommand: AsyncParsableCommand {
         if tracker.hasResumed, isReplay {
             Terminal.error("Resuming the interrupted replay of \(sourceName): its first \(tracker.resumedFixes) fixes were decided before.")
         }
-        let sender = OutboxSender(outbox: outbox, client: client)
+        // A stream of the user's choice must exist before its events can be delivered; when the
+        // server could not be asked at start, the sender asks before its first delivery.
+        let preparation: (@Sendable () async throws -> Void)?
+        if stream == "position" {
+            preparation = nil
+        } else {
+            let stream = stream
+            preparation = { try await client.ensureStream(stream) }
+        }
+        let sender = OutboxSender(outbox: outbox, client: client, preparation: preparation)
         let delivery = Task { await sender.run() }
         defer { delivery.cancel() }
         if !connected { Terminal.error("Events are queued in \(outbox.path) meanwhile.") }
@@ -165,11 +174,6 @@ struct TrackCommand: AsyncParsableCommand {
     private func connect(_ client: TrackingClient) async -> Bool {
         do {
             try await client.start()
-            if stream != "position" {
-                do { try await client.ensureStream(stream) } catch {
-                    Terminal.error("warning: cannot create the stream \"\(stream)\": \(error)")
-                }
-            }
             return true
         } catch let error as TrackingError {
             Terminal.error("warning: \(error)")

@@ -77,6 +77,28 @@ struct DeliveryTests {
         }
     }
 
+    @Test("A preparation (creating the events' stream) runs before the first delivery, retried until it succeeds")
+    func preparation() async throws {
+        try await LocalServer.with { server in
+            let token = try await server.addUser("ivy")
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            try await outbox.enqueue(.create(TrackedEvent(id: "d1", streamIds: ["diary"], time: Date().timeIntervalSince1970 - 5,
+                                                          type: "note/txt", content: .string("dear diary"))))
+            let client = try TrackingClient(server: server.url, token: token)
+            let flaky = FlakyPreparation()
+            let sender = OutboxSender(outbox: outbox, client: client) {
+                try await flaky.attempt()
+                try await client.ensureStream("diary")
+            }
+            await #expect(throws: TrackingError.self) { try await sender.deliverPending() }
+            #expect(try await outbox.status().pending == 1)
+            #expect(try await sender.deliverPending() == 1)
+            #expect(try await server.events(of: "ivy").map(\.streamIds) == [["diary"]])
+        }
+    }
+
     @Test("A refused token stops delivery and keeps everything queued, saying why")
     func badToken() async throws {
         try await LocalServer.with { server in
@@ -226,5 +248,15 @@ struct DeliveryTests {
         } catch let error as TrackingError {
             #expect(error.isRetryable)
         }
+    }
+}
+
+/// Fails its first attempt as an unreachable server would, then succeeds.
+private actor FlakyPreparation {
+    private var attempts = 0
+
+    func attempt() throws {
+        attempts += 1
+        if attempts == 1 { throw TrackingError.unreachable(server: "test", reason: "first attempt") }
     }
 }
