@@ -103,6 +103,19 @@ struct ServerCommandTests {
         #expect(listed.standardOutput == "alice\n")
     }
 
+    @Test("export, users token and users list refuse a folder without a store, and create nothing there")
+    func mistypedDataDir() throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let typo = folder.appendingPathComponent("whereabouts-dta")
+        for arguments in [["export", "--user", "alice"], ["users", "token", "alice"], ["users", "list"]] {
+            let run = try CommandRunner.run(arguments + ["--data-dir", typo.path])
+            #expect(run.status != 0)
+            #expect(run.standardError.contains("There is no Whereabouts store in \(typo.path)"), "\(run.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: typo.path))
+    }
+
     @Test("Acknowledged events survive kill -9; SIGTERM stops the server gracefully; export writes the track")
     func serveSurvivesKill() async throws {
         let dataDir = try CommandRunner.temporaryDirectory()

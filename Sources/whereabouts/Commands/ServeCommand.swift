@@ -77,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
         if let venue { configuration.venue = try VenueOptions.read(at: venue) }
-        let eventStore = try await store.open(logger: logger)
+        let eventStore = try await store.open(logger: logger, creating: true)
         let summary = store.summary
         let host = configuration.host
         let app = makeServerApplication(configuration: configuration, store: eventStore, logger: logger) { port in

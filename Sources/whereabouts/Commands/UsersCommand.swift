@@ -35,7 +35,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"), creating: true)
             do {
                 let (_, token) = try await UserAdministration(store: eventStore).addUser(named: name)
                 try await eventStore.close()

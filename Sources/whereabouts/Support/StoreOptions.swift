@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Logging
 import WhereaboutsServer
@@ -24,9 +25,16 @@ struct StoreOptions: ParsableArguments {
         database.map { "PostgreSQL at \(Self.redacted($0))" } ?? "SQLite in \(dataDir)"
     }
 
-    /// Opens the store and brings its schema up to date.
-    func open(logger: Logger) async throws -> any EventStore {
+    /// Opens the store and brings its schema up to date. Only the commands that start a store
+    /// (`serve`, `users add`) create one; the others refuse a folder without a database, so that
+    /// a mistyped --data-dir is an error rather than an empty new store.
+    func open(logger: Logger, creating: Bool = false) async throws -> any EventStore {
         let store: any EventStore
+        let databasePath = (dataDir as NSString).appendingPathComponent(SQLiteEventStore.databaseFileName)
+        if database == nil, !creating, !FileManager.default.fileExists(atPath: databasePath) {
+            throw CommandFailure("There is no Whereabouts store in \(dataDir) (no \(SQLiteEventStore.databaseFileName)); "
+                                 + "check --data-dir, or create one with `whereabouts users add NAME --data-dir \(dataDir)`.")
+        }
         if let database {
             store = try PostgresEventStore(url: database, logger: logger)
         } else {
