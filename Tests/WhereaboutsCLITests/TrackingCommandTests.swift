@@ -148,3 +148,26 @@ struct TrackingCommandTests {
         #expect(status.standardOutput.contains("is empty"))
     }
 }
+
+@Suite("Empty recordings")
+struct EmptyRecordingTests {
+    @Test("locate, rank, watch and track say that an empty recording holds no scans, and fail")
+    func emptyRecording() throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let empty = folder.appendingPathComponent("empty.jsonl")
+        try Data("\n\n".utf8).write(to: empty)
+        let runs: [(String, [String])] = [
+            ("locate", ["locate", "--venue", "Examples/venue.json", "--recording", empty.path]),
+            ("rank", ["rank", "--venue", "Examples/venue.json", "--recording", empty.path]),
+            ("watch", ["watch", "--venue", "Examples/venue.json", "--recording", empty.path]),
+            ("track", ["track", "--venue", "Examples/venue.json", "--recording", empty.path, "--server", "http://127.0.0.1:1",
+                       "--token", "t", "--outbox", folder.appendingPathComponent("outbox.sqlite").path, "--wait", "0"]),
+        ]
+        for (task, arguments) in runs {
+            let run = try CommandRunner.run(arguments)
+            #expect(run.status == 1, "\(task): \(run.standardError)")
+            #expect(run.standardError.contains("\(empty.path): the recording holds no scans; nothing to \(task)."), "\(run.standardError)")
+        }
+    }
+}

@@ -67,6 +67,7 @@ struct LocateCommand: AsyncParsableCommand {
         progress.finish()
         reader.recordingReader?.warnAboutSkippedLines()
         if let summary = reader.summary { Terminal.error(summary) }
+        try reader.recordingReader?.requireScans(toDo: "locate")
         if let output {
             let statistics = fixes.statistics
             Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(statistics.scans) scans"

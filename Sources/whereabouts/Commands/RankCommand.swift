@@ -61,6 +61,7 @@ struct RankCommand: ParsableCommand {
         }
         out.flush()
         reader.warnAboutSkippedLines()
+        try reader.requireScans(toDo: "rank")
     }
 
     /// `1700000003 visitor (-79.2, 9.8) floor 0: hall3 -38.6, hall5 95.1, …`

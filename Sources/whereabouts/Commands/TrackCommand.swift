@@ -150,6 +150,7 @@ struct TrackCommand: AsyncParsableCommand {
         }
         if !pending.isEmpty { _ = try await tracker.record(contentsOf: pending) }
         line.clear()
+        try reader.recordingReader?.requireScans(toDo: "track")
         if isReplay { try await tracker.finish() }
         reader.recordingReader?.warnAboutSkippedLines()
 

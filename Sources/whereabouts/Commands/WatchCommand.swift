@@ -85,6 +85,7 @@ struct WatchCommand: AsyncParsableCommand {
         out.flush()
         reader.recordingReader?.warnAboutSkippedLines()
         if let summary = reader.summary { Terminal.error(summary) }
+        try reader.recordingReader?.requireScans(toDo: "watch")
     }
 
     /// Whether an event is an enter or an exit (what is printed without --all).

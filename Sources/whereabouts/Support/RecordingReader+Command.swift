@@ -17,4 +17,12 @@ extension RecordingReader {
         Terminal.error("warning: \(name): skipped \(skippedLines) malformed line\(skippedLines == 1 ? "" : "s")"
                        + " (first: \(problems.first.map(String.init(describing:)) ?? "?"))")
     }
+
+    /// Fails, saying so, when the recording held no scan at all (an empty file, or only blank
+    /// lines): a command that silently wrote nothing would look like a success.
+    func requireScans(toDo task: String) throws {
+        guard scansRead == 0 else { return }
+        let skipped = skippedLines > 0 ? " (\(skippedLines) malformed line\(skippedLines == 1 ? "" : "s") skipped)" : ""
+        throw CommandFailure("\(name): the recording holds no scans\(skipped); nothing to \(task).")
+    }
 }
