@@ -93,7 +93,7 @@ struct CommandTests {
         let output = try CommandRunner.run(["validate", "--venue", venue.path, recording.path])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("3 scans"))
-        #expect(output.standardOutput.contains("1 invalid readings (rssi ≥ 0) skipped"))
+        #expect(output.standardOutput.contains("1 invalid reading (rssi ≥ 0) skipped"))
         #expect(output.standardError.contains("\(recording.path):2: readings[0].rssi: expected a number, found a string"))
         #expect(output.standardError.contains("\(recording.path):3: readings[0]: the venue has no beacon \"zz\""))
         #expect(output.standardError.contains("\(recording.path):4: t: time goes back from 3.0 to 2.5"))

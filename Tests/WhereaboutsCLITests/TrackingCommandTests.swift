@@ -27,7 +27,7 @@ struct TrackingCommandTests {
 
     /// The `new events` count in track's summary.
     private static func newEvents(in text: String) -> Int? {
-        guard let range = text.range(of: #"(\d+) new events"#, options: .regularExpression) else { return nil }
+        guard let range = text.range(of: #"(\d+) new events?"#, options: .regularExpression) else { return nil }
         return Int(text[range].split(separator: " ").first ?? "")
     }
 

@@ -66,6 +66,6 @@ struct ClassifyCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data(table.utf8))
         }
         reader.warnAboutSkippedLines()
-        if let output { Terminal.error("Wrote \(output): \(written) of \(reader.scansRead) scans classified.") }
+        if let output { Terminal.error("Wrote \(output): \(written) of \(reader.scansRead.counted("scan")) classified.") }
     }
 }

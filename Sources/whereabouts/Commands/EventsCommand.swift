@@ -75,7 +75,7 @@ struct EventsCommand: AsyncParsableCommand {
             }
         }
         FileHandle.standardOutput.write(Data(out.utf8))
-        if !json { Terminal.error("\(events.count) event\(events.count == 1 ? "" : "s")" + (events.count == limit ? " (the --limit; there may be more)." : ".")) }
+        if !json { Terminal.error("\(events.count.counted("event"))" + (events.count == limit ? " (the --limit; there may be more)." : ".")) }
     }
 
     private static func duration(_ seconds: Double) -> String {

@@ -70,9 +70,9 @@ struct LocateCommand: AsyncParsableCommand {
         try reader.recordingReader?.requireScans(toDo: "locate")
         if let output {
             let statistics = fixes.statistics
-            Terminal.error("Wrote \(output): \(writer.fixesWritten) fixes of \(statistics.scans) scans"
+            Terminal.error("Wrote \(output): \(writer.fixesWritten.counted("fix", "fixes")) of \(statistics.scans.counted("scan"))"
                            + (statistics.unlocated > 0 ? " (\(statistics.unlocated) not located)" : "")
-                           + ", \(statistics.devices) device\(statistics.devices == 1 ? "" : "s"), \(algorithm.rawValue).")
+                           + ", \(statistics.devices.counted("device")), \(algorithm.rawValue).")
         }
     }
 }

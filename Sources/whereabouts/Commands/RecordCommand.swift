@@ -50,7 +50,7 @@ struct RecordCommand: AsyncParsableCommand {
         }
         try writer.finish()
         if let summary = sightings.summary { Terminal.error(summary) }
-        Terminal.error("Wrote \(output): \(writer.scansWritten) scans, \(readings) readings"
+        Terminal.error("Wrote \(output): \(writer.scansWritten.counted("scan")), \(readings.counted("reading"))"
                        + (venueValue == nil ? "" : " (\(named) of the venue's beacons)") + ".")
     }
 }

@@ -52,6 +52,6 @@ struct ScanCommand: AsyncParsableCommand {
         }
         FileHandle.standardOutput.write(Data(((terminal ? "\u{1B}[H\u{1B}[2J" : "") + table.render()).utf8))
         if let summary = sightings.summary { Terminal.error(summary) }
-        Terminal.error("\(table.scans) scans, \(table.readings) readings, \(table.rows.count) beacon\(table.rows.count == 1 ? "" : "s").")
+        Terminal.error("\(table.scans.counted("scan")), \(table.readings.counted("reading")), \(table.rows.count.counted("beacon")).")
     }
 }

@@ -142,7 +142,7 @@ struct SimulateCommand: ParsableCommand {
         try writer.finish()
         progress.finish()
         if let output {
-            Terminal.error("Wrote \(output): \(writer.scansWritten) scans, \(readings) readings, seed \(seed).")
+            Terminal.error("Wrote \(output): \(writer.scansWritten.counted("scan")), \(readings.counted("reading")), seed \(seed).")
         }
     }
 }

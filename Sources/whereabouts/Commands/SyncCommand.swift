@@ -75,7 +75,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
         }
         let state = try await outbox.status()
-        Terminal.error("The server took \(delivered) item\(delivered == 1 ? "" : "s").")
+        Terminal.error("The server took \(delivered.counted("item")).")
         Terminal.error(state.report(path: outbox.path))
         if !state.isEmpty { throw ExitCode.failure }
     }

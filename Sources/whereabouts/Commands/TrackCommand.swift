@@ -204,12 +204,12 @@ struct TrackCommand: AsyncParsableCommand {
         let counts = await tracker.counts
         let statistics = await sender.statistics
         let status = try await outbox.status()
-        var text = "Tracked \(counts.fixes) fixes: \(counts.accepted) new events, \(counts.extended) extensions"
+        var text = "Tracked \(counts.fixes.counted("fix", "fixes")): \(counts.accepted.counted("new event")), \(counts.extended.counted("extension"))"
         if counts.ignoredTotal > 0 {
             text += ", \(counts.ignoredTotal) ignored (" + counts.ignored.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
                 .joined(separator: ", ") + ")"
         }
-        Terminal.error(text + ". The server took \(statistics.delivered) item\(statistics.delivered == 1 ? "" : "s").")
+        Terminal.error(text + ". The server took \(statistics.delivered.counted("item")).")
         if let error = statistics.lastError, status.pending > 0 { Terminal.error("Delivery stopped: \(error)") }
         Terminal.error(status.report(path: outbox.path))
         if status.pending > 0 { Terminal.error("`whereabouts sync` delivers them (the same --server, --token and --outbox).") }

@@ -63,7 +63,7 @@ struct ValidateCommand: ParsableCommand {
             }
         }
         if failures > 0 {
-            Terminal.error("\(failures) of \(files.count) file\(files.count == 1 ? "" : "s") failed validation.")
+            Terminal.error("\(failures) of \(files.count.counted("file")) failed validation.")
             throw ExitCode(1)
         }
     }
@@ -71,8 +71,8 @@ struct ValidateCommand: ParsableCommand {
     private func describe(_ venue: Venue, path: String) -> String {
         let placed = venue.beacons.filter { $0.x != nil }.count
         let floors = max(venue.floors.count, 1)
-        return "\(path): venue\(venue.name.map { " \"\($0)\"" } ?? ""): \(floors) floor\(floors == 1 ? "" : "s"), "
-            + "\(venue.beacons.count) beacons (\(placed) with a position), \(venue.places.count) places, units \(venue.units.rawValue) — valid"
+        return "\(path): venue\(venue.name.map { " \"\($0)\"" } ?? ""): \(floors.counted("floor")), "
+            + "\(venue.beacons.count.counted("beacon")) (\(placed) with a position), \(venue.places.count.counted("place")), units \(venue.units.rawValue) — valid"
     }
 
     private func validateRecording(_ url: URL, path: String, venue: Venue?) -> Bool {
@@ -98,17 +98,17 @@ struct ValidateCommand: ParsableCommand {
         progress.finish()
         let problems = reader.problems + summary.problems.map { $0.located(file: path) }
         let problemCount = reader.skippedLines + summary.problemCount
-        var line = "\(path): recording: \(summary.scans) scans, \(summary.readings) readings"
-        if summary.emptyScans > 0 { line += " (\(summary.emptyScans) scans heard nothing)" }
+        var line = "\(path): recording: \(summary.scans.counted("scan")), \(summary.readings.counted("reading"))"
+        if summary.emptyScans > 0 { line += " (\(summary.emptyScans.counted("scan")) heard nothing)" }
         let devices = summary.scansPerDevice.keys.compactMap { $0 }
-        if !devices.isEmpty { line += ", \(devices.count) device\(devices.count == 1 ? "" : "s")" }
-        if !summary.tracks.isEmpty { line += ", \(summary.tracks.count) track\(summary.tracks.count == 1 ? "" : "s")" }
+        if !devices.isEmpty { line += ", \(devices.count.counted("device"))" }
+        if !summary.tracks.isEmpty { line += ", \(summary.tracks.count.counted("track"))" }
         if let range = summary.timeRange {
             line += ", \((range.upperBound - range.lowerBound).formatted(1)) s"
         }
         if summary.scansWithPosition > 0 { line += ", \(summary.scansWithPosition) with true position" }
         if summary.scansWithPlace > 0 { line += ", \(summary.scansWithPlace) with true place" }
-        if reader.skippedReadings > 0 { line += "; \(reader.skippedReadings) invalid readings (rssi ≥ 0) skipped" }
+        if reader.skippedReadings > 0 { line += "; \(reader.skippedReadings.counted("invalid reading")) (rssi ≥ 0) skipped" }
         print(line + (problemCount == 0 ? " — valid" : ""))
         for problem in problems { Terminal.error("error: \(problem)") }
         if problemCount > problems.count { Terminal.error("… and \(problemCount - problems.count) more problems") }

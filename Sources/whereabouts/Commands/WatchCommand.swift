@@ -100,7 +100,7 @@ struct WatchCommand: AsyncParsableCommand {
     static func textLine(_ event: MonitoringEvent, device: String) -> String {
         let what: String
         switch event.kind {
-        case .advertisements(let packets): what = "\(packets.count) packet\(packets.count == 1 ? "" : "s")"
+        case .advertisements(let packets): what = "\(packets.count.counted("packet"))"
         case .enterRegion(let id), .exitRegion(let id): what = id
         case .enterLocation(let region, let place), .exitLocation(let region, let place), .currentLocation(let region, let place):
             what = place + (region.map { " (region \($0))" } ?? "")

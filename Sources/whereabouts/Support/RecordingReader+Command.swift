@@ -14,7 +14,7 @@ extension RecordingReader {
     /// Writes a warning to standard error when a lenient reader skipped lines.
     func warnAboutSkippedLines() {
         guard skippedLines > 0 else { return }
-        Terminal.error("warning: \(name): skipped \(skippedLines) malformed line\(skippedLines == 1 ? "" : "s")"
+        Terminal.error("warning: \(name): skipped \(skippedLines.counted("malformed line"))"
                        + " (first: \(problems.first.map(String.init(describing:)) ?? "?"))")
     }
 
@@ -22,7 +22,7 @@ extension RecordingReader {
     /// lines): a command that silently wrote nothing would look like a success.
     func requireScans(toDo task: String) throws {
         guard scansRead == 0 else { return }
-        let skipped = skippedLines > 0 ? " (\(skippedLines) malformed line\(skippedLines == 1 ? "" : "s") skipped)" : ""
+        let skipped = skippedLines > 0 ? " (\(skippedLines.counted("malformed line")) skipped)" : ""
         throw CommandFailure("\(name): the recording holds no scans\(skipped); nothing to \(task).")
     }
 }

@@ -78,8 +78,8 @@ extension OutboxStatus {
         if isEmpty {
             lines.append("The outbox \(path) is empty: the server has everything.")
         } else {
-            var first = "The outbox \(path) holds \(pending) item\(pending == 1 ? "" : "s") to deliver"
-            if pending > 0 { first += " (\(pendingCreates) new event\(pendingCreates == 1 ? "" : "s"), \(pendingUpdates) duration update\(pendingUpdates == 1 ? "" : "s"))" }
+            var first = "The outbox \(path) holds \(pending.counted("item")) to deliver"
+            if pending > 0 { first += " (\(pendingCreates.counted("new event")), \(pendingUpdates.counted("duration update")))" }
             if let oldestQueuedAt { first += ", the oldest queued \(TimeArgument.text(oldestQueuedAt))" }
             lines.append(first + ".")
             if failed > 0 {
