@@ -163,8 +163,8 @@ public actor TrackingClient {
             start = now - 86_400
             end = now + 60
         }
-        if let start { query.append(("fromTime", OutboxItem.numberText(start))) }
-        if let end { query.append(("toTime", OutboxItem.numberText(end))) }
+        if let start { query.append(("fromTime", Self.numberText(start))) }
+        if let end { query.append(("toTime", Self.numberText(end))) }
         if let streamId { query.append(("streams[]", streamId)) }
         for type in types { query.append(("types[]", type)) }
         query.append(("sortAscending", "true"))
@@ -300,16 +300,14 @@ public actor TrackingClient {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 
-    private static func quotedFileName(_ name: String) -> String {
-        String(name.filter { $0 != "\"" && $0 != "\r" && $0 != "\n" && $0 != "\\" }.prefix(200))
-    }
-}
-
-extension OutboxItem {
-    /// A number as the API's query strings take it.
-    static func numberText(_ value: Double) -> String {
+    /// A number as the API's query strings take it (JSON's spelling).
+    private static func numberText(_ value: Double) -> String {
         var bytes: [UInt8] = []
         JSONWriter.appendNumber(value, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func quotedFileName(_ name: String) -> String {
+        String(name.filter { $0 != "\"" && $0 != "\r" && $0 != "\n" && $0 != "\\" }.prefix(200))
     }
 }

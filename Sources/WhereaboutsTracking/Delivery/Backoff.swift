@@ -1,3 +1,5 @@
+import Foundation
+
 /// How long to wait before trying an unreachable server again: exponential, capped, jittered.
 ///
 /// The n-th retry in a row waits a random time between half and all of
@@ -30,11 +32,3 @@ public struct Backoff: Hashable, Sendable {
         return ceiling / 2 + Double.random(in: 0...1) * ceiling / 2
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

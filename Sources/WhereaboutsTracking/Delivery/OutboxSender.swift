@@ -75,7 +75,7 @@ public actor OutboxSender {
     @discardableResult
     public func deliverPending() async throws -> Int {
         var delivered = 0
-        if !isPrepared, let preparation, try await outbox.status().pending > 0 {
+        if !isPrepared, let preparation, try await outbox.hasPendingItems() {
             try await preparation()
             isPrepared = true
         }

@@ -186,9 +186,7 @@ public actor Outbox {
             guard event.time.isFinite, event.time >= 0, event.duration.isFinite, event.duration >= 0 else {
                 throw OutboxError.invalidChange("event \(event.id): its time and duration must be finite and not negative")
             }
-            var copy = event
-            copy.attachmentNames = []
-            let body = Self.bodyWithoutDuration(copy)
+            let body = Self.bodyWithoutDuration(event)
             var path: String?, name: String?
             if let attachment {
                 (path, name) = try copyIn(attachment, eventId: event.id)
@@ -275,6 +273,11 @@ public actor Outbox {
                                   revision: row[7], attempts: row[8], queuedAt: row[9])
             }
         }
+    }
+
+    /// Whether any item waits for delivery (one indexed row read, not a count).
+    public func hasPendingItems() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE failureId IS NULL LIMIT 1") ?? false }
     }
 
     /// What delivery made of one item.

@@ -82,13 +82,12 @@ public struct FixAcceptor: Sendable {
             return .ignored(.inaccurate(accuracy: accuracy, maximum: policy.maximumAccuracy))
         }
         if var last = lastEvents[key] {
+            guard fix.time > last.end else { return .ignored(.notLater(time: fix.time, covered: last.end)) }
             if isAtEvent(fix, last, accuracy: accuracy) {
-                guard fix.time > last.end else { return .ignored(.notLater(time: fix.time, covered: last.end)) }
                 last.duration = fix.time - last.start
                 lastEvents[key] = last
                 return .extended(eventId: last.id, duration: last.duration)
             }
-            guard fix.time > last.end else { return .ignored(.notLater(time: fix.time, covered: last.end)) }
             let elapsed = fix.time - last.start
             guard elapsed >= policy.minimumInterval else {
                 return .ignored(.tooSoon(elapsed: elapsed, minimum: policy.minimumInterval))

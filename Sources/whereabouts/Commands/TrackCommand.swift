@@ -161,7 +161,7 @@ struct TrackCommand: AsyncParsableCommand {
     /// when the server refused the token (nothing can be delivered until it is replaced).
     private func finishDelivery(tracker: Tracker, sender: OutboxSender, outbox: Outbox, delivery: Task<Void, Never>) async throws {
         let deadline = Date().addingTimeInterval(wait)
-        while try await outbox.status().pending > 0, Date() < deadline, await sender.statistics.lastError?.isTokenRefused != true {
+        while try await outbox.hasPendingItems(), Date() < deadline, await sender.statistics.lastError?.isTokenRefused != true {
             try await Task.sleep(nanoseconds: 100_000_000)
         }
         delivery.cancel()

@@ -88,8 +88,10 @@ struct OutboxTests {
         let left = try await outbox.pendingItems(limit: 10)
         #expect(left.map(\.kind) == [.update])
         #expect(left.first?.duration == 20)
+        #expect(try await outbox.hasPendingItems())
         try await outbox.settle(left.map { .delivered($0, serverDuration: nil) })
         #expect(try await outbox.status().isEmpty)
+        #expect(try await !outbox.hasPendingItems())
     }
 
     @Test("A refused item keeps its reason, is skipped, and waits until retried or discarded")
@@ -107,6 +109,10 @@ struct OutboxTests {
         #expect(status.failures.map(\.errorId) == ["forbidden"] && status.failures.first?.eventId == "b")
         #expect(try await outbox.retryFailed() == 1)
         #expect(try await outbox.pendingItems(limit: 10).map(\.eventId) == ["a", "b", "c"])
+        try await outbox.settle([.refused(items[1], errorId: "forbidden", message: "no")])
+        try await outbox.settle([.refused(items[0], errorId: "forbidden", message: "no"), .refused(items[2], errorId: "forbidden", message: "no")])
+        #expect(try await !outbox.hasPendingItems())  // refused items do not count as waiting
+        try await outbox.retryFailed()
         try await outbox.settle([.refused(items[1], errorId: "forbidden", message: "no")])
         #expect(try await outbox.discardFailed() == 1)
         status = try await outbox.status()
