@@ -36,11 +36,14 @@ public enum BeaconRanging {
     /// The reading of a ranged beacon, or `nil` when it was not heard this second (RSSI 0 or
     /// positive) or its major or minor is outside 0…65535.
     ///
-    /// CoreLocation's `accuracy` is its own distance estimate; Whereabouts computes distances
-    /// from the RSSI with the venue's model, so the reading does not carry it.
+    /// CoreLocation's `accuracy`, its own distance estimate, becomes the reading's
+    /// ``Reading/distance`` when it is positive (positioning then takes it as the range, as
+    /// IBeaconLocation did); a negative accuracy (unknown) is left out.
     public static func reading(uuid: UUID, major: Int, minor: Int, rssi: Int, accuracy: Double) -> Reading? {
         guard rssi < 0, let major = UInt16(exactly: major), let minor = UInt16(exactly: minor) else { return nil }
-        return Reading(beacon: .iBeacon(IBeaconIdentity(uuid: uuid, major: major, minor: minor)), rssi: Double(rssi))
+        let distance = accuracy > 0 && accuracy.isFinite ? accuracy : nil
+        return Reading(beacon: .iBeacon(IBeaconIdentity(uuid: uuid, major: major, minor: minor)), rssi: Double(rssi),
+                       distance: distance)
     }
 
     /// The reading of a ranged beacon; see ``reading(uuid:major:minor:rssi:accuracy:)``.

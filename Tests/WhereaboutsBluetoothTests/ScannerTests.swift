@@ -176,10 +176,13 @@ final class ScriptedController: HCITransport, @unchecked Sendable {
         #expect(RFKill.state(of: "hci0", root: root)?.isBlocked == false)
     }
 
-    /// CoreLocation's ranging values: RSSI 0 means not heard; major/minor must fit 16 bits.
+    /// CoreLocation's ranging values: RSSI 0 means not heard; major/minor must fit 16 bits; a
+    /// known accuracy is kept as the reading's distance, an unknown (negative) one is not.
     @Test func beaconRanging() {
         let reading = BeaconRanging.reading(uuid: Vectors.uuid, major: 1, minor: 65535, rssi: -71, accuracy: 2.4)
-        #expect(reading == Reading(beacon: .iBeacon(IBeaconIdentity(uuid: Vectors.uuid, major: 1, minor: 65535)), rssi: -71))
+        #expect(reading == Reading(beacon: .iBeacon(IBeaconIdentity(uuid: Vectors.uuid, major: 1, minor: 65535)), rssi: -71,
+                                   distance: 2.4))
+        #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: 1, minor: 2, rssi: -60, accuracy: -1)?.distance == nil)
         #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: 1, minor: 2, rssi: 0, accuracy: -1) == nil)
         #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: 65536, minor: 2, rssi: -60, accuracy: 1) == nil)
         #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: -1, minor: 2, rssi: -60, accuracy: 1) == nil)

@@ -1,79 +1,165 @@
+import Foundation
+
 /// A beacon placed where a user would stand, with what is known about that spot — NaviBeacon's
-/// beacon and its `NaviBeaconData`.
+/// beacon and its `NaviBeaconData`. It matches one beacon, or every beacon of a proximity UUID
+/// (NaviBeacon ranged by UUID).
 ///
 /// ```swift
-/// let desk = AnchorBeacon(id: "front-desk", beacon: .iBeacon(identity),
+/// let desk = AnchorBeacon(id: "front-desk", uuid: uuid,
 ///                         coordinate: GeoCoordinate(latitude: 41.3551, longitude: 2.1322), heading: 90, floor: 0)
+/// let door = AnchorBeacon(id: "door", beacon: .id("b2"), point: PlanarPoint(x: 3, y: 4), floor: 1)
 /// ```
-struct AnchorBeacon: Hashable, Sendable {
-    /// A label to tell anchors apart.
-    var id: String
-    /// How readings name the beacon.
-    var beacon: BeaconReference
-    /// Latitude and longitude of the spot, if known.
-    var coordinate: GeoCoordinate?
-    /// The spot in the venue's local frame, if known.
-    var point: PlanarPoint?
-    /// The heading a user there faces, degrees clockwise from north, if known.
-    var heading: Double?
-    /// The floor of the spot, if known.
-    var floor: Int?
+public struct AnchorBeacon: Hashable, Sendable {
+    /// Which beacons an anchor answers to.
+    public enum Match: Hashable, Sendable {
+        /// One beacon, as readings name it (a venue id, or an iBeacon or Eddystone identity).
+        case beacon(BeaconReference)
+        /// Every iBeacon of a region: a proximity UUID, optionally narrowed to a major and minor.
+        case region(BeaconRegion)
+    }
 
-    /// Creates an anchor; every piece of data is optional.
-    init(id: String, beacon: BeaconReference, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
+    /// A label to tell anchors apart.
+    public var id: String
+    /// The beacons it answers to.
+    public var match: Match
+    /// Latitude and longitude of the spot, if known.
+    public var coordinate: GeoCoordinate?
+    /// The spot in the venue's local frame, if known.
+    public var point: PlanarPoint?
+    /// The heading a user there faces, degrees clockwise from north, if known.
+    public var heading: Double?
+    /// The floor of the spot, if known.
+    public var floor: Int?
+
+    /// Creates an anchor for the beacons `match` names; every piece of data is optional.
+    public init(id: String, match: Match, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
                 heading: Double? = nil, floor: Int? = nil) {
         self.id = id
-        self.beacon = beacon
+        self.match = match
         self.coordinate = coordinate
         self.point = point
         self.heading = heading
         self.floor = floor
     }
 
+    /// Creates an anchor of one beacon.
+    public init(id: String, beacon: BeaconReference, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
+                heading: Double? = nil, floor: Int? = nil) {
+        self.init(id: id, match: .beacon(beacon), coordinate: coordinate, point: point, heading: heading, floor: floor)
+    }
+
+    /// Creates an anchor of every beacon of a proximity UUID (NaviBeacon's `addBeacon`).
+    public init(id: String, uuid: UUID, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
+                heading: Double? = nil, floor: Int? = nil) {
+        self.init(id: id, match: .region(BeaconRegion(uuid: uuid, referenceId: id)), coordinate: coordinate, point: point,
+                  heading: heading, floor: floor)
+    }
+
     /// The anchor of a venue beacon: its local position and floor, its coordinate when the venue
     /// has an origin (or the file gave one), no heading.
-    init(venueBeacon beacon: Venue.Beacon, in venue: Venue) {
+    public init(venueBeacon beacon: Venue.Beacon, in venue: Venue) {
         var point: PlanarPoint?
         if let x = beacon.x, let y = beacon.y { point = PlanarPoint(x: x, y: y) }
         let coordinate = beacon.coordinate ?? point.flatMap { venue.localFrame?.coordinate(for: $0) }
         self.init(id: beacon.id, beacon: .id(beacon.id), coordinate: coordinate, point: point, floor: beacon.floor)
     }
-}
 
-/// A beacon heard in one ranging round: which anchor, how close, how loud (CoreLocation's `CLBeacon`).
-struct AnchorSighting: Hashable, Sendable {
-    /// The beacon, as the reading named it.
-    var beacon: BeaconReference
-    /// How close it is.
-    var proximity: Proximity
-    /// The RSSI, dBm.
-    var rssi: Double
-    /// When, seconds on the scans' clock.
-    var time: Double
-
-    /// Creates a sighting.
-    init(beacon: BeaconReference, proximity: Proximity, rssi: Double, time: Double) {
-        self.beacon = beacon
-        self.proximity = proximity
-        self.rssi = rssi
-        self.time = time
+    /// Whether a ranged beacon is one of this anchor's: the same reference, the same iBeacon
+    /// identity, or an identity inside the anchor's region.
+    public func matches(_ ranged: RangedBeacon) -> Bool {
+        switch match {
+        case .beacon(let reference):
+            if reference == ranged.beacon { return true }
+            if case .iBeacon(let identity) = reference { return ranged.identity == identity }
+            return false
+        case .region(let region):
+            return ranged.identity.map(region.contains) ?? false
+        }
     }
 }
 
 /// The location fix an anchor sets: what the anchor knows about its spot.
-struct AnchorFix: Hashable, Sendable {
+public struct AnchorFix: Hashable, Sendable {
     /// The anchor's id.
-    var anchor: String
+    public var anchor: String
     /// When, the sighting's time.
-    var time: Double
+    public var time: Double
     /// The spot's latitude and longitude, when the anchor has both.
-    var coordinate: GeoCoordinate?
+    public var coordinate: GeoCoordinate?
     /// The spot in the local frame, when known.
-    var point: PlanarPoint?
+    public var point: PlanarPoint?
     /// The heading to set, when the anchor has one (otherwise keep the last heading).
-    var heading: Double?
+    public var heading: Double?
     /// The floor to set, when the anchor has one.
-    var floor: Int?
+    public var floor: Int?
+
+    /// Creates a fix.
+    public init(anchor: String, time: Double, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
+                heading: Double? = nil, floor: Int? = nil) {
+        self.anchor = anchor
+        self.time = time
+        self.coordinate = coordinate
+        self.point = point
+        self.heading = heading
+        self.floor = floor
+    }
+
+    /// The position fix of this anchor fix for `device`, for whatever takes fixes (the place
+    /// ranker, the tracker): at the spot's point (or its coordinate placed in the venue's frame),
+    /// with an accuracy of `accuracy` metres (default 0.5, the edge of
+    /// ``Proximity/immediate``) and method `"anchor"`; `nil` when the spot is unknown.
+    public func positionFix(device: String? = nil, in venue: Venue? = nil, accuracy: Double = 0.5) -> Fix? {
+        let frame = venue?.localFrame
+        guard let point = point ?? coordinate.flatMap({ frame?.planarPoint(for: $0) }) else { return nil }
+        let metresPerUnit = venue?.units.metres ?? 1
+        return Fix(time: time, device: device, point: SpatialPoint(x: point.x, y: point.y, z: 0), floor: floor,
+                   accuracy: accuracy / metresPerUnit, coordinate: coordinate ?? frame?.coordinate(for: point),
+                   beacons: [anchor], method: "anchor")
+    }
+}
+
+/// The device's location, heading and floor as anchors set them — what NaviBeacon set on its
+/// MotionDna core.
+///
+/// ``apply(_:)`` follows NaviBeacon's default: the location only when the anchor has both a
+/// latitude and a longitude (keeping the last heading), the heading when it has one, the floor
+/// when it has one.
+///
+/// ```swift
+/// var state = AnchoredState()
+/// if let fix = triggers.process(ranged) { state.apply(fix) }
+/// print(state.coordinate as Any, state.heading as Any, state.floor as Any)
+/// ```
+public struct AnchoredState: Hashable, Sendable {
+    /// The location last set.
+    public var coordinate: GeoCoordinate?
+    /// The location last set on the venue's plan, when the anchor knew it.
+    public var point: PlanarPoint?
+    /// The heading, degrees clockwise from north.
+    public var heading: Double?
+    /// The floor.
+    public var floor: Int?
+    /// The anchor that last set something, and when.
+    public var lastAnchor: String?
+    /// When the state last changed.
+    public var time: Double?
+
+    /// Creates a state that knows nothing.
+    public init() {}
+
+    /// Applies an anchor's fix, NaviBeacon's way (see the type's discussion).
+    public mutating func apply(_ fix: AnchorFix) {
+        if let coordinate = fix.coordinate {
+            self.coordinate = coordinate
+            point = fix.point
+        } else if let point = fix.point {
+            self.point = point
+        }
+        if let heading = fix.heading { self.heading = heading }
+        if let floor = fix.floor { self.floor = floor }
+        lastAnchor = fix.anchor
+        time = fix.time
+    }
 }
 
 /// NaviBeacon's behaviour: set the device's location from a beacon's data when the device is
@@ -87,75 +173,94 @@ struct AnchorFix: Hashable, Sendable {
 /// sighting of an anchor and its data, replaces the default behaviour (as NaviBeacon's
 /// `onBeaconChanged` did).
 ///
+/// Feed it the ranging rounds of any source with a ``BeaconRanger``:
+///
 /// ```swift
+/// var ranger = BeaconRanger(venue: venue)
 /// var triggers = AnchorTriggers()
+/// var state = AnchoredState()
 /// triggers.add(desk)
-/// triggers.process(AnchorSighting(beacon: desk.beacon, proximity: .immediate, rssi: -45, time: 10))   // a fix
-/// triggers.process(AnchorSighting(beacon: desk.beacon, proximity: .immediate, rssi: -44, time: 11))   // nil: disarmed
+/// for scan in scans {
+///     for round in ranger.add(scan) { for fix in triggers.process(round: round) { state.apply(fix) } }
+/// }
 /// ```
-struct AnchorTriggers: Sendable {
+public struct AnchorTriggers: Sendable {
     /// The rounds at ``Proximity/near`` an anchor needs to re-arm; default 5.
-    var rearmRounds: Int
+    public var rearmRounds: Int
     /// A callback that replaces the default behaviour: it gets every sighting of an anchor, and
     /// ``process(_:)`` then returns `nil`.
-    var onSighting: (@Sendable (AnchorSighting, AnchorBeacon) -> Void)?
+    public var onSighting: (@Sendable (RangedBeacon, AnchorBeacon) -> Void)?
     /// The anchors, in the order added.
-    private(set) var anchors: [AnchorBeacon] = []
+    public private(set) var anchors: [AnchorBeacon] = []
     /// Whether sightings are ignored (NaviBeacon's `pauseScanning`).
-    private(set) var isPaused = false
-    private var countdowns: [BeaconReference: Int] = [:]
+    public private(set) var isPaused = false
+    /// The most anchors kept; adding more drops the oldest (a bound on hostile input).
+    public static let maximumAnchors = 4_096
+    private var countdowns: [String: Int] = [:]
 
     /// Creates triggers with no anchors.
-    init(rearmRounds: Int = 5, onSighting: (@Sendable (AnchorSighting, AnchorBeacon) -> Void)? = nil) {
+    public init(rearmRounds: Int = 5, onSighting: (@Sendable (RangedBeacon, AnchorBeacon) -> Void)? = nil) {
         self.rearmRounds = rearmRounds
         self.onSighting = onSighting
     }
 
-    /// Adds an anchor, armed; an anchor of the same beacon is replaced (and re-armed).
-    mutating func add(_ anchor: AnchorBeacon) {
-        anchors.removeAll { $0.beacon == anchor.beacon }
+    /// Adds an anchor, armed; an anchor with the same match (NaviBeacon: the same UUID) or the
+    /// same id is replaced (and re-armed).
+    public mutating func add(_ anchor: AnchorBeacon) {
+        for old in anchors where old.match == anchor.match || old.id == anchor.id { countdowns[old.id] = nil }
+        anchors.removeAll { $0.match == anchor.match || $0.id == anchor.id }
+        if anchors.count >= Self.maximumAnchors, let oldest = anchors.first {
+            countdowns[oldest.id] = nil
+            anchors.removeFirst()
+        }
         anchors.append(anchor)
-        countdowns[anchor.beacon] = nil
+        countdowns[anchor.id] = nil
     }
 
-    /// Removes the anchor of a beacon.
-    mutating func remove(_ beacon: BeaconReference) {
-        anchors.removeAll { $0.beacon == beacon }
-        countdowns[beacon] = nil
+    /// Removes the anchor with an id.
+    public mutating func remove(id: String) {
+        anchors.removeAll { $0.id == id }
+        countdowns[id] = nil
     }
 
-    /// Whether the anchor of a beacon would fire on its next immediate sighting.
-    func isArmed(_ beacon: BeaconReference) -> Bool {
-        anchors.contains { $0.beacon == beacon } && (countdowns[beacon] ?? 0) == 0
+    /// Whether the anchor `id` would fire on its next immediate sighting.
+    public func isArmed(_ id: String) -> Bool {
+        anchors.contains { $0.id == id } && (countdowns[id] ?? 0) == 0
     }
 
-    /// The near rounds the anchor of a beacon still needs to re-arm (0 when armed).
-    func countdown(_ beacon: BeaconReference) -> Int {
-        countdowns[beacon] ?? 0
+    /// The near rounds the anchor `id` still needs to re-arm (0 when armed).
+    public func countdown(_ id: String) -> Int {
+        countdowns[id] ?? 0
     }
 
     /// Ignores sightings until ``resume()``.
-    mutating func pause() { isPaused = true }
+    public mutating func pause() { isPaused = true }
 
     /// Takes sightings again.
-    mutating func resume() { isPaused = false }
+    public mutating func resume() { isPaused = false }
+
+    /// Takes in one ranging round; returns the fixes it fired, in the round's order.
+    public mutating func process(round: [RangedBeacon]) -> [AnchorFix] {
+        round.compactMap { process($0) }
+    }
 
     /// Takes in one sighting; returns the fix an armed anchor sets, if this sighting fires one.
-    mutating func process(_ sighting: AnchorSighting) -> AnchorFix? {
-        guard !isPaused, let anchor = anchors.first(where: { $0.beacon == sighting.beacon }) else { return nil }
+    /// The sighting goes to the first anchor that matches it.
+    public mutating func process(_ sighting: RangedBeacon) -> AnchorFix? {
+        guard !isPaused, let anchor = anchors.first(where: { $0.matches(sighting) }) else { return nil }
         if let onSighting {
             onSighting(sighting, anchor)
             return nil
         }
-        let remaining = countdowns[anchor.beacon] ?? 0
+        let remaining = countdowns[anchor.id] ?? 0
         switch sighting.proximity {
         case .immediate:
             guard remaining == 0 else { return nil }
-            countdowns[anchor.beacon] = Swift.max(0, rearmRounds)
+            countdowns[anchor.id] = Swift.max(0, rearmRounds)
             return AnchorFix(anchor: anchor.id, time: sighting.time, coordinate: anchor.coordinate,
                              point: anchor.point, heading: anchor.heading, floor: anchor.floor)
         case .near:
-            if remaining > 0 { countdowns[anchor.beacon] = remaining - 1 }
+            if remaining > 0 { countdowns[anchor.id] = remaining - 1 }
             return nil
         case .far, .unknown:
             return nil

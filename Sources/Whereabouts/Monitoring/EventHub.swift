@@ -11,14 +11,20 @@ import Foundation
 ///   and give `exitLocation`, `enterLocation` (in that order) and `currentLocation`, carrying the
 ///   reference id of the region the device was last seen in.
 ///
-/// Swift code reads the typed ``events()`` stream; code ported from Bluenet subscribes to topic
-/// names with ``on(_:_:)``, whose returned closure unsubscribes. Every input method also returns
-/// the events it caused.
+/// Location events flow only while indoor localization is on (``startIndoorLocalization()``,
+/// ``stopIndoorLocalization()``). A room classifier given to ``insertClassifier(_:)`` makes the
+/// hub classify each advertisement batch itself, as Bluenet did once a second; without one, the
+/// caller feeds the estimates of a classifier or a positioning engine of its own.
+///
+/// Swift code reads the typed ``events()`` stream or ``subscribe(_:)``; code ported from Bluenet
+/// subscribes to topic names with ``on(_:_:)``, whose returned closure unsubscribes. Both
+/// subscriptions are synchronous calls and deliver on the hub, in order. Every input method also
+/// returns the events it caused.
 ///
 /// ```swift
 /// let hub = EventHub(venue: venue)
 /// await hub.track(uuid: uuid, referenceId: "campus")
-/// let unsubscribe = await hub.on("enterRegion") { data in print("entered", data) }
+/// let unsubscribe = hub.on("enterRegion") { data in print("entered", data) }
 /// await hub.process(scan)
 /// await hub.process(containment.estimate(for: fix), at: scan.time)
 /// unsubscribe()
@@ -32,13 +38,19 @@ public actor EventHub {
         public var advertisementInterval: Double
         /// The place monitor's hysteresis.
         public var placeMonitor: PlaceMonitor.Configuration
+        /// Whether indoor localization (the location events) is on when the hub starts; default
+        /// `true`, so that a hub fed place estimates reports them. Bluenet's default was off
+        /// (see ``EventHub/startIndoorLocalization()``).
+        public var startsIndoorLocalization: Bool
 
         /// Creates settings.
         public init(regionExitTimeout: Double = 30, advertisementInterval: Double = 1,
-                    placeMonitor: PlaceMonitor.Configuration = PlaceMonitor.Configuration()) {
+                    placeMonitor: PlaceMonitor.Configuration = PlaceMonitor.Configuration(),
+                    startsIndoorLocalization: Bool = true) {
             self.regionExitTimeout = regionExitTimeout
             self.advertisementInterval = advertisementInterval
             self.placeMonitor = placeMonitor
+            self.startsIndoorLocalization = startsIndoorLocalization
         }
     }
 
@@ -51,9 +63,14 @@ public actor EventHub {
     private var lastRegion: String?
     private var pending: [BeaconPacket] = []
     private var batchStart: Double?
-    /// The topic callbacks of ``on(_:_:)``, in the order subscribed.
-    var subscriptions: [Subscription] = []
+    private var localizing: Bool
+    private var classifier: (any PlaceClassifier)?
+    /// The callbacks of ``on(_:_:)`` and ``subscribe(_:)``, in the order subscribed.
+    nonisolated let subscriptions = Subscriptions()
     private var listeners = Broadcast<MonitoringEvent>()
+    /// A rough location of the device: the venue's origin, when the venue has one (Bluenet's
+    /// `requestLocation`, which answered within about 3 km).
+    public nonisolated let roughLocation: GeoCoordinate?
 
     /// Creates a hub tracking nothing. With a venue, readings that name beacons by venue id are
     /// resolved to the beacons' iBeacon identities.
@@ -66,6 +83,8 @@ public actor EventHub {
             if let identity = beacon.iBeacon { identities[beacon.id] = identities[beacon.id] ?? identity }
         }
         self.identities = identities
+        localizing = configuration.startsIndoorLocalization
+        roughLocation = venue?.origin?.coordinate
     }
 
     // MARK: Tracking
@@ -132,6 +151,34 @@ public actor EventHub {
         lastRegion = nil
     }
 
+    // MARK: Indoor localization
+
+    /// Whether location events flow.
+    public var isIndoorLocalizationRunning: Bool { localizing }
+
+    /// The room classifier the hub runs on its advertisement batches, if one was inserted.
+    public var insertedClassifier: (any PlaceClassifier)? { classifier }
+
+    /// Turns location events on (Bluenet's `startIndoorLocalization`): place estimates, and the
+    /// inserted classifier's answers, give `enterLocation`, `exitLocation` and `currentLocation`.
+    public func startIndoorLocalization() {
+        localizing = true
+    }
+
+    /// Turns location events off (Bluenet's `stopIndoorLocalization`): estimates are ignored and
+    /// the place is forgotten, so the next start enters it afresh.
+    public func stopIndoorLocalization() {
+        localizing = false
+        places.reset()
+    }
+
+    /// Loads a room classifier (Bluenet's `insertClassifier`): while indoor localization is on,
+    /// each advertisement batch (about a second of scans) is classified and its answer goes
+    /// through the place monitor. `nil` removes it.
+    public func insertClassifier(_ classifier: (any PlaceClassifier)?) {
+        self.classifier = classifier
+    }
+
     // MARK: Input
 
     /// Takes in one scan: a due advertisement batch, region exits that fell due, then enters.
@@ -161,7 +208,7 @@ public actor EventHub {
     /// then `currentLocation` while in a place.
     @discardableResult
     public func process(_ estimate: PlaceEstimate, at time: Double) -> [MonitoringEvent] {
-        guard !paused else { return [] }
+        guard !paused, localizing else { return [] }
         let events = placeEvents(places.observe(estimate, at: time))
         emit(events)
         return events
@@ -191,7 +238,7 @@ public actor EventHub {
     @discardableResult
     public func flush() -> [MonitoringEvent] {
         guard let batchStart, !pending.isEmpty else { return [] }
-        let events = [MonitoringEvent(time: batchStart, kind: .advertisements(pending))]
+        let events = batchEvents(pending, at: batchStart)
         pending = []
         self.batchStart = nil
         emit(events)
@@ -223,9 +270,20 @@ public actor EventHub {
             self.batchStart = nil
             return []
         }
-        let events = [MonitoringEvent(time: batchStart, kind: .advertisements(pending))]
+        let events = batchEvents(pending, at: batchStart)
         pending = []
         self.batchStart = nil
+        return events
+    }
+
+    /// An advertisement batch's event, then, with a classifier loaded and indoor localization on,
+    /// the place events of its classification (an answerless batch gives none).
+    private func batchEvents(_ packets: [BeaconPacket], at time: Double) -> [MonitoringEvent] {
+        var events = [MonitoringEvent(time: time, kind: .advertisements(packets))]
+        guard localizing, let classifier else { return events }
+        let scan = Scan(time: time, readings: packets.map { Reading(beacon: .iBeacon($0.identity), rssi: $0.rssi) })
+        guard let result = classifier.classify(scan) else { return events }
+        events += placeEvents(places.observe(PlaceEstimate(place: result.place, probability: result.probability), at: time))
         return events
     }
 
@@ -257,10 +315,9 @@ public actor EventHub {
 
     private func emit(_ events: [MonitoringEvent]) {
         guard !events.isEmpty else { return }
-        subscriptions.removeAll { $0.isCancelled }
         for event in events {
             listeners.yield(event)
-            deliverToTopics(event)
+            subscriptions.deliver(event)
         }
     }
 

@@ -18,8 +18,12 @@ public actor LocationEngine {
     public struct Configuration: Sendable {
         /// The venue.
         public var venue: Venue
-        /// The positioning algorithm.
-        public var algorithm: PositioningAlgorithm
+        /// How positions are computed: a named algorithm, a solver of the caller's, or a fusion.
+        public var method: PositioningMethod
+        /// The named algorithm, when ``method`` is one (`nil` for a custom solver or a fusion).
+        public var algorithm: PositioningAlgorithm? {
+            if case .algorithm(let algorithm) = method { algorithm } else { nil }
+        }
         /// Scans with truth for the algorithms that learn.
         public var training: [Scan]
         /// Filters, ranges and the rest of the per-device pipeline.
@@ -32,32 +36,62 @@ public actor LocationEngine {
         public init(venue: Venue, algorithm: PositioningAlgorithm = PositioningAlgorithm.allCases[0],
                     training: [Scan] = [], locator: LocatorConfiguration = LocatorConfiguration(),
                     timing: FixPipeline.Timing = .immediate) {
+            self.init(venue: venue, method: .algorithm(algorithm), training: training, locator: locator, timing: timing)
+        }
+
+        /// Creates a configuration that positions by `method`: a solver of the caller's or a
+        /// trust fusion of several (IBeaconLocation's `customAlgorithm` and
+        /// `setAlgorithmsAndTrusts`).
+        public init(venue: Venue, method: PositioningMethod, training: [Scan] = [],
+                    locator: LocatorConfiguration = LocatorConfiguration(), timing: FixPipeline.Timing = .immediate) {
             self.venue = venue
-            self.algorithm = algorithm
+            self.method = method
             self.training = training
             self.locator = locator
             self.timing = timing
         }
+
+        /// The setup this configuration builds (training the solver once, if it learns).
+        public func makeSetup() -> PositioningSetup {
+            method.setup(venue: venue, training: training, configuration: locator)
+        }
     }
 
-    /// The venue, solver and per-device configuration located with.
-    public nonisolated let setup: PositioningSetup
+    /// The venue, solver and per-device configuration located with (the latest, after
+    /// ``reconfigure(with:)``).
+    public nonisolated var setup: PositioningSetup { currentSetup.value }
     /// When the fixes come out.
     public nonisolated let timing: FixPipeline.Timing
+    private nonisolated let currentSetup: LockedValue<PositioningSetup>
     private var pipeline: FixPipeline
 
     /// Builds the pipeline of a configuration (training the solver once, if it learns).
     public init(configuration: Configuration) {
-        self.init(setup: configuration.algorithm.setup(venue: configuration.venue, training: configuration.training,
-                                                       configuration: configuration.locator),
-                  timing: configuration.timing)
+        self.init(setup: configuration.makeSetup(), timing: configuration.timing)
     }
 
     /// An engine over a setup built beforehand (``PositioningAlgorithm/setup(venue:training:configuration:)``).
     public init(setup: PositioningSetup, timing: FixPipeline.Timing = .immediate) {
-        self.setup = setup
+        currentSetup = LockedValue(setup)
         self.timing = timing
         pipeline = FixPipeline(setup: setup, timing: timing)
+    }
+
+    /// Locates from now on with another venue or method — a beacon added, moved or removed while
+    /// running, another algorithm chosen — and returns the fixes the old pipeline still held
+    /// back. Every device starts afresh (its filters and track were the old venue's).
+    ///
+    /// ```swift
+    /// configuration.venue.beacons.append(Venue.Beacon(id: "b4", iBeacon: identity, x: 4, y: 7))
+    /// _ = await engine.reconfigure(with: configuration)
+    /// ```
+    @discardableResult
+    public func reconfigure(with configuration: Configuration) -> [Fix] {
+        let held = pipeline.finish()
+        let setup = configuration.makeSetup()
+        currentSetup.value = setup
+        pipeline = FixPipeline(setup: setup, timing: timing)
+        return held
     }
 
     /// Takes in one scan (of any device) and returns the fixes now due: with the immediate

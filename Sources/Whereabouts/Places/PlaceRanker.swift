@@ -66,6 +66,50 @@ public actor PlaceRanker {
         update(position: PlaceRanking.position(nearestOf: sightings, in: venue))
     }
 
+    /// Moves the position to the nearest beacon of a ranging round that has a known place (see
+    /// ``PlaceRanking/position(nearestOf:in:)``), or forgets it when there is none.
+    @discardableResult
+    public func update(nearestOf round: [RangedBeacon], in venue: Venue) -> Bool {
+        update(nearestOf: round.map(PlaceRanking.BeaconSighting.init), in: venue)
+    }
+
+    /// Ranks from a live source of scans until it ends, Hekaerge's way: each ranging round
+    /// (``BeaconRanger``, one a second by default) moves the position to its nearest beacon with
+    /// a known place in `venue`, or forgets it when no such beacon is in range. When the source
+    /// ends (scanning stopped, Bluetooth off) or fails, the position is forgotten, so the order is
+    /// the input order again; a failure is then rethrown.
+    ///
+    /// ```swift
+    /// let ranker = PlaceRanker(places: venue.places)
+    /// try await ranker.follow(RecordingReader(url: recording), nearestBeaconIn: venue)
+    /// ```
+    public func follow<Scans: AsyncSequence>(_ scans: sending Scans, nearestBeaconIn venue: Venue,
+                                             ranger: BeaconRanger? = nil) async throws where Scans.Element == Scan {
+        var ranger = ranger ?? BeaconRanger(venue: venue)
+        do {
+            for try await scan in scans {
+                for round in ranger.add(scan) { update(nearestOf: round, in: venue) }
+            }
+        } catch {
+            update(position: nil)
+            throw error
+        }
+        if let last = ranger.finish() { update(nearestOf: last, in: venue) }
+        update(position: nil)
+    }
+
+    /// Ranks from a stream of fixes (a ``LocationEngine``'s) until it ends; then, as when
+    /// scanning stops, the position is forgotten and the order is the input order again.
+    public func follow<Fixes: AsyncSequence>(fixes: sending Fixes) async throws where Fixes.Element == Fix {
+        do {
+            for try await fix in fixes { update(with: fix) }
+        } catch {
+            update(position: nil)
+            throw error
+        }
+        update(position: nil)
+    }
+
     /// Moves (or forgets) the position; notifies and returns `true` when the order or the
     /// position's state changed.
     @discardableResult

@@ -238,6 +238,11 @@ extension PlaceRanking {
             self.proximity = proximity
             self.rssi = rssi
         }
+
+        /// The sighting of a beacon of a ranging round (``BeaconRanger``).
+        public init(_ ranged: RangedBeacon) {
+            self.init(beacon: ranged.beacon, proximity: ranged.proximity, rssi: ranged.rssi)
+        }
     }
 
     /// The position Hekaerge used: the place of the nearest beacon in range that has a known

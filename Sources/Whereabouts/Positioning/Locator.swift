@@ -34,6 +34,9 @@ public struct Locator: Sendable {
     /// Per beacon, its latest range (its ``BeaconRange/rssi`` the RSSI it came from), reused while
     /// that RSSI stays the same.
     private var rangeCache: [BeaconRange?] = []
+    /// Per beacon, the distance (metres) its latest reading reported itself (``Reading/distance``),
+    /// taken as its range while no later reading without one replaces it.
+    private var reportedDistances: [Double?] = []
     /// The beacon ids of the previous fix, shared with the next one when it used the same beacons.
     private var lastFixBeacons: (indices: [Int], ids: [String]) = ([], [])
 
@@ -67,6 +70,7 @@ public struct Locator: Sendable {
     /// Forgets every beacon heard, the floor and the motion track (a new track starts).
     public mutating func reset() {
         beacons.removeAll()
+        reportedDistances = []
         floorSelector?.reset()
         tracker?.reset()
         source = nil
@@ -93,6 +97,13 @@ public struct Locator: Sendable {
             guard let index = venue.directory.index(for: reading.beacon) else { continue }
             let rssi = offset == 0 ? reading.rssi : Scan.corrected(reading.rssi, offset: offset)
             beacons.add(index: index, rssi: rssi, time: time)
+            let reported = reading.reportedDistance
+            if reported != nil || !reportedDistances.isEmpty {
+                if reportedDistances.count != rangeModels.count {
+                    reportedDistances = Array(repeating: nil, count: rangeModels.count)
+                }
+                if index < reportedDistances.count { reportedDistances[index] = reported }
+            }
         }
         signals.removeAll(keepingCapacity: true)
         ranges.removeAll(keepingCapacity: true)
@@ -110,6 +121,12 @@ public struct Locator: Sendable {
         for signal in signals {
             let index = signal.beaconIndex, rssi = signal.rssi
             guard index < rangeModels.count, let model = rangeModels[index] else { continue }
+            if index < reportedDistances.count, let reported = reportedDistances[index] {
+                ranges.append(Self.range(of: index, model: model, reportedDistance: reported, rssi: rssi,
+                                         rssiStandardDeviation: deviation, minimumRange: minimumRange,
+                                         metresPerUnit: metresPerUnit))
+                continue
+            }
             // A beacon whose RSSI has not changed since the last scan (its filter took no new
             // reading) keeps its range.
             if let cached = rangeCache[index], cached.rssi.bitPattern == rssi.bitPattern {
@@ -147,6 +164,17 @@ public struct Locator: Sendable {
         guard standardDeviation.isFinite else { return nil }
         let distance = max(estimate / metresPerUnit, minimumRange)
         return BeaconRange(beaconIndex: index, position: model.position, floor: model.floor, distance: distance,
+                           standardDeviation: standardDeviation / metresPerUnit, rssi: rssi)
+    }
+
+    /// The range of a distance the source reported (metres), with the uncertainty the RSSI model
+    /// gives a range of that length: d·ln 10/(10·n)·σ.
+    private static func range(of index: Int, model: RangeModel, reportedDistance: Double, rssi: Double,
+                              rssiStandardDeviation: Double, minimumRange: Double, metresPerUnit: Double) -> BeaconRange {
+        let deviation = rssiStandardDeviation.isFinite && rssiStandardDeviation >= 0 ? rssiStandardDeviation : 4
+        let standardDeviation = reportedDistance * M_LN10 / (10 * model.exponent) * deviation
+        return BeaconRange(beaconIndex: index, position: model.position, floor: model.floor,
+                           distance: max(reportedDistance / metresPerUnit, minimumRange),
                            standardDeviation: standardDeviation / metresPerUnit, rssi: rssi)
     }
 

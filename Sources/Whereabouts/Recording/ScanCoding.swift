@@ -110,7 +110,8 @@ public enum ScanCoding {
             let reference = try beaconReference(item)
             let rssi = try item.required("rssi").double()
             let txPower = try item.optionalDouble("txPower")
-            let reading = Reading(beacon: reference, rssi: rssi, txPower: txPower)
+            let distance = try item.optionalDouble("distance")
+            let reading = Reading(beacon: reference, rssi: rssi, txPower: txPower, distance: distance)
             if reading.isValid { scan.readings.append(reading) } else { skipped += 1 }
         }
         if let truth = root.member("truth") {
@@ -165,6 +166,7 @@ public enum ScanCoding {
         }
         members.append(("rssi", .number(reading.rssi)))
         if let txPower = reading.txPower { members.append(("txPower", .number(txPower))) }
+        if let distance = reading.distance { members.append(("distance", .number(distance))) }
         return .object(members)
     }
 

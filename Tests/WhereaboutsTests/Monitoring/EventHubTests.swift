@@ -68,8 +68,8 @@ struct EventHubTests {
         let hub = EventHub(configuration: .init(regionExitTimeout: 5))
         await hub.track(uuid: Self.uuid, referenceId: "campus")
         let entered = Collected<JSONValue>(), exited = Collected<JSONValue>()
-        let unsubscribeEnter = await hub.on("enterRegion") { entered.append($0) }
-        _ = await hub.on("exitRegion") { exited.append($0) }
+        let unsubscribeEnter = hub.on("enterRegion") { entered.append($0) }
+        _ = hub.on("exitRegion") { exited.append($0) }
         await hub.process(scan(0, [1]))
         await hub.advance(to: 10)              // exit at 5
         unsubscribeEnter()

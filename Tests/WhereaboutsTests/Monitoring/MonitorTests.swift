@@ -124,8 +124,8 @@ struct AnchorTriggerTests {
                                    heading: 90, floor: 0)
     static let door = AnchorBeacon(id: "door", beacon: .id("b2"), point: PlanarPoint(x: 3, y: 4), floor: 1)
 
-    private func sighting(_ beacon: String, _ proximity: Proximity, at time: Double) -> AnchorSighting {
-        AnchorSighting(beacon: .id(beacon), proximity: proximity, rssi: proximity == .immediate ? -45 : -70, time: time)
+    private func sighting(_ beacon: String, _ proximity: Proximity, at time: Double) -> RangedBeacon {
+        RangedBeacon(beacon: .id(beacon), rssi: proximity == .immediate ? -45 : -70, distance: nil, proximity: proximity, time: time)
     }
 
     @Test func armDisarmAndRearmWithACounterPerBeacon() {
@@ -135,7 +135,7 @@ struct AnchorTriggerTests {
         // Immediate at the desk: a fix with its data; the desk is disarmed (countdown 5).
         let fix = triggers.process(sighting("b1", .immediate, at: 1))
         #expect(fix == AnchorFix(anchor: "desk", time: 1, coordinate: Self.desk.coordinate, point: nil, heading: 90, floor: 0))
-        #expect(!triggers.isArmed(.id("b1")) && triggers.countdown(.id("b1")) == 5)
+        #expect(!triggers.isArmed("desk") && triggers.countdown("desk") == 5)
         #expect(triggers.process(sighting("b1", .immediate, at: 2)) == nil)
         // The door has its own counter: still armed.
         #expect(triggers.process(sighting("b2", .immediate, at: 3))?.anchor == "door")
@@ -143,16 +143,16 @@ struct AnchorTriggerTests {
         for t in 4...7 { #expect(triggers.process(sighting("b1", .near, at: Double(t))) == nil) }
         _ = triggers.process(sighting("b1", .far, at: 8))
         _ = triggers.process(sighting("b1", .unknown, at: 9))
-        #expect(triggers.countdown(.id("b1")) == 1)
+        #expect(triggers.countdown("desk") == 1)
         #expect(triggers.process(sighting("b1", .immediate, at: 10)) == nil)
         // The fifth near round re-arms the desk only; the door's countdown is untouched.
         _ = triggers.process(sighting("b1", .near, at: 11))
-        #expect(triggers.isArmed(.id("b1")) && triggers.countdown(.id("b2")) == 5)
+        #expect(triggers.isArmed("desk") && triggers.countdown("door") == 5)
         #expect(triggers.process(sighting("b1", .immediate, at: 12))?.time == 12)
         // A beacon that is no anchor, and a paused trigger, do nothing.
         #expect(triggers.process(sighting("b9", .immediate, at: 13)) == nil)
         triggers.pause()
-        #expect(triggers.process(sighting("b2", .near, at: 14)) == nil && triggers.countdown(.id("b2")) == 5)
+        #expect(triggers.process(sighting("b2", .near, at: 14)) == nil && triggers.countdown("door") == 5)
     }
 
     @Test func aCustomCallbackReplacesTheDefault() {
@@ -164,14 +164,14 @@ struct AnchorTriggerTests {
         #expect(triggers.process(sighting("b1", .far, at: 1)) == nil)
         #expect(triggers.process(sighting("b1", .immediate, at: 2)) == nil)   // no fix: the callback decides
         #expect(seen.values == ["desk far -70", "desk immediate -45"])
-        #expect(triggers.isArmed(.id("b1")))
+        #expect(triggers.isArmed("desk"))
     }
 
     @Test func aVenueBeaconMakesAnAnchorWithItsCoordinate() {
         let venue = Venue(origin: Venue.Origin(latitude: 41.355, longitude: 2.132),
                           beacons: [Venue.Beacon(id: "b1", x: 0, y: 0, floor: 2)])
         let anchor = AnchorBeacon(venueBeacon: venue.beacons[0], in: venue)
-        #expect(anchor.point == PlanarPoint(x: 0, y: 0) && anchor.floor == 2 && anchor.beacon == .id("b1"))
+        #expect(anchor.point == PlanarPoint(x: 0, y: 0) && anchor.floor == 2 && anchor.match == .beacon(.id("b1")))
         guard let coordinate = anchor.coordinate else { Issue.record("no coordinate"); return }
         #expect(abs(coordinate.latitude - 41.355) < 1e-9 && abs(coordinate.longitude - 2.132) < 1e-9)
     }
