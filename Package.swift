@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WhereaboutsBluetooth", targets: ["WhereaboutsBluetooth"]),
         .library(name: "WhereaboutsServer", targets: ["WhereaboutsServer"]),
         .library(name: "WhereaboutsTracking", targets: ["WhereaboutsTracking"]),
+        .library(name: "WhereaboutsFacades", targets: ["WhereaboutsFacades"]),
         .executable(name: "whereabouts", targets: ["whereabouts"]),
     ],
     dependencies: [
@@ -64,6 +65,21 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        .target(
+            name: "WhereaboutsServerTesting",
+            dependencies: [
+                "Whereabouts",
+                "WhereaboutsServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "WhereaboutsFacades",
+            dependencies: ["Whereabouts", "WhereaboutsTracking"]
+        ),
         .executableTarget(
             name: "whereabouts",
             dependencies: [
@@ -97,11 +113,16 @@ let package = Package(
             dependencies: [
                 "WhereaboutsTracking",
                 "WhereaboutsServer",
+                "WhereaboutsServerTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "WhereaboutsFacadesTests",
+            dependencies: ["WhereaboutsFacades", "WhereaboutsServerTesting"]
         ),
         .testTarget(
             name: "WhereaboutsCLITests",

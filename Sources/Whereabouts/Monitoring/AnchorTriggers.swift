@@ -51,8 +51,9 @@ public struct AnchorBeacon: Hashable, Sendable {
     /// Creates an anchor of every beacon of a proximity UUID (NaviBeacon's `addBeacon`).
     public init(id: String, uuid: UUID, coordinate: GeoCoordinate? = nil, point: PlanarPoint? = nil,
                 heading: Double? = nil, floor: Int? = nil) {
-        self.init(id: id, match: .region(BeaconRegion(uuid: uuid, referenceId: id)), coordinate: coordinate, point: point,
-                  heading: heading, floor: floor)
+        // The region is named by its UUID, so that two anchors of one UUID have the same match.
+        self.init(id: id, match: .region(BeaconRegion(uuid: uuid, referenceId: uuid.uuidString)), coordinate: coordinate,
+                  point: point, heading: heading, floor: floor)
     }
 
     /// The anchor of a venue beacon: its local position and floor, its coordinate when the venue
@@ -239,6 +240,12 @@ public struct AnchorTriggers: Sendable {
     /// Takes sightings again.
     public mutating func resume() { isPaused = false }
 
+    /// The anchor a sighting goes to: the first added that matches it; `nil` when none does or
+    /// while paused.
+    public func anchor(matching sighting: RangedBeacon) -> AnchorBeacon? {
+        isPaused ? nil : anchors.first { $0.matches(sighting) }
+    }
+
     /// Takes in one ranging round; returns the fixes it fired, in the round's order.
     public mutating func process(round: [RangedBeacon]) -> [AnchorFix] {
         round.compactMap { process($0) }
@@ -247,7 +254,7 @@ public struct AnchorTriggers: Sendable {
     /// Takes in one sighting; returns the fix an armed anchor sets, if this sighting fires one.
     /// The sighting goes to the first anchor that matches it.
     public mutating func process(_ sighting: RangedBeacon) -> AnchorFix? {
-        guard !isPaused, let anchor = anchors.first(where: { $0.matches(sighting) }) else { return nil }
+        guard let anchor = anchor(matching: sighting) else { return nil }
         if let onSighting {
             onSighting(sighting, anchor)
             return nil

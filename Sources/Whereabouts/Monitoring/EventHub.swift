@@ -64,6 +64,8 @@ public actor EventHub {
     private var pending: [BeaconPacket] = []
     private var batchStart: Double?
     private var localizing: Bool
+    /// The latest finite time the hub was given.
+    private var clock = -Double.infinity
     private var classifier: (any PlaceClassifier)?
     /// The callbacks of ``on(_:_:)`` and ``subscribe(_:)``, in the order subscribed.
     nonisolated let subscriptions = Subscriptions()
@@ -185,6 +187,7 @@ public actor EventHub {
     @discardableResult
     public func process(_ scan: Scan) -> [MonitoringEvent] {
         guard !paused else { return [] }
+        if scan.time.isFinite { clock = max(clock, scan.time) }
         var events = flushIfDue(at: scan.time)
         var heard: [IBeaconIdentity] = []
         var packets: [BeaconPacket] = []
@@ -219,6 +222,7 @@ public actor EventHub {
     @discardableResult
     public func advance(to time: Double) -> [MonitoringEvent] {
         guard !paused else { return [] }
+        if time.isFinite { clock = max(clock, time) }
         var events = flushIfDue(at: time)
         // The place is left before the region when both fall due together (and the place's exit
         // still names the region).
@@ -232,6 +236,18 @@ public actor EventHub {
         events += merged
         emit(events)
         return events
+    }
+
+    /// The end of the input: lets time run on past the latest scan until every pending exit has
+    /// fallen due (the longer of the region and place exit timeouts), then flushes the
+    /// advertisement batch still being gathered.
+    @discardableResult
+    public func finish() -> [MonitoringEvent] {
+        var events: [MonitoringEvent] = []
+        if clock.isFinite {
+            events += advance(to: clock + max(configuration.regionExitTimeout, configuration.placeMonitor.exitTimeout))
+        }
+        return events + flush()
     }
 
     /// Emits the advertisement batch still being gathered, if any (at the end of a replay).

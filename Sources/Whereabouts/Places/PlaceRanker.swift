@@ -24,9 +24,11 @@ public actor PlaceRanker {
     private var changeHandler: (@Sendable (Update) -> Void)?
     private var listeners = Broadcast<Update>()
 
-    /// Creates a ranker of `places`, in their order until a position is known.
-    public init(places: [Venue.Place]) {
+    /// Creates a ranker of `places`, in their order until a position is known; `changeHandler`,
+    /// when given, runs after every change (as ``setChangeHandler(_:)`` would set it).
+    public init(places: [Venue.Place], changeHandler: (@Sendable (Update) -> Void)? = nil) {
         ranking = PlaceRanking(places: places)
+        self.changeHandler = changeHandler
     }
 
     /// The places in ranked order, or in input order when no position is known.

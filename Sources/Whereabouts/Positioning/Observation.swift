@@ -139,3 +139,22 @@ public struct Observation: Sendable {
         }
     }
 }
+
+extension Observation {
+    /// How badly a point fits the ranges: the root-mean-square, over the ranges (of the
+    /// observation's floor, when it has one), of |distance on the plan from the point to the beacon
+    /// − the range's planar distance at `receiverHeight`|, venue units; `nil` without ranges.
+    /// A solver of the caller's that gives only a point can take it as its accuracy radius.
+    public func rangeMisfit(at point: PlanarPoint, receiverHeight: Double) -> Double? {
+        var sum = 0.0, count = 0
+        for range in ranges where floor == nil || range.floor == floor {
+            let dx = point.x - range.position.x, dy = point.y - range.position.y
+            let residual = (dx * dx + dy * dy).squareRoot() - range.planarDistance(receiverHeight: receiverHeight)
+            sum += residual * residual
+            count += 1
+        }
+        guard count > 0 else { return nil }
+        let misfit = (sum / Double(count)).squareRoot()
+        return misfit.isFinite ? misfit : nil
+    }
+}

@@ -20,13 +20,22 @@ public enum BluenetTrainingData {
         return identity?.description ?? key
     }
 
-    /// The entries of some scans, as a JSON array (readings with RSSI 0 or above are dropped, as Bluenet did).
+    /// The entries of some scans, as a JSON array (readings with RSSI 0 or above are dropped, as
+    /// Bluenet did; a beacon heard twice in one scan is one key with the mean RSSI).
     public static func encode(_ scans: [Scan], venue: Venue? = nil) -> JSONValue {
         .array(scans.map { scan in
-            var devices: [(key: String, value: JSONValue)] = []
+            // One key per beacon: a beacon heard more than once in the scan gives its mean RSSI.
+            var order: [String] = [], sums: [String: (total: Double, count: Double)] = [:]
             for reading in scan.readings where reading.isValid {
-                devices.append((idString(for: reading.beacon, venue: venue), .number(reading.rssi)))
+                let id = idString(for: reading.beacon, venue: venue)
+                if let sum = sums[id] {
+                    sums[id] = (sum.total + reading.rssi, sum.count + 1)
+                } else {
+                    order.append(id)
+                    sums[id] = (reading.rssi, 1)
+                }
             }
+            let devices = order.map { id in (key: id, value: JSONValue.number(sums[id].map { $0.total / $0.count } ?? 0)) }
             return .object([("devices", .object(devices)), ("timestamp", .number(scan.time))])
         })
     }

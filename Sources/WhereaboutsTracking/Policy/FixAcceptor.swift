@@ -120,9 +120,6 @@ public struct FixAcceptor: Sendable {
     private mutating func makeEvent(for fix: Fix) -> TrackedEvent {
         let time = fix.time + timeShift
         let id = identifiers.next(now: time)
-        return TrackedEvent(id: id, streamIds: streamIds, time: time, duration: 0,
-                            type: fix.coordinate == nil ? PositionContent.localType : PositionContent.wgs84Type,
-                            content: PositionContent.content(of: fix, metresPerUnit: metresPerUnit),
-                            clientData: PositionContent.clientData(of: fix))
+        return TrackedEvent(position: fix, id: id, streamIds: streamIds, time: time, metresPerUnit: metresPerUnit)
     }
 }

@@ -69,6 +69,20 @@ struct FingerprintTrainingSessionTests {
         #expect(try BluenetTrainingData.decode(byPlace, venue: venue) == fromBluenet)
     }
 
+    /// A session started without a place (Bluenet's way) fed advertisement batches: one entry
+    /// per batch, a beacon heard twice in it one key with its mean RSSI.
+    @Test func advertisementBatchesWithoutAPlaceMakeOneEntryEach() throws {
+        let identity = IBeaconIdentity(uuid: UUID(uuidString: "01234567-89AB-CDEF-0123-456789ABCDEF")!, major: 1, minor: 2)
+        var session = FingerprintTrainingSession()
+        session.start()
+        session.add([BeaconPacket(identity: identity, rssi: -60, referenceId: "home"),
+                     BeaconPacket(identity: identity, rssi: -64, referenceId: "home")], at: 5)
+        let finished = session.finish()
+        let result = try #require(finished)
+        #expect(result.place == nil && result.scans.first?.truth == nil)
+        #expect(result.bluenetJSON == #"[{"devices":{"01234567-89AB-CDEF-0123-456789ABCDEF_Maj:1_Min:2":-62},"timestamp":5}]"#)
+    }
+
     @Test func bluenetErrorsNameTheKey() {
         #expect(throws: FormatError(file: "t.json", key: "[0].devices.B1", message: "expected a number, found a string")) {
             try BluenetTrainingData.decode(Array(#"[{"devices": {"B1": "loud"}, "timestamp": 1}]"#.utf8), file: "t.json", place: "a")

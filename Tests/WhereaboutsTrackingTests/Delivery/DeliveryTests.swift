@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Whereabouts
 import WhereaboutsServer
+import WhereaboutsServerTesting
 @testable import WhereaboutsTracking
 
 @Suite("Delivery to a real server", .serialized)
