@@ -74,7 +74,7 @@ public struct AdvertisingReport: Hashable, Sendable {
 
 /// A beacon heard once: the reading (beacon, RSSI, advertised power), who sent it and when.
 ///
-/// Scans (``Scan``) carry readings only; sightings keep the advertiser's address as well, for
+/// Scans (`Scan`) carry readings only; sightings keep the advertiser's address as well, for
 /// tables and diagnostics.
 public struct BeaconSighting: Hashable, Sendable {
     /// When it was heard, in seconds since 1970.

@@ -1,7 +1,7 @@
 import Foundation
 import Whereabouts
 
-/// Replays the LE advertising reports of a btsnoop capture as ``Scan``s: an `AsyncSequence`
+/// Replays the LE advertising reports of a btsnoop capture as `Scan`s: an `AsyncSequence`
 /// that feeds the same pipeline as live scanning, without hardware.
 ///
 /// ```swift

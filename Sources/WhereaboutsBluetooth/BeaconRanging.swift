@@ -2,7 +2,7 @@ import Foundation
 import Whereabouts
 
 /// What CoreLocation's beacon ranging reports, as plain values, and how it becomes readings and
-/// scans. The logic of ``CoreLocationRangingSource`` (Apple platforms), testable anywhere.
+/// scans. The logic of `CoreLocationRangingSource` (Apple platforms), testable anywhere.
 ///
 /// ```swift
 /// let beacon = BeaconRanging.RangedBeacon(uuid: uuid, major: 1, minor: 2, rssi: -67, accuracy: 1.8)
@@ -37,7 +37,7 @@ public enum BeaconRanging {
     /// positive) or its major or minor is outside 0…65535.
     ///
     /// CoreLocation's `accuracy`, its own distance estimate, becomes the reading's
-    /// ``Reading/distance`` when it is positive (positioning then takes it as the range, as
+    /// `Reading.distance` when it is positive (positioning then takes it as the range, as
     /// IBeaconLocation did); a negative accuracy (unknown) is left out.
     public static func reading(uuid: UUID, major: Int, minor: Int, rssi: Int, accuracy: Double) -> Reading? {
         guard rssi < 0, let major = UInt16(exactly: major), let minor = UInt16(exactly: minor) else { return nil }

@@ -3,7 +3,7 @@ import CoreLocation
 import Foundation
 import Whereabouts
 
-/// Beacon ranging with CoreLocation as an `AsyncSequence` of ``Scan``s, one per ranging
+/// Beacon ranging with CoreLocation as an `AsyncSequence` of `Scan`s, one per ranging
 /// callback that heard a beacon (iOS; the app needs "when in use" location authorisation).
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import Foundation
 import Whereabouts
 
 /// Live beacon scanning on Linux over a raw HCI socket (no daemon needed): an `AsyncSequence` of
-/// ``Scan``s, one per advertising report event that held a wanted beacon.
+/// `Scan`s, one per advertising report event that held a wanted beacon.
 ///
 /// ```swift
 /// let scanner = HCIScanner(configuration: .init(adapter: "hci0", scanType: .active))

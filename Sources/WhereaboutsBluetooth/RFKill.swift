@@ -20,7 +20,9 @@ public enum RFKill {
 
     /// The rfkill state of `adapter`, or `nil` when sysfs has no rfkill switch for it.
     ///
-    /// - Parameter root: The sysfs class directory of Bluetooth adapters (changed by tests).
+    /// - Parameters:
+    ///   - adapter: The adapter's name, such as `hci0`.
+    ///   - root: The sysfs class directory of Bluetooth adapters (changed by tests).
     public static func state(of adapter: String, root: URL = URL(fileURLWithPath: "/sys/class/bluetooth")) -> State? {
         let directory = root.appendingPathComponent(adapter)
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return nil }

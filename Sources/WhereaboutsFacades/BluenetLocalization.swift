@@ -27,7 +27,7 @@ public enum BluenetError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Bluenet Localization: iBeacon regions, their advertisements, and the room the device is in,
 /// as events by topic name — `iBeaconAdvertisement`, `enterRegion`, `exitRegion`,
-/// `enterLocation`, `exitLocation`, `currentLocation` (payloads: ``MonitoringEvent``).
+/// `enterLocation`, `exitLocation`, `currentLocation` (payloads: `MonitoringEvent`).
 ///
 /// Indoor localization starts off, as in Bluenet: location events flow only after
 /// ``startIndoorLocalization()`` and with a classifier inserted. Scans come from any source —
@@ -96,7 +96,7 @@ public final class BluenetLocalization: Sendable {
         await hub.forceClearActiveRegion()
     }
 
-    /// Loads a room classifier (see ``BasicClassifier``, or any ``PlaceClassifier``).
+    /// Loads a room classifier (see ``BasicClassifier``, or any `PlaceClassifier`).
     public func insertClassifier(_ classifier: any PlaceClassifier) async {
         await hub.insertClassifier(classifier)
     }
@@ -168,7 +168,7 @@ public final class TrainingHelper: Sendable {
 }
 
 /// Bluenet's basic classifier: Gaussian naive Bayes over the training data of each location
-/// (``NaiveBayesPlaceClassifier`` with ``NaiveBayesPlaceClassifier/Options/bluenet``): no answer
+/// (`NaiveBayesPlaceClassifier` with `NaiveBayesPlaceClassifier.Options.bluenet`): no answer
 /// without training data or with fewer than three known beacons heard.
 ///
 /// ```swift

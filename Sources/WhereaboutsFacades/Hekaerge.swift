@@ -56,7 +56,7 @@ public enum HekaergeError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Hekaerge: locations kept sorted by distance from where the device is — the nearest beacon in
 /// range with a known location (Hekaerge's way) or the engine's fix — with Hekaerge's rules for
-/// overlapping geofences and floors (see ``PlaceRanking``).
+/// overlapping geofences and floors (see `PlaceRanking`).
 ///
 /// ```swift
 /// let hekaerge = Hekaerge(locations: [hall1, hall2, hall7, hall7Smaller])
@@ -158,7 +158,7 @@ public final class Hekaerge: Sendable {
     }
 
     /// Sorts from the nearest beacon in range of each ranging round of a source (Hekaerge's
-    /// way; see ``PlaceRanker/follow(_:nearestBeaconIn:ranger:)``), until the source ends; then
+    /// way; see `PlaceRanker.follow(_:nearestBeaconIn:ranger:)`), until the source ends; then
     /// the position is unknown and the order is the input order again.
     public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans) async throws where Scans.Element == Scan {
         guard let venue else { throw HekaergeError.venueWithoutOrigin }

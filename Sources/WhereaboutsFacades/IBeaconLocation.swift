@@ -9,11 +9,11 @@ import Whereabouts
 
 /// IBeaconLocation's positioning algorithms.
 public enum AlgorithmType: String, Hashable, Sendable, CaseIterable {
-    /// The enhanced positioning trilateration algorithm (the engine's ``EPTA``).
+    /// The enhanced positioning trilateration algorithm (the engine's `EPTA`).
     case epta
-    /// The radical centre of three circles (the engine's ``PowerCenter``); the default.
+    /// The radical centre of three circles (the engine's `PowerCenter`); the default.
     case powerCenter
-    /// Three-sphere trilateration (the engine's ``SphereIntersection``).
+    /// Three-sphere trilateration (the engine's `SphereIntersection`).
     case sphereIntersection
     /// The ``Processor/customAlgorithm``.
     case custom
@@ -171,7 +171,7 @@ public final class Floor: Sendable {
 /// algorithm (or the trusted mix of algorithms) chosen, PowerCenter by default.
 ///
 /// Each beacon's circle is CoreLocation's `accuracy` when the source reports it
-/// (``Reading/distance``), else the range the engine derives from the RSSI. Fewer than three
+/// (`Reading.distance`), else the range the engine derives from the RSSI. Fewer than three
 /// usable circles give no position (`nil`), never a crash.
 ///
 /// ```swift

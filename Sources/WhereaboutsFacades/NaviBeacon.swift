@@ -26,10 +26,10 @@ public struct NaviBeaconData: Hashable, Sendable {
 /// NaviBeacon: beacons that set the device's location, heading and floor when the device is
 /// right at them, or run a callback of your own on every ranging round.
 ///
-/// By default (no ``onBeaconChanged``), an ``Proximity/immediate`` sighting of an armed beacon
+/// By default (no ``onBeaconChanged``), an `Proximity.immediate` sighting of an armed beacon
 /// sets the location (when the beacon has both a latitude and a longitude, keeping the last
 /// heading), the heading and the floor (when given), then disarms that beacon until it has been
-/// seen ``Proximity/near`` in five rounds. Each beacon keeps its own counter (NaviBeacon shared
+/// seen `Proximity.near` in five rounds. Each beacon keeps its own counter (NaviBeacon shared
 /// one between all of them). The rounds come from any source of scans, a second of scans each.
 ///
 /// ```swift

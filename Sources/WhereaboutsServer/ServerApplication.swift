@@ -14,7 +14,10 @@ import Whereabouts
 /// ```
 ///
 /// - Parameters:
+///   - configuration: The address, limits and options of the server.
+///   - store: Where events, streams and tokens are kept.
 ///   - liveFeed: where created and changed events are published for `/live` subscribers.
+///   - logger: The logger of requests, errors and the server's life.
 ///   - onServerRunning: called once the server listens, with the port it bound (useful with
 ///     port 0).
 public func makeServerApplication(

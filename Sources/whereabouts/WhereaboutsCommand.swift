@@ -34,6 +34,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
                 ClassifyCommand.self,
                 RankCommand.self,
                 WatchCommand.self,
+                AnchorsCommand.self,
             ]),
             CommandGroup(name: "Bluetooth", subcommands: [
                 ScanCommand.self,

@@ -112,3 +112,35 @@ struct PlaceCommandTests {
         #expect(bad.status != 0 && bad.standardError.contains("--exit-timeout"))
     }
 }
+
+/// `whereabouts anchors` on a venue of its own: two beacons, a device that comes right up to one.
+@Suite("whereabouts anchors")
+struct AnchorsCommandTests {
+    @Test func anAnchorFiresAtImmediateAndReArmsAfterNearRounds() throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        let venue = folder.appendingPathComponent("venue.json").path
+        let recording = folder.appendingPathComponent("walk.jsonl").path
+        try Data("""
+        {"origin": {"latitude": 41.3551, "longitude": 2.1322}, "floors": [{"level": 0}, {"level": 1}],
+         "beacons": [{"id": "desk", "x": 2, "y": 3, "floor": 1}, {"id": "door", "x": 20, "y": 0}]}
+        """.utf8).write(to: URL(fileURLWithPath: venue))
+        // One scan a second: desk immediate (−50 dBm: 0.35 m), immediate again (disarmed), five
+        // near rounds (−65 dBm: 2 m) with a far one (−80 dBm) between, immediate again (fires).
+        let rssis: [Double] = [-50, -50, -65, -65, -80, -65, -65, -65, -50]
+        let lines = rssis.enumerated().map { #"{"t": \#($0.offset), "device": "phone", "readings": [{"beacon": "desk", "rssi": \#($0.element)}]}"# }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: recording))
+
+        let output = try CommandRunner.run(["anchors", "--venue", venue, "--recording", recording, "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let events = try output.standardOutput.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(events.map { $0["t"] as? Double } == [0, 8])
+        #expect(events.allSatisfy { $0["anchor"] as? String == "desk" && $0["floor"] as? Int == 1 && $0["x"] as? Double == 2 })
+        #expect(events.allSatisfy { abs(($0["latitude"] as? Double ?? 0) - 41.3551) < 0.001 })
+        #expect(output.standardError.contains("phone: last set by desk, floor 1"))
+
+        let none = try CommandRunner.run(["anchors", "--venue", venue, "--recording", recording, "--rearm", "0"])
+        #expect(none.status != 0 && none.standardError.contains("--rearm"))
+    }
+}

@@ -4,7 +4,7 @@
 /// values without a fraction (`-67`, not `-67.0`). Non-finite numbers, which JSON cannot hold, are
 /// written as `null`.
 ///
-/// The writer works on UTF-8 bytes; ``bytes(from:)`` and ``write(_:to:level:)-(_,inout [UInt8],_)``
+/// The writer works on UTF-8 bytes; ``bytes(from:)`` and `write(_:to:level:)`
 /// are the fast path for output that goes to a file or a socket, the `String` methods wrap them.
 ///
 /// ```swift

@@ -22,7 +22,7 @@ public struct LocatorConfiguration: Sendable {
     /// they are. Off by default: the per-beacon RSSI filters already average over several
     /// seconds, and on the UJI training recordings (stop-and-go walks) a tracker on top added
     /// lag (mean error 2–8 % higher). Turn it on for outlier gating and a speed limit on live
-    /// streams; for recordings, ``Locator/smoothedFixes(for:)`` smooths offline instead. The
+    /// streams; for recordings, ``Locator/smoothedFixes(for:lag:)`` smooths offline instead. The
     /// stop-and-go model (``MotionTracker/Configuration/stopAndGo``) is meant for raw RSSI
     /// (`filter` `nil`): in the simulated ESPresense room it halves the error of a person
     /// standing, but on the UJI recordings its radius is too small (their errors persist while

@@ -4,7 +4,7 @@ import Foundation
 /// the file's size: the file is read in chunks and only the current line is held.
 ///
 /// By default the first bad line stops reading with a ``FormatError`` that names the file, the line
-/// and the key. With ``Options/lenient`` bad lines are skipped and counted (the first few are kept
+/// and the key. With `Options.lenient` bad lines are skipped and counted (the first few are kept
 /// in ``problems``), so that one damaged line does not lose the rest of a long recording.
 /// Readings with an RSSI of 0 dBm or more are invalid: they are always skipped and counted in
 /// ``skippedReadings``.

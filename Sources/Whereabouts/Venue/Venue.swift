@@ -29,7 +29,7 @@ public struct Venue: Hashable, Sendable {
     /// The places: geofences, polygons or labels.
     public var places: [Place]
 
-    /// Creates a venue. Call ``validated(file:)`` to check it.
+    /// Creates a venue, unchecked; ``VenueFile/read(from:)`` checks the venues it reads.
     public init(name: String? = nil, units: LengthUnit = .metre, origin: Origin? = nil, floors: [Floor] = [],
                 defaults: Defaults = Defaults(), beacons: [Beacon] = [], places: [Place] = []) {
         self.name = name

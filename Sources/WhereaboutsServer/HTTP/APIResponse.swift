@@ -28,7 +28,7 @@ public enum APIResponse {
 
     /// A JSON response whose body is an object with the members `writeMembers` appends (as
     /// `"key":value` pairs separated by commas), followed by `meta`: for answers too large to
-    /// build as a ``JSONValue`` tree first, such as a batch or a day of events.
+    /// build as a `JSONValue` tree first, such as a batch or a day of events.
     public static func json(
         status: HTTPResponse.Status = .ok, reservingCapacity capacity: Int = 0,
         writingMembers writeMembers: (inout [UInt8]) -> Void

@@ -33,7 +33,7 @@ extension Event {
 
 extension Event {
     /// Appends the event's JSON — the same text as `JSONWriter().bytes(from: jsonValue)` — without
-    /// building the ``JSONValue`` tree first: batch answers write thousands of events.
+    /// building the `JSONValue` tree first: batch answers write thousands of events.
     public func writeJSON(to out: inout [UInt8]) {
         let writer = JSONWriter()
         JSONWriter.appendRaw(#"{"id":"#, to: &out)

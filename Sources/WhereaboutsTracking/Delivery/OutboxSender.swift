@@ -58,9 +58,14 @@ public actor OutboxSender {
 
     /// Creates a sender.
     ///
-    /// - Parameter preparation: Work that must succeed on the server before anything is
-    ///   delivered, such as `{ try await client.ensureStream("phone") }`; its errors count as
-    ///   delivery errors (retried with the backoff).
+    /// - Parameters:
+    ///   - outbox: The outbox to deliver from.
+    ///   - client: The client that talks to the server.
+    ///   - batchSize: Items per batch call (1 to 5,000; default 500).
+    ///   - backoff: How long to wait between failed attempts.
+    ///   - preparation: Work that must succeed on the server before anything is
+    ///     delivered, such as `{ try await client.ensureStream("phone") }`; its errors count as
+    ///     delivery errors (retried with the backoff).
     public init(outbox: Outbox, client: TrackingClient, batchSize: Int = 500, backoff: Backoff = Backoff(),
                 preparation: (@Sendable () async throws -> Void)? = nil) {
         self.outbox = outbox

@@ -6,7 +6,7 @@ import Whereabouts
 /// picture is written here, and synced to disk, before the caller hears that it was accepted.
 ///
 /// - **Durable acknowledgements.** The database is SQLite in WAL mode with `synchronous = FULL`:
-///   when ``enqueue(_:checkpoint:)`` returns, the change survives a crash of the process and a
+///   when `enqueue(_:checkpoint:)` returns, the change survives a crash of the process and a
 ///   power cut. Changes that arrive while a write is in flight are committed together in the
 ///   next one (group commit), so many callers share one sync.
 /// - **Folding.** A duration update to an event still in the outbox changes that event's create:

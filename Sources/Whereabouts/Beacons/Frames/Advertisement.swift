@@ -70,7 +70,7 @@ public enum Advertisement {
         return try result.get()
     }
 
-    /// The first beacon frame in the advertising data in `buffer`; see ``parse(_:kind:)``.
+    /// The first beacon frame in the advertising data in `buffer`; see `parse(_:kind:)` over a collection of bytes.
     public static func parse(_ buffer: UnsafeRawBufferPointer, kind: Kind = .extended) throws(AdvertisementError) -> BeaconFrame? {
         try parseResult(buffer, maximumLength: kind.maximumLength).get()
     }

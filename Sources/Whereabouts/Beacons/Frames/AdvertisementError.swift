@@ -47,7 +47,7 @@ public enum BeaconFrameKind: Hashable, Sendable, CaseIterable, CustomStringConve
 /// Advertising data that cannot be read: what is wrong and at which byte.
 ///
 /// Offsets count from 0 at the first byte of the advertising data passed to
-/// ``Advertisement/parse(_:kind:)``. Structure offsets point at the AD structure's length byte.
+/// `Advertisement.parse(_:kind:)`. Structure offsets point at the AD structure's length byte.
 ///
 /// ```swift
 /// do {

@@ -17,7 +17,7 @@
 /// only its own scans. Without fingerprints the training scans are replayed as they are (the
 /// other members learn nothing from positions). Without training data the factor is measured the
 /// same way on a survey simulated with the venue's own calibration, the configured RSSI noise and
-/// a persistent shadowing of 4 dB (``simulatedSurvey(of:configuration:)``: a walk from spot to spot
+/// a persistent shadowing of 4 dB (`simulatedSurvey(of:configuration:)`: a walk from spot to spot
 /// over the venue's places), scoring the scans inside them: the radius then keeps its promise as
 /// far as that radio model is right. When the configuration tracks, the tracked fixes of the same
 /// replay measure a second factor, for the tracker's radius (``trackedAccuracyScale``): a
