@@ -91,6 +91,25 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "GatewayExample",
+            dependencies: [
+                "Whereabouts",
+                "WhereaboutsBluetooth",
+                "WhereaboutsTracking",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/GatewayExample"
+        ),
+        .executableTarget(
+            name: "SeedAPIsExample",
+            dependencies: [
+                "Whereabouts",
+                "WhereaboutsFacades",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/SeedAPIsExample"
+        ),
         .testTarget(
             name: "WhereaboutsTests",
             dependencies: ["Whereabouts"]

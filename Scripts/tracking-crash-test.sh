@@ -30,7 +30,6 @@ with open(sys.argv[2], "w") as out:
         for scan in lines:
             out.write(json.dumps(dict(scan, t=scan["t"] + 700 * copy)) + "\n")
 PY
-server_pid=""
 track_pid=""
 cleanup() {
     [ -n "$track_pid" ] && kill -9 "$track_pid" 2>/dev/null || true
@@ -40,29 +39,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# start_server DATA_DIR PORT: starts `whereabouts serve` and waits until /health answers.
-start_server() {
-    "$W" serve --data-dir "$1" --port "$2" --log-level warning >>"$work/serve.log" 2>&1 &
-    server_pid=$!
-    python3 - "$2" <<'PY'
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)
-        sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit("the server did not answer /health within 30 s")
-PY
-}
-
-stop_server() {
-    kill -TERM "$server_pid"
-    wait "$server_pid" || true
-    server_pid=""
-}
+# free_port, start_server DATA_DIR PORT, stop_server.
+# shellcheck source=Scripts/server-functions.sh
+source Scripts/server-functions.sh
 
 # track PORT TOKEN OUTBOX [extra options]: one run of `track` over the example.
 track_args() { echo track --venue "$VENUE" --recording "$RECORDING" --server "http://127.0.0.1:$1" --token "$2" --outbox "$3"; }
