@@ -122,6 +122,7 @@ let package = Package(
             name: "WhereaboutsServerTests",
             dependencies: [
                 "WhereaboutsServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

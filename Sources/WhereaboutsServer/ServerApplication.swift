@@ -28,7 +28,7 @@ public func makeServerApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
     let metrics = ServerMetrics()
-    let streams = StreamDirectory(store: store)
+    let streams = StreamDirectory(store: store, logger: logger)
     let authenticator = TokenAuthenticator(store: store)
     let service = APIService(store: store, streams: streams, metrics: metrics) { events, userName in
         await liveFeed.publish(events, for: userName)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import Foundation
+import GRDB
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
@@ -118,5 +119,109 @@ struct StreamsBatchOwnTracksTests {
             let after = try await server.request(.GET, "/events?fromTime=0&toTime=1800000000&limit=100", token: token)
             #expect(after.json["events"]?.arrayValue?.count == 1)
         }
+    }
+}
+
+/// Stream moves can never make the tree a cycle: not by two concurrent requests, not in the
+/// store; a store that holds one already is repaired when its tree is loaded.
+@Suite("Stream cycles")
+struct StreamCycleTests {
+    /// Two concurrent moves, each legal on its own (a under b, b under a): exactly one wins, the
+    /// other is refused, and both streams stay visible. Raced twenty times.
+    @Test("Concurrent moves that would make a cycle: one wins, one is refused", arguments: StoreKind.tested)
+    func concurrentMovesCannotMakeACycle(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let (_, token) = try await server.addUser("jo")
+            for round in 0..<20 {
+                let a = "a\(round)", b = "b\(round)"
+                for id in [a, b] {
+                    let created = try await server.request(.POST, "/streams", token: token,
+                                                           json: object(("id", .string(id)), ("name", .string(id))))
+                    #expect(created.status == 201)
+                }
+                async let first = server.request(.PUT, "/streams/\(a)", token: token, json: object(("parentId", .string(b))))
+                async let second = server.request(.PUT, "/streams/\(b)", token: token, json: object(("parentId", .string(a))))
+                let statuses = try await [first.status, second.status].sorted()
+                #expect(statuses == [200, 400], "round \(round): \(statuses)")
+                let tree = try await server.request(.GET, "/streams", token: token)
+                let roots = tree.json["streams"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+                #expect(roots.contains(a) || roots.contains(b), "round \(round): neither \(a) nor \(b) is reachable")
+            }
+        }
+    }
+
+    @Test("The store refuses a move under the stream itself or a descendant", arguments: StoreKind.tested)
+    func theStoreRefusesACycle(kind: StoreKind) async throws {
+        let harness = StoreHarness(kind)
+        try await harness.run { store in
+            let jo = try await harness.addUser("jo", to: store)
+            let top = EventStream(id: "top", name: "Top")
+            let middle = EventStream(id: "middle", name: "Middle", parentId: "top")
+            let bottom = EventStream(id: "bottom", name: "Bottom", parentId: "middle")
+            for stream in [top, middle, bottom] { try await store.addStream(stream, for: jo) }
+            var moved = top
+            moved.parentId = "bottom"
+            await #expect(throws: StoreError.cycle(streamId: "top", parentId: "bottom")) {
+                try await store.replaceStream(moved, for: jo)
+            }
+            moved.parentId = "top"
+            await #expect(throws: StoreError.cycle(streamId: "top", parentId: "top")) {
+                try await store.replaceStream(moved, for: jo)
+            }
+            var legal = bottom
+            legal.parentId = "top"
+            try await store.replaceStream(legal, for: jo)
+            #expect(try await store.streams(of: jo).first { $0.id == "bottom" }?.parentId == "top")
+        }
+    }
+
+    /// A store written by an older version with a cycle (and an orphan): loading the tree makes
+    /// the first listed stream of the cycle, and the orphan, roots again.
+    @Test func aStoredCycleIsRepairedWhenTheTreeIsLoaded() async throws {
+        let directory = NSTemporaryDirectory() + "whereabouts-cycle-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteEventStore(directory: directory)
+        try await store.migrate()
+        _ = try await UserAdministration(store: store).addUser(named: "jo")
+        for (id, parent) in [("a", nil), ("b", "a"), ("c", "b"), ("lost", nil)] as [(String, String?)] {
+            try await store.addStream(EventStream(id: id, name: id, parentId: parent), for: "jo")
+        }
+        try await store.close()
+        // What two racing moves could leave behind: a under c (a → b → c → a), and lost under a stream that is gone.
+        let queue = try DatabaseQueue(path: (directory as NSString).appendingPathComponent(SQLiteEventStore.databaseFileName))
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE streams SET parent_id = 'c' WHERE id = 'a'")
+            try db.execute(sql: "UPDATE streams SET parent_id = 'gone' WHERE id = 'lost'")
+        }
+        try queue.close()
+
+        let reopened = try SQLiteEventStore(directory: directory)
+        let before = StreamTree(try await reopened.streams(of: "jo"))
+        #expect(Set(before.unreachableIds) == ["a", "b", "c", "lost"])
+        #expect(Set(before.streamsToReroot) == ["a", "lost"])
+        let tree = try await StreamDirectory(store: reopened).tree(for: "jo")
+        #expect(tree.unreachableIds.isEmpty)
+        #expect(tree.rootIds == ["position", "a", "lost"])
+        #expect(tree.lineage(of: "c") == ["c", "b", "a"])
+        try await reopened.close()
+    }
+
+    @Test func treeWalksAreBoundedAndStackFree() {
+        // A chain 5,000 deep, and a self-loop: lineage, height and rendering stop at the cap.
+        var streams = [EventStream(id: "s0", name: "s0")]
+        for depth in 1..<5_000 { streams.append(EventStream(id: "s\(depth)", name: "s\(depth)", parentId: "s\(depth - 1)")) }
+        streams.append(EventStream(id: "loop", name: "loop", parentId: "loop"))
+        let tree = StreamTree(streams)
+        #expect(tree.lineage(of: "s4999").count == StreamTree.maximumDepth)
+        #expect(tree.lineage(of: "loop") == ["loop"])
+        #expect(tree.height(of: "s0") <= 2 * StreamTree.maximumDepth)
+        #expect(tree.streamsToReroot == ["loop"])
+        var depth = 0
+        var node = APIService.render("s0", tree: tree, includeTrashed: false)
+        while let current = node {
+            depth += 1
+            node = current["children"]?.arrayValue?.first
+        }
+        #expect(depth == StreamTree.maximumDepth)
     }
 }

@@ -298,6 +298,7 @@ extension APIError {
             switch error {
             case .alreadyExists: return .itemAlreadyExists(error.description)
             case .notFound: return .unknownResource(error.description)
+            case .cycle: return .invalidParameters("A stream cannot move inside itself or its descendants (\(error.description)).")
             case .corrupt: break
             }
         }

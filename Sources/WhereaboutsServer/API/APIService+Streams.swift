@@ -26,11 +26,37 @@ extension APIService {
             var seen: Set<String> = []
             roots = roots.filter { seen.insert($0).inserted }
         }
-        func render(_ id: String) -> JSONValue? {
+        return APIResult([("streams", .array(roots.compactMap { Self.render($0, tree: tree, includeTrashed: includeTrashed) }))])
+    }
+
+    /// A stream and its descendants as nested JSON, built with a stack of its own rather than by
+    /// recursion (so that no tree can exhaust the call stack), each stream once, at most
+    /// ``StreamTree/maximumDepth`` levels.
+    static func render(_ root: String, tree: StreamTree, includeTrashed: Bool) -> JSONValue? {
+        func visible(_ id: String) -> EventStream? {
             guard let stream = tree.streams[id], includeTrashed || !stream.trashed else { return nil }
-            return stream.jsonValue(children: tree.childIds(of: id).compactMap(render))
+            return stream
         }
-        return APIResult([("streams", .array(roots.compactMap(render)))])
+        guard let top = visible(root) else { return nil }
+        var seen: Set<String> = [root]
+        // Each level: the stream, its children's ids, the next child to visit, its rendered children.
+        var stack: [(stream: EventStream, children: [String], next: Int, rendered: [JSONValue])] =
+            [(top, tree.childIds(of: root), 0, [])]
+        while var level = stack.popLast() {
+            if level.next < level.children.count {
+                let childId = level.children[level.next]
+                level.next += 1
+                stack.append(level)
+                if stack.count < StreamTree.maximumDepth, seen.insert(childId).inserted, let child = visible(childId) {
+                    stack.append((child, tree.childIds(of: childId), 0, []))
+                }
+                continue
+            }
+            let value = level.stream.jsonValue(children: level.rendered)
+            guard !stack.isEmpty else { return value }
+            stack[stack.count - 1].rendered.append(value)
+        }
+        return nil
     }
 
     /// `streams.create`: `{id?, name, parentId?, clientData?}`. The access must manage the
@@ -60,6 +86,9 @@ extension APIService {
             }
             guard access.allows(.manage, on: parentId, in: tree) else {
                 throw .forbidden("This token cannot manage stream \"\(parentId)\".")
+            }
+            guard tree.lineage(of: parentId).count < StreamTree.maximumDepth else {
+                throw .invalidParameters("Streams nest at most \(StreamTree.maximumDepth) deep; \"\(parentId)\" is at the deepest level.")
             }
         } else if !access.allowsEverywhere(.manage) {
             throw .forbidden("Only a token that manages every stream can create a root stream.")
@@ -127,6 +156,9 @@ extension APIService {
                 }
                 guard access.allows(.manage, on: parent, in: tree) else {
                     throw .forbidden("This token cannot manage stream \"\(parent)\".")
+                }
+                guard tree.lineage(of: parent).count + tree.height(of: id) <= StreamTree.maximumDepth else {
+                    throw .invalidParameters("Streams nest at most \(StreamTree.maximumDepth) deep; under \"\(parent)\" this stream's subtree would go deeper.")
                 }
                 stream.parentId = parent
             default:

@@ -52,6 +52,8 @@ public struct StreamTree: Sendable {
     /// Every stream by identifier.
     public let streams: [String: EventStream]
     private let childrenByParent: [String: [String]]
+    /// The identifiers in list order.
+    private let order: [String]
 
     /// Builds the tree from a flat list (the order of children follows the list).
     public init(_ streams: [EventStream]) {
@@ -63,6 +65,7 @@ public struct StreamTree: Sendable {
         }
         self.streams = byId
         self.childrenByParent = children
+        order = streams.map(\.id)
     }
 
     /// The identifiers of the root streams, in list order.
@@ -82,14 +85,78 @@ public struct StreamTree: Sendable {
         return result
     }
 
-    /// The stream followed by its ancestors up to the root.
+    /// The stream followed by its ancestors up to the root (at most ``maximumDepth`` of them, and
+    /// each once, whatever the store holds).
     public func lineage(of id: String) -> [String] {
         var result: [String] = []
+        var seen: Set<String> = []
         var current: String? = id
-        while let next = current, !result.contains(next) {
+        while let next = current, result.count < Self.maximumDepth, seen.insert(next).inserted {
             result.append(next)
             current = streams[next]?.parentId
         }
         return result
+    }
+
+    /// The deepest a stream may lie: a root is at depth 1. Creating or moving a stream deeper is
+    /// refused, and walks of the tree stop there.
+    public static let maximumDepth = 100
+
+    /// How many levels the stream's subtree spans (1 for a stream without children).
+    public func height(of id: String) -> Int {
+        var height = 0
+        var level = [id]
+        var seen: Set<String> = []
+        while !level.isEmpty, height < Self.maximumDepth * 2 {
+            height += 1
+            level = level.flatMap(childIds).filter { seen.insert($0).inserted }
+        }
+        return height
+    }
+
+    /// The streams no root reaches — those of a cycle (`a` under `b` under `a`), of a chain under
+    /// a parent the store lacks, or below either — in list order.
+    public var unreachableIds: [String] {
+        var reached: Set<String> = []
+        var pending = rootIds
+        while let next = pending.popLast() {
+            guard reached.insert(next).inserted else { continue }
+            pending.append(contentsOf: childIds(of: next))
+        }
+        return order.filter { !reached.contains($0) }
+    }
+
+    /// The streams to make roots so that every stream is reached again: the top of each chain
+    /// whose parent is missing, and the first listed stream of each cycle.
+    public var streamsToReroot: [String] {
+        let unreachable = unreachableIds
+        guard !unreachable.isEmpty else { return [] }
+        let index = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var chosen: [String] = []
+        var settled: Set<String> = []
+        for id in unreachable where !settled.contains(id) {
+            // Walk up from `id` until the chain leaves the tree, meets a settled stream, or loops.
+            var path: [String] = []
+            var onPath: Set<String> = []
+            var current = id
+            while !settled.contains(current) {
+                guard onPath.insert(current).inserted else {
+                    // A cycle: from `current`'s first place on the path; its first listed stream becomes a root.
+                    if let start = path.firstIndex(of: current),
+                       let first = path[start...].min(by: { (index[$0] ?? 0) < (index[$1] ?? 0) }) {
+                        chosen.append(first)
+                    }
+                    break
+                }
+                path.append(current)
+                guard let parent = streams[current]?.parentId, streams[parent] != nil else {
+                    chosen.append(current)   // the parent is missing: this stream becomes a root
+                    break
+                }
+                current = parent
+            }
+            settled.formUnion(path)
+        }
+        return chosen
     }
 }

@@ -40,7 +40,10 @@ public protocol EventStore: Sendable {
     /// this identifier.
     func addStream(_ stream: EventStream, for userName: String) async throws
 
-    /// Replaces a stream with the same identifier. Throws ``StoreError/notFound(_:id:)``.
+    /// Replaces a stream with the same identifier. Throws ``StoreError/notFound(_:id:)``, and
+    /// ``StoreError/cycle(streamId:parentId:)`` when the new parent is the stream itself or one of
+    /// its descendants — checked in the same transaction as the write, so that two concurrent
+    /// moves can never make the tree a cycle.
     func replaceStream(_ stream: EventStream, for userName: String) async throws
 
     // MARK: Events
@@ -117,6 +120,14 @@ public enum EventCreation: Hashable, Sendable {
 }
 
 /// Why a store refused an operation.
+/// The SQL both stores run, inside the transaction of a stream's move, to refuse a cycle: whether
+/// `id` is among the ancestors of `parent` (the parent itself included), following `parent_id`
+/// upward at most ``maximumStreamDepth`` steps. Parameters, in order: the parent, the user, the id.
+enum StreamAncestry {
+    /// The deepest a walk up the tree goes (a bound on a store that holds a cycle already).
+    static let maximumStreamDepth = 10_000
+}
+
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Something with this identifier already exists (`kind` is "user", "stream", …).
     case alreadyExists(_ kind: String, id: String)
@@ -124,6 +135,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case notFound(_ kind: String, id: String)
     /// The stored data cannot be read (a corrupt row or an unknown schema version).
     case corrupt(String)
+    /// Moving a stream under `parentId` would put it inside itself.
+    case cycle(streamId: String, parentId: String)
 
     /// A sentence saying what went wrong.
     public var description: String {
@@ -131,6 +144,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .alreadyExists(let kind, let id): "a \(kind) with id \"\(id)\" already exists"
         case .notFound(let kind, let id): "no \(kind) with id \"\(id)\""
         case .corrupt(let message): "stored data cannot be read: \(message)"
+        case .cycle(let streamId, let parentId): "stream \"\(streamId)\" cannot move under \"\(parentId)\", which lies inside it"
         }
     }
 }

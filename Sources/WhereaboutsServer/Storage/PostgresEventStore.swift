@@ -158,7 +158,24 @@ public final class PostgresEventStore: SharedEventStore {
 
     /// Replaces the stream with the same identifier (it keeps its place in the order).
     public func replaceStream(_ stream: EventStream, for userName: String) async throws {
-        let updated = try await client.query("""
+        try await transaction { connection in
+            // The user's row, locked for the transaction: moves of one user's streams happen one
+            // at a time, across processes, so that the check below sees every move before it.
+            _ = try await connection.query("SELECT 1 FROM users WHERE name = \(userName) FOR UPDATE", logger: logger).collect()
+            if let parent = stream.parentId {
+                let depth = StreamAncestry.maximumStreamDepth
+                let rows = try await connection.query("""
+                    WITH RECURSIVE up(id, depth) AS (
+                        SELECT \(parent)::text, 0
+                        UNION ALL
+                        SELECT s.parent_id, up.depth + 1 FROM streams s JOIN up ON s.id = up.id AND s.user_name = \(userName)
+                        WHERE s.parent_id IS NOT NULL AND up.depth < \(depth)
+                    )
+                    SELECT 1 FROM up WHERE id = \(stream.id) LIMIT 1
+                    """, logger: logger).collect()
+                if !rows.isEmpty { throw StoreError.cycle(streamId: stream.id, parentId: parent) }
+            }
+            let updated = try await connection.query("""
             UPDATE streams SET name = \(stream.name), parent_id = \(stream.parentId),
                 client_data = \(StoreEncoding.text(stream.clientData)), trashed = \(stream.trashed),
                 created = \(stream.created), created_by = \(stream.createdBy), modified = \(stream.modified),
@@ -166,7 +183,8 @@ public final class PostgresEventStore: SharedEventStore {
             WHERE user_name = \(userName) AND id = \(stream.id)
             RETURNING seq
             """, logger: logger).collect()
-        if updated.isEmpty { throw StoreError.notFound("stream", id: stream.id) }
+            if updated.isEmpty { throw StoreError.notFound("stream", id: stream.id) }
+        }
     }
 
     private func insert(_ stream: EventStream, for userName: String, _ connection: PostgresConnection) async throws {

@@ -162,6 +162,19 @@ public final class SQLiteEventStore: EventStore {
     /// Replaces the stream with the same identifier (it keeps its place in the order).
     public func replaceStream(_ stream: EventStream, for userName: String) async throws {
         try await pool.write { db in
+            if let parent = stream.parentId {
+                // Inside the write transaction: no other write can land between the check and the update.
+                let inside = try Bool.fetchOne(db, sql: """
+                    WITH RECURSIVE up(id, depth) AS (
+                        SELECT ?, 0
+                        UNION ALL
+                        SELECT s.parent_id, up.depth + 1 FROM streams s JOIN up ON s.id = up.id AND s.user_name = ?
+                        WHERE s.parent_id IS NOT NULL AND up.depth < \(StreamAncestry.maximumStreamDepth)
+                    )
+                    SELECT EXISTS (SELECT 1 FROM up WHERE id = ?)
+                    """, arguments: [parent, userName, stream.id]) ?? false
+                if inside { throw StoreError.cycle(streamId: stream.id, parentId: parent) }
+            }
             try db.execute(sql: """
                 UPDATE streams SET name = ?, parent_id = ?, client_data = ?, trashed = ?, created = ?,
                     created_by = ?, modified = ?, modified_by = ?
