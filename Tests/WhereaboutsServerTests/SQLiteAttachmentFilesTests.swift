@@ -24,3 +24,22 @@ struct SQLiteAttachmentFilesTests {
         try await store.close()
     }
 }
+
+/// `--durability full` does what it says: the connection that commits runs with
+/// `synchronous = FULL` (GRDB's WAL set-up had put it back to NORMAL), `normal` with NORMAL.
+@Suite("SQLite durability")
+struct SQLiteDurabilityTests {
+    @Test(arguments: [(Durability.normal, 1), (Durability.full, 2)])
+    func theCommittingConnectionHasTheSynchronousModeAsked(durability: Durability, expected: Int) async throws {
+        let directory = NSTemporaryDirectory() + "whereabouts-durability-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteEventStore(directory: directory, durability: durability)
+        try await store.migrate()
+        #expect(try await store.synchronousSetting() == expected)
+        try await store.close()
+        // Reopened: the same.
+        let reopened = try SQLiteEventStore(directory: directory, durability: durability)
+        #expect(try await reopened.synchronousSetting() == expected)
+        try await reopened.close()
+    }
+}

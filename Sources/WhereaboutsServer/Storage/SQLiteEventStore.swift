@@ -57,7 +57,17 @@ public final class SQLiteEventStore: EventStore {
         }
         let path = (directory as NSString).appendingPathComponent(Self.databaseFileName)
         self.pool = try DatabasePool(path: path, configuration: configuration)
+        // Opening the pool switches the writer to WAL and, with it, to synchronous = NORMAL,
+        // whatever `prepareDatabase` set: the writer, the only connection that commits, gets the
+        // durability asked for here, after GRDB's set-up.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
         self.files = AttachmentFiles(root: (directory as NSString).appendingPathComponent("attachments"))
+    }
+
+    /// The `synchronous` setting of the connection that commits (1 is NORMAL, 2 is FULL): what
+    /// ``durability`` promises, read back.
+    public func synchronousSetting() async throws -> Int {
+        try await pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
     }
 
     /// Creates the tables and indexes or brings them up to date, and removes attachment files
