@@ -21,6 +21,15 @@ struct SchemathesisFindingsTests {
             let events = try await server.request(.GET, "/events", token: token)
             #expect(events.status == 503)
             #expect(events.errorId == "unexpected-error")
+            // The answer names an error id for the log, and nothing of the store's internals.
+            let message = events.json["error"]?["message"]?.stringValue ?? ""
+            #expect(message.range(of: #"\(error [0-9a-f]{8};"#, options: .regularExpression) != nil, "\(message)")
+            #expect(!message.lowercased().contains("sqlite") && !message.contains("GRDB") && !message.contains("database"),
+                    "\(message)")
+            // /health says down, and no more.
+            let health = try await server.request(.GET, "/health", token: nil)
+            #expect(health.status == 503)
+            #expect(health.json["status"]?.stringValue == "unavailable" && health.json["reason"] == nil)
             let document = try await server.request(.GET, "/openapi.json", token: token)
             #expect(document.status == 200)
             // Plain GET /live resolves the token itself: the same 503, not 500.

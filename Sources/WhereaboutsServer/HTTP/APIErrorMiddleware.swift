@@ -72,8 +72,7 @@ public struct APIErrorMiddleware: RouterMiddleware {
                 break
             }
         }
-        logger.error("Request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
-        return APIError(id: "unexpected-error", message: "The server could not complete the request.",
-                        status: .internalServerError)
+        return .unexpected(error, status: .internalServerError, what: "The server could not complete \(request.method.rawValue) \(request.uri.path)",
+                           logger: logger)
     }
 }

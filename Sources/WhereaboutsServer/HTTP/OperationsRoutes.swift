@@ -1,7 +1,9 @@
 import Hummingbird
 import Whereabouts
 
-/// `/health` and `/metrics`, for load balancers and monitoring; neither needs a token.
+/// `/health` and `/metrics`, for load balancers and monitoring; neither needs a token. `/health`
+/// says only whether the store answers (`{"status": "ok"}`, or 503 `{"status": "unavailable"}`);
+/// why it does not is in the server's log, not in the public answer.
 struct OperationsRoutes: ServerRoutes {
     let store: any EventStore
     let metrics: ServerMetrics
@@ -12,9 +14,8 @@ struct OperationsRoutes: ServerRoutes {
                 _ = try await store.user(named: "-")
                 return APIResponse.json([("status", .string("ok"))])
             } catch {
-                return APIResponse.json(
-                    [("status", .string("unavailable")), ("reason", .string("the store does not answer: \(error)"))],
-                    status: .serviceUnavailable)
+                APIError.logger.error("Health check: the store does not answer", metadata: ["error": "\(error)"])
+                return APIResponse.json([("status", .string("unavailable"))], status: .serviceUnavailable)
             }
         }
         router.get("/metrics") { _, _ in
