@@ -103,6 +103,39 @@ struct ServerCommandTests {
         #expect(listed.standardOutput == "alice\n")
     }
 
+    @Test("users token --expires, users list --tokens and users revoke, by token and by label")
+    func tokenLifetimes() throws {
+        let dataDir = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let store = ["--data-dir", dataDir.path]
+        let personal = try CommandRunner.run(["users", "add", "alice"] + store).standardOutput
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let phone = try CommandRunner.run(["users", "token", "alice", "--name", "phone", "--expires", "30d"] + store)
+        #expect(phone.status == 0, "\(phone.standardError)")
+        for bad in ["0", "-3d", "soon", "12y"] {
+            let refused = try CommandRunner.run(["users", "token", "alice", "--expires", bad] + store)
+            #expect(refused.status != 0 && refused.standardError.contains("--expires"), "\(bad)")
+        }
+        let listed = try CommandRunner.run(["users", "list", "--tokens"] + store).standardOutput
+        let lines = listed.split(separator: "\n").map(String.init)
+        #expect(lines.first == "alice")
+        #expect(lines.contains { $0.contains("personal") && $0.contains("*:manage") && $0.contains("never expires") })
+        #expect(lines.contains { $0.contains("phone") && $0.contains("*:contribute") && $0.contains("expires 20") })
+        #expect(!listed.contains(personal))
+
+        let byLabel = try CommandRunner.run(["users", "revoke", "--user", "alice", "--name", "phone"] + store)
+        #expect(byLabel.status == 0 && byLabel.standardError.contains("Revoked 1 token of alice"), "\(byLabel.standardError)")
+        let again = try CommandRunner.run(["users", "revoke", "--user", "alice", "--name", "phone"] + store)
+        #expect(again.status != 0 && again.standardError.contains("no token labelled \"phone\""))
+        let byToken = try CommandRunner.run(["users", "revoke", personal] + store)
+        #expect(byToken.status == 0, "\(byToken.standardError)")
+        let twice = try CommandRunner.run(["users", "revoke", personal] + store)
+        #expect(twice.status != 0 && twice.standardError.contains("revoked already"))
+        #expect(try CommandRunner.run(["users", "list", "--tokens"] + store).standardOutput == "alice\n")
+        let both = try CommandRunner.run(["users", "revoke", personal, "--user", "alice", "--name", "x"] + store)
+        #expect(both.status != 0 && both.standardError.contains("not both"))
+    }
+
     @Test("export, users token and users list refuse a folder without a store, and create nothing there")
     func mistypedDataDir() throws {
         let folder = try CommandRunner.temporaryDirectory()

@@ -17,6 +17,12 @@ public struct UserAdministration: Sendable {
         case unknownUser(String)
         /// A permission names a stream the user does not have.
         case unknownStream(user: String, stream: String)
+        /// No access has this token (it was revoked already, or never issued).
+        case unknownToken
+        /// The user has no token with this label.
+        case unknownLabel(user: String, name: String)
+        /// The expiry is not in the future.
+        case expiryInThePast
 
         /// A sentence saying what is wrong and what to do.
         public var description: String {
@@ -27,6 +33,12 @@ public struct UserAdministration: Sendable {
                 "There is no user \"\(name)\"; add one with `whereabouts users add \(name)`."
             case .unknownStream(let user, let stream):
                 "User \"\(user)\" has no stream \"\(stream)\"; create it first (POST /streams)."
+            case .unknownToken:
+                "No access has this token: it was revoked already, or it was never issued by this store."
+            case .unknownLabel(let user, let name):
+                "User \"\(user)\" has no token labelled \"\(name)\"; `whereabouts users list --tokens` shows the labels."
+            case .expiryInThePast:
+                "The expiry must be in the future."
             }
         }
     }
@@ -51,9 +63,11 @@ public struct UserAdministration: Sendable {
         return (user, token)
     }
 
-    /// Issues a new token for an existing user with `permissions`; returns the token, which is
-    /// shown only now (the store keeps its hash).
-    public func issueToken(for userName: String, name: String, permissions: [Permission]) async throws -> String {
+    /// Issues a new token for an existing user with `permissions`, working until `expires`
+    /// (seconds since 1970; `nil` for ever); returns the token, which is shown only now (the
+    /// store keeps its hash).
+    public func issueToken(for userName: String, name: String, permissions: [Permission], expires: Double? = nil) async throws -> String {
+        if let expires, !(expires > Date().timeIntervalSince1970) { throw Failure.expiryInThePast }
         guard try await store.user(named: userName) != nil else { throw Failure.unknownUser(userName) }
         let streams = Set(try await store.streams(of: userName).map(\.id))
         for permission in permissions where permission.streamId != Permission.allStreams && !streams.contains(permission.streamId) {
@@ -62,8 +76,23 @@ public struct UserAdministration: Sendable {
         let token = AccessToken.generate()
         let access = Access(id: AccessToken.generateIdentifier(), userName: userName, name: name,
                             tokenHash: AccessToken.hash(token), permissions: permissions,
-                            created: Date().timeIntervalSince1970)
+                            created: Date().timeIntervalSince1970, expires: expires)
         try await store.addAccess(access)
         return token
+    }
+
+    /// Revokes a token: it stops working within a second on every server sharing the store, and
+    /// the `/live` connections it opened are closed.
+    public func revoke(token: String) async throws {
+        guard try await store.removeAccess(tokenHash: AccessToken.hash(token)) else { throw Failure.unknownToken }
+    }
+
+    /// Revokes every token of `userName` labelled `name`; returns how many there were.
+    @discardableResult
+    public func revoke(user userName: String, name: String) async throws -> Int {
+        guard try await store.user(named: userName) != nil else { throw Failure.unknownUser(userName) }
+        let removed = try await store.removeAccesses(of: userName, named: name)
+        guard removed > 0 else { throw Failure.unknownLabel(user: userName, name: name) }
+        return removed
     }
 }

@@ -46,13 +46,13 @@ struct LiveWebSocketRoutes: ServerRoutes {
                 return
             }
             try await Self.stream(to: outbound, inbound: inbound, access: access, tree: tree,
-                                  feed: feed, store: store, logger: context.logger)
+                                  feed: feed, store: store, authenticator: authenticator, logger: context.logger)
         }
     }
 
     private static func stream(
         to outbound: WebSocketOutboundWriter, inbound: WebSocketInboundStream, access: Access, tree: StreamTree,
-        feed: LiveFeed, store: any EventStore, logger: Logger
+        feed: LiveFeed, store: any EventStore, authenticator: TokenAuthenticator, logger: Logger
     ) async throws {
         let events = await feed.subscribe(to: access.userName)
         try await outbound.write(.text(JSONWriter().string(from: .object([("ready", .bool(true))]))))
@@ -61,6 +61,17 @@ struct LiveWebSocketRoutes: ServerRoutes {
             // Reading the inbound side notices the client closing; its messages are ignored.
             group.addTask {
                 for try await _ in inbound {}
+            }
+            // Once a second: a revoked or expired token closes the socket.
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .seconds(1))
+                    guard (try? await authenticator.isValid(access)) != false else {
+                        logger.info("live feed closed: token revoked or expired", metadata: ["access": "\(access.id)"])
+                        try await outbound.close(.policyViolation, reason: "The token was revoked or has expired.")
+                        return
+                    }
+                }
             }
             group.addTask {
                 var filter = LiveRoutes.ReadFilter(access: access, tree: tree, store: store)

@@ -70,16 +70,25 @@ public struct Access: Hashable, Sendable {
     public var permissions: [Permission]
     /// When the access was created (seconds since 1970).
     public var created: Double
+    /// When the token stops working (seconds since 1970), or `nil` for never.
+    public var expires: Double?
 
     /// Creates an access.
     public init(id: String, userName: String, name: String, tokenHash: String,
-                permissions: [Permission], created: Double) {
+                permissions: [Permission], created: Double, expires: Double? = nil) {
         self.id = id
         self.userName = userName
         self.name = name
         self.tokenHash = tokenHash
         self.permissions = permissions
         self.created = created
+        self.expires = expires
+    }
+
+    /// Whether the token has expired at `time` (seconds since 1970; an access expires at its
+    /// ``expires`` time exactly).
+    public func hasExpired(at time: Double) -> Bool {
+        expires.map { time >= $0 } ?? false
     }
 
     /// The highest level this access has on `streamId`, given the user's stream tree

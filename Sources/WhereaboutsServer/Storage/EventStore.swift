@@ -28,8 +28,17 @@ public protocol EventStore: Sendable {
     /// Stores an access (its token only as a hash).
     func addAccess(_ access: Access) async throws
 
-    /// The access whose token hashes to `tokenHash`, if any.
+    /// The access whose token hashes to `tokenHash`, if any (expired ones too: the caller decides).
     func access(tokenHash: String) async throws -> Access?
+
+    /// A user's accesses, in creation order.
+    func accesses(of userName: String) async throws -> [Access]
+
+    /// Removes the access whose token hashes to `tokenHash` (a revocation); returns whether there was one.
+    func removeAccess(tokenHash: String) async throws -> Bool
+
+    /// Removes a user's accesses labelled `name`; returns how many there were.
+    func removeAccesses(of userName: String, named name: String) async throws -> Int
 
     // MARK: Streams
 

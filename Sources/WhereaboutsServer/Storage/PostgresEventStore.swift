@@ -107,9 +107,9 @@ public final class PostgresEventStore: SharedEventStore {
         try await transaction { connection in
             try await requireUser(access.userName, connection)
             let inserted = try await connection.query("""
-                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created)
+                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created, expires)
                 VALUES (\(access.userName), \(access.id), \(access.name), \(access.tokenHash),
-                        \(StoreEncoding.permissionsText(access.permissions)), \(access.created))
+                        \(StoreEncoding.permissionsText(access.permissions)), \(access.created), \(access.expires))
                 ON CONFLICT DO NOTHING RETURNING id
                 """, logger: logger).collect()
             if inserted.isEmpty { throw StoreError.alreadyExists("access", id: access.id) }
@@ -118,13 +118,42 @@ public final class PostgresEventStore: SharedEventStore {
 
     /// The access whose token hashes to `tokenHash`, if any.
     public func access(tokenHash: String) async throws -> Access? {
-        for try await (id, userName, name, hash, permissions, created) in try await client.query("""
-            SELECT id, user_name, name, token_hash, permissions, created FROM accesses WHERE token_hash = \(tokenHash)
-            """, logger: logger).decode((String, String, String, String, String, Double).self) {
-            return Access(id: id, userName: userName, name: name, tokenHash: hash,
-                          permissions: try StoreEncoding.permissions(permissions), created: created)
+        for try await row in try await client.query("""
+            SELECT id, user_name, name, token_hash, permissions, created, expires FROM accesses WHERE token_hash = \(tokenHash)
+            """, logger: logger).decode((String, String, String, String, String, Double, Double?).self) {
+            return try Self.access(row)
         }
         return nil
+    }
+
+    private static func access(_ row: (String, String, String, String, String, Double, Double?)) throws -> Access {
+        Access(id: row.0, userName: row.1, name: row.2, tokenHash: row.3, permissions: try StoreEncoding.permissions(row.4),
+               created: row.5, expires: row.6)
+    }
+
+    /// A user's accesses, in creation order.
+    public func accesses(of userName: String) async throws -> [Access] {
+        var accesses: [Access] = []
+        for try await row in try await client.query("""
+            SELECT id, user_name, name, token_hash, permissions, created, expires FROM accesses
+            WHERE user_name = \(userName) ORDER BY created, id
+            """, logger: logger).decode((String, String, String, String, String, Double, Double?).self) {
+            accesses.append(try Self.access(row))
+        }
+        return accesses
+    }
+
+    /// Removes the access whose token hashes to `tokenHash`; returns whether there was one.
+    public func removeAccess(tokenHash: String) async throws -> Bool {
+        let removed = try await client.query("DELETE FROM accesses WHERE token_hash = \(tokenHash) RETURNING id",
+                                             logger: logger).collect()
+        return !removed.isEmpty
+    }
+
+    /// Removes a user's accesses labelled `name`; returns how many there were.
+    public func removeAccesses(of userName: String, named name: String) async throws -> Int {
+        try await client.query("DELETE FROM accesses WHERE user_name = \(userName) AND name = \(name) RETURNING id",
+                               logger: logger).collect().count
     }
 
     // MARK: Streams

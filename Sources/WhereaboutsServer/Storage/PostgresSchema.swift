@@ -98,6 +98,9 @@ enum PostgresSchema {
             )
             """,
         ]),
+        Migration(version: 2, name: "access expiry", statements: [
+            "ALTER TABLE accesses ADD COLUMN expires double precision",
+        ]),
     ]
 
     /// Applies the migrations the database lacks, under `pg_advisory_xact_lock`.

@@ -122,22 +122,49 @@ public final class SQLiteEventStore: EventStore {
                 """, arguments: [access.tokenHash, access.userName, access.id]) ?? false
             if taken { throw StoreError.alreadyExists("access", id: access.id) }
             try db.execute(sql: """
-                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created, expires)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [access.userName, access.id, access.name, access.tokenHash,
-                                 StoreEncoding.permissionsText(access.permissions), access.created])
+                                 StoreEncoding.permissionsText(access.permissions), access.created, access.expires])
         }
+    }
+
+    private static let accessColumns = "id, user_name, name, token_hash, permissions, created, expires"
+
+    private static func access(_ row: Row) throws -> Access {
+        Access(id: row[0], userName: row[1], name: row[2], tokenHash: row[3],
+               permissions: try StoreEncoding.permissions(row[4]), created: row[5], expires: row[6])
     }
 
     /// The access whose token hashes to `tokenHash`, if any.
     public func access(tokenHash: String) async throws -> Access? {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT id, user_name, name, token_hash, permissions, created FROM accesses WHERE token_hash = ?
-                """, arguments: [tokenHash])
-            else { return nil }
-            return Access(id: row[0], userName: row[1], name: row[2], tokenHash: row[3],
-                          permissions: try StoreEncoding.permissions(row[4]), created: row[5])
+            try Row.fetchOne(db, sql: "SELECT \(Self.accessColumns) FROM accesses WHERE token_hash = ?", arguments: [tokenHash])
+                .map(Self.access)
+        }
+    }
+
+    /// A user's accesses, in creation order.
+    public func accesses(of userName: String) async throws -> [Access] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Self.accessColumns) FROM accesses WHERE user_name = ? ORDER BY created, rowid",
+                             arguments: [userName]).map(Self.access)
+        }
+    }
+
+    /// Removes the access whose token hashes to `tokenHash`; returns whether there was one.
+    public func removeAccess(tokenHash: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM accesses WHERE token_hash = ?", arguments: [tokenHash])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Removes a user's accesses labelled `name`; returns how many there were.
+    public func removeAccesses(of userName: String, named name: String) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM accesses WHERE user_name = ? AND name = ?", arguments: [userName, name])
+            return db.changesCount
         }
     }
 

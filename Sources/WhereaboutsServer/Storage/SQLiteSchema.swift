@@ -75,6 +75,9 @@ enum SQLiteSchema {
                     WHERE duration IS NULL OR duration <> 0;
                 """)
         }
+        migrator.registerMigration("v2: access expiry") { db in
+            try db.execute(sql: "ALTER TABLE accesses ADD COLUMN expires REAL")
+        }
         return migrator
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import WhereaboutsServer
 
@@ -9,14 +10,17 @@ struct UsersCommand: AsyncParsableCommand {
         abstract: "Add users to the server's store and issue their tokens.",
         discussion: """
         Works on the same store as `serve` (--data-dir or --database); the server need not be \
-        stopped. Tokens are printed once and stored only as hashes: keep them.
+        stopped. Tokens are printed once and stored only as hashes: keep them. A revoked token \
+        stops working within a second on every server sharing the store, and its /live \
+        connections are closed.
 
         Examples:
           whereabouts users add alice
-          whereabouts users token alice --name phone --stream position --level contribute
-          whereabouts users list --data-dir /var/lib/whereabouts
+          whereabouts users token alice --name phone --stream position --level contribute --expires 30d
+          whereabouts users revoke --user alice --name phone
+          whereabouts users list --tokens --data-dir /var/lib/whereabouts
         """,
-        subcommands: [Add.self, Token.self, List.self]
+        subcommands: [Add.self, Token.self, Revoke.self, List.self]
     )
 
     /// `whereabouts users add`
@@ -58,9 +62,13 @@ struct UsersCommand: AsyncParsableCommand {
             Without --stream the token has --level on every stream; with --stream, on that \
             stream and its descendants only (repeat --stream for several).
 
+            --expires makes the token stop working after a while: a number of seconds, or with \
+            a unit (30m, 12h, 30d, 4w); it works until then unless revoked.
+
             Examples:
               whereabouts users token alice --name phone
               whereabouts users token alice --stream position --level read
+              whereabouts users token alice --name visitor --expires 7d
             """)
 
         @Argument(help: "The user the token acts for.")
@@ -75,18 +83,93 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(name: .long, help: ArgumentHelp("A label for the token (e.g. the device).", valueName: "label"))
         var name = "app"
 
+        @Option(name: .long, help: ArgumentHelp("Stop working after this long: seconds, or 30m, 12h, 30d, 4w.", valueName: "duration"))
+        var expires: String?
+
         @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if let expires, Self.seconds(in: expires) == nil {
+                throw ValidationError("--expires must be a positive duration: seconds, or a number with m, h, d or w (e.g. 30d).")
+            }
+        }
+
+        /// The seconds of a duration such as `90`, `30m`, `12h`, `30d` or `4w`; `nil` when it is not one.
+        static func seconds(in text: String) -> Double? {
+            let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
+            var number = Substring(text)
+            var unit = 1.0
+            if let last = text.last, let factor = units[last] {
+                number = number.dropLast()
+                unit = factor
+            }
+            guard let value = Double(number), value > 0, (value * unit).isFinite, value * unit <= 100 * 365 * 86_400 else { return nil }
+            return value * unit
+        }
 
         func run() async throws {
             let permissions = (stream.isEmpty ? [Permission.allStreams] : stream).map {
                 Permission(streamId: $0, level: level)
             }
+            let until = expires.flatMap(Self.seconds(in:)).map { Date().timeIntervalSince1970 + $0 }
             let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
             do {
                 let token = try await UserAdministration(store: eventStore).issueToken(
-                    for: user, name: name, permissions: permissions)
+                    for: user, name: name, permissions: permissions, expires: until)
                 try await eventStore.close()
                 print(token)
+            } catch let error as UserAdministration.Failure {
+                try? await eventStore.close()
+                throw CommandFailure(error.description)
+            }
+        }
+    }
+
+    /// `whereabouts users revoke`
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Revoke a token, or every token of a user with a label.",
+            discussion: """
+            The token stops working within a second on every server sharing the store, and the \
+            /live connections it opened are closed. Give the token itself (its hash is looked \
+            up), or --user and --name to revoke by label (the label given to `users token --name`).
+
+            Examples:
+              whereabouts users revoke Qm9vb2sxMjM0NTY3ODkw
+              whereabouts users revoke --user alice --name phone
+            """)
+
+        @Argument(help: "The token to revoke.")
+        var token: String?
+
+        @Option(name: .long, help: ArgumentHelp("The user whose labelled tokens to revoke (with --name).", valueName: "user"))
+        var user: String?
+
+        @Option(name: .long, help: ArgumentHelp("The label of the tokens to revoke (with --user).", valueName: "label"))
+        var name: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            switch (token, user, name) {
+            case (.some, nil, nil), (nil, .some, .some): break
+            case (.some, _, _): throw ValidationError("Give the token, or --user and --name, not both.")
+            default: throw ValidationError("Give the token to revoke, or --user and --name.")
+            }
+        }
+
+        func run() async throws {
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
+            do {
+                let administration = UserAdministration(store: eventStore)
+                if let token {
+                    try await administration.revoke(token: token)
+                    Terminal.error("Revoked the token.")
+                } else if let user, let name {
+                    let count = try await administration.revoke(user: user, name: name)
+                    Terminal.error("Revoked \(count.counted("token")) of \(user) labelled \"\(name)\".")
+                }
+                try await eventStore.close()
             } catch let error as UserAdministration.Failure {
                 try? await eventStore.close()
                 throw CommandFailure(error.description)
@@ -97,19 +180,42 @@ struct UsersCommand: AsyncParsableCommand {
     /// `whereabouts users list`
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the users of the store.",
+            abstract: "List the users of the store (with --tokens, each user's tokens too).",
             discussion: """
-            Example:
+            With --tokens, each user is followed by one line a token: its label, what it may do, \
+            when it was issued and when it expires (the tokens themselves are not stored).
+
+            Examples:
               whereabouts users list --data-dir /var/lib/whereabouts
+              whereabouts users list --tokens
             """)
+
+        @Flag(name: .long, help: "Also list each user's tokens: label, permissions, issued, expires.")
+        var tokens = false
 
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
             let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
             let users = try await eventStore.users()
+            var lines: [String] = []
+            for user in users {
+                lines.append(user.name)
+                guard tokens else { continue }
+                let now = Date().timeIntervalSince1970
+                for access in try await eventStore.accesses(of: user.name) {
+                    let grants = access.permissions.map { "\($0.streamId):\($0.level.rawValue)" }.joined(separator: ",")
+                    let expiry = access.expires.map { (access.hasExpired(at: now) ? "expired " : "expires ") + Self.date($0) } ?? "never expires"
+                    lines.append("  \(access.name)  \(grants)  issued \(Self.date(access.created))  \(expiry)")
+                }
+            }
             try await eventStore.close()
-            for user in users { print(user.name) }
+            for line in lines { print(line) }
+        }
+
+        /// `2026-11-26T10:30:00Z`.
+        static func date(_ time: Double) -> String {
+            ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: time))
         }
     }
 }
