@@ -1,4 +1,6 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import ServiceLifecycle
 import Whereabouts
@@ -9,9 +11,12 @@ import Whereabouts
 /// ```swift
 /// let store = try SQLiteEventStore(directory: "whereabouts-data")
 /// try await store.migrate()
-/// let app = makeServerApplication(configuration: ServerConfiguration(), store: store)
+/// let app = try makeServerApplication(configuration: ServerConfiguration(), store: store)
 /// try await app.runService()   // until SIGINT or SIGTERM, then a graceful shutdown
 /// ```
+///
+/// With ``ServerConfiguration/tls`` the server speaks HTTPS (and WSS for `/live`); a certificate
+/// or key that cannot be read throws ``ServerSetupError``.
 ///
 /// - Parameters:
 ///   - configuration: The address, limits and options of the server.
@@ -26,7 +31,7 @@ public func makeServerApplication(
     liveFeed: LiveFeed = LiveFeed(),
     logger: Logger = Logger(label: "whereabouts.server"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) -> some ApplicationProtocol {
+) throws -> some ApplicationProtocol {
     let metrics = ServerMetrics()
     let streams = StreamDirectory(store: store, logger: logger)
     let authenticator = TokenAuthenticator(store: store)
@@ -51,12 +56,53 @@ public func makeServerApplication(
     LiveWebSocketRoutes(feed: liveFeed, store: store, authenticator: authenticator).addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
+    var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter)
+    if let tls = configuration.tls {
+        server = try .tls(server, tlsConfiguration: ServerSetupError.tlsConfiguration(tls))
+    }
     return Application(
         responder: HeadRequestResponder(router.buildResponder()),
-        server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter),
+        server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
         services: relays,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
+}
+
+/// What keeps a server from being built.
+public enum ServerSetupError: Error, CustomStringConvertible {
+    /// The certificate chain or the private key cannot be read as PEM.
+    case unreadableTLSFile(path: String, reason: String)
+
+    /// What went wrong and what to do.
+    public var description: String {
+        switch self {
+        case .unreadableTLSFile(let path, let reason):
+            "\(path): cannot be read as a PEM certificate or key (\(reason)); give the files of --tls-cert and --tls-key."
+        }
+    }
+
+    /// The server-side TLS configuration of the files (TLS 1.2 or later, NIO's defaults otherwise).
+    static func tlsConfiguration(_ files: ServerConfiguration.TLSFiles) throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain)
+        } catch {
+            throw ServerSetupError.unreadableTLSFile(path: files.certificateChain, reason: "\(error)")
+        }
+        guard !chain.isEmpty else {
+            throw ServerSetupError.unreadableTLSFile(path: files.certificateChain, reason: "no certificate in it")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.privateKey, format: .pem)
+        } catch {
+            throw ServerSetupError.unreadableTLSFile(path: files.privateKey, reason: "\(error)")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
+                                                                     privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        return configuration
+    }
 }

@@ -36,6 +36,20 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// The certificate and key a server speaks TLS (HTTPS, WSS) with: PEM files.
+    public struct TLSFiles: Sendable {
+        /// The certificate chain, PEM (the server's certificate first).
+        public var certificateChain: String
+        /// The private key, PEM.
+        public var privateKey: String
+
+        /// Names the files.
+        public init(certificateChain: String, privateKey: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
+
     /// The address to listen on (default `127.0.0.1`; `0.0.0.0` for every interface).
     public var host: String
     /// The port (default 8080; 0 picks a free one).
@@ -46,6 +60,18 @@ public struct ServerConfiguration: Sendable {
     public var rateLimit: RateLimit?
     /// The venue the map page draws, when the server was given one.
     public var venue: Venue?
+    /// TLS, or `nil` for plain HTTP (fine on loopback; elsewhere tokens would cross the network
+    /// in clear, which `whereabouts serve` refuses unless told `--insecure-http`).
+    public var tls: TLSFiles?
+
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): the only ones
+    /// plain HTTP is safe on.
+    public static func isLoopback(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        if lowered == "localhost" || lowered == "::1" || lowered == "[::1]" { return true }
+        let parts = lowered.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
 
     /// Creates a configuration with the defaults.
     public init(

@@ -43,7 +43,7 @@ public final class LocalServer: @unchecked Sendable {
         var logger = Logger(label: "test.tracking.server")
         logger.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = makeServerApplication(configuration: configuration, store: store, logger: logger) { port in
+        let app = try makeServerApplication(configuration: configuration, store: store, logger: logger) { port in
             continuation.yield(port)
         }
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))

@@ -103,6 +103,20 @@ struct ServerCommandTests {
         #expect(listed.standardOutput == "alice\n")
     }
 
+    @Test("serve refuses plain HTTP beyond loopback unless told, and TLS files that do not go together")
+    func servePlainHTTPBeyondLoopback() throws {
+        let dataDir = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let open = try CommandRunner.run(["serve", "--host", "0.0.0.0", "--data-dir", dataDir.path])
+        #expect(open.status != 0)
+        #expect(open.standardError.contains("in clear") && open.standardError.contains("--tls-cert"), "\(open.standardError)")
+        let half = try CommandRunner.run(["serve", "--tls-cert", "cert.pem", "--data-dir", dataDir.path])
+        #expect(half.status != 0 && half.standardError.contains("--tls-cert and --tls-key together"))
+        let missing = try CommandRunner.run(["serve", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.pem",
+                                             "--data-dir", dataDir.path])
+        #expect(missing.status != 0 && missing.standardError.contains("no such file"))
+    }
+
     @Test("users token --expires, users list --tokens and users revoke, by token and by label")
     func tokenLifetimes() throws {
         let dataDir = try CommandRunner.temporaryDirectory()

@@ -48,11 +48,11 @@ struct MapTestServer {
     static func application(
         store: any EventStore, feed: LiveFeed, venue: Venue?,
         onServerRunning: @escaping @Sendable (Int) async -> Void
-    ) -> some ApplicationProtocol {
+    ) throws -> some ApplicationProtocol {
         var logger = Logger(label: "whereabouts.tests.map")
         logger.logLevel = .error
         let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: nil, venue: venue)
-        return makeServerApplication(
+        return try makeServerApplication(
             configuration: configuration, store: store, liveFeed: feed, logger: logger, onServerRunning: onServerRunning)
     }
 
@@ -66,7 +66,7 @@ struct MapTestServer {
         try await seedUsers(in: store)
         let feed = LiveFeed()
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = application(store: store, feed: feed, venue: venue) { port in
+        let app = try application(store: store, feed: feed, venue: venue) { port in
             portContinuation.yield(port)
             portContinuation.finish()
         }

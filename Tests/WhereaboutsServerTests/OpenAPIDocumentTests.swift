@@ -216,7 +216,7 @@ struct OpenAPIDocumentTests {
         let logger = Logger(label: "openapi.test") { _ in CapturingLogHandler(capture: capture) }
         let harness = StoreHarness(.sqlite)
         try await harness.run { store in
-            _ = makeServerApplication(configuration: ServerConfiguration(port: 0), store: store, logger: logger)
+            _ = try makeServerApplication(configuration: ServerConfiguration(port: 0), store: store, logger: logger)
         }
         #expect(capture.lines.withLock { $0.filter { $0.contains("missing from /openapi.json") } }.isEmpty)
 

@@ -54,7 +54,7 @@ struct TestServer: Sendable {
             var logger = Logger(label: "test.server")
             logger.logLevel = .warning
             let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-            let app = makeServerApplication(configuration: configuration, store: store, liveFeed: liveFeed, logger: logger) { port in
+            let app = try makeServerApplication(configuration: configuration, store: store, liveFeed: liveFeed, logger: logger) { port in
                 portContinuation.yield(port)
             }
             let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))

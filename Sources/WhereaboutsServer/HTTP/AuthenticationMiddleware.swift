@@ -4,7 +4,9 @@ import Hummingbird
 /// Finds the token a request carries and resolves it to an ``Access``, the ways Pryv allows:
 /// the `Authorization` header holding the token itself (or `Bearer TOKEN`), HTTP Basic auth
 /// with the token as the user name (Pryv's `https://TOKEN@host`) or as the password (OwnTracks'
-/// user/password settings), or the `auth` query parameter.
+/// user/password settings), or — on `/live` only, where a browser's WebSocket cannot send a
+/// header — the `auth` query parameter. Elsewhere `?auth=` is refused (401): a token in a URL
+/// ends up in logs, histories and `Referer` headers.
 ///
 /// A request without a token goes on without an access; routes that need one call
 /// ``ServerRequestContext/requireAccess()``. A request with an unknown token also goes on, with
@@ -28,6 +30,11 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         next: (Request, ServerRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
+        if Self.token(in: request) == nil, request.uri.path != LiveRoutes.path,
+           QueryParameters(query: request.uri.query)["auth"] != nil {
+            context.authenticationFailure = .invalidAccessToken(
+                "?auth= is accepted only on /live; send the token in the Authorization header.")
+        }
         if let token = Self.token(in: request) {
             let resolved: Access?
             do {
@@ -73,7 +80,9 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 return header
             }
         }
-        if let token = QueryParameters(query: request.uri.query)["auth"], !token.isEmpty { return token }
+        if request.uri.path == LiveRoutes.path, let token = QueryParameters(query: request.uri.query)["auth"], !token.isEmpty {
+            return token
+        }
         return nil
     }
 }

@@ -19,12 +19,18 @@ struct ServeCommand: AsyncParsableCommand {
         SIGINT or SIGTERM.
 
         Every API request needs a token: add a user with `whereabouts users add NAME` (same \
-        --data-dir or --database) and send the token it prints in the Authorization header.
+        --data-dir or --database) and send the token it prints in the Authorization header \
+        (?auth=TOKEN is accepted only on /live, where a browser cannot send a header).
+
+        Plain HTTP is for loopback: bound to any other address the server needs --tls-cert and \
+        --tls-key (HTTPS, and WSS for /live), or --insecure-http when a TLS proxy in front of it \
+        does the encryption — otherwise tokens would cross the network in clear.
 
         Examples:
           whereabouts users add alice
           whereabouts serve
-          whereabouts serve --host 0.0.0.0 --port 8080 --venue Examples/venue.json
+          whereabouts serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem --venue Examples/venue.json
+          whereabouts serve --host 0.0.0.0 --insecure-http      # behind a TLS-terminating proxy
           whereabouts serve --database postgres://whereabouts:secret@db:5432/whereabouts
           curl -H "Authorization: TOKEN" -d '{"streamIds":["position"],"type":"position/wgs84","content":{"latitude":46.5,"longitude":6.6}}' http://127.0.0.1:8080/events
         """
@@ -56,11 +62,30 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Log level.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
+    @Option(name: .long, help: ArgumentHelp("The TLS certificate chain, PEM (with --tls-key): serve HTTPS.", valueName: "cert.pem"))
+    var tlsCert: String?
+
+    @Option(name: .long, help: ArgumentHelp("The TLS private key, PEM (with --tls-cert).", valueName: "key.pem"))
+    var tlsKey: String?
+
+    @Flag(name: .long, help: "Serve plain HTTP on an address other than loopback (a TLS proxy in front must encrypt).")
+    var insecureHTTP = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         _ = try Self.byteCount(maxJsonBody, option: "--max-json-body")
         _ = try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body")
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1.") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("Give --tls-cert and --tls-key together.") }
+        for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
+            throw ValidationError("\(path): no such file, or not readable (--tls-cert / --tls-key).")
+        }
+        if tlsCert == nil, !insecureHTTP, !ServerConfiguration.isLoopback(host) {
+            throw ValidationError("""
+                Serving \(host) over plain HTTP would send tokens across the network in clear. Give --tls-cert and \
+                --tls-key, or --insecure-http if a TLS proxy in front of the server encrypts.
+                """)
+        }
     }
 
     func run() async throws {
@@ -77,13 +102,21 @@ struct ServeCommand: AsyncParsableCommand {
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
         if let venue { configuration.venue = try VenueOptions.read(at: venue) }
+        if let tlsCert, let tlsKey { configuration.tls = .init(certificateChain: tlsCert, privateKey: tlsKey) }
         let eventStore = try await store.open(logger: logger, creating: true)
         let summary = store.summary
         let host = configuration.host
-        let app = makeServerApplication(configuration: configuration, store: eventStore, logger: logger) { port in
-            logger.notice("Whereabouts server listening", metadata: [
-                "url": "http://\(host):\(port)", "store": "\(summary)",
-            ])
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let app: any ApplicationProtocol
+        do {
+            app = try makeServerApplication(configuration: configuration, store: eventStore, logger: logger) { port in
+                logger.notice("Whereabouts server listening", metadata: [
+                    "url": "\(scheme)://\(host):\(port)", "store": "\(summary)",
+                ])
+            }
+        } catch let error as ServerSetupError {
+            try? await eventStore.close()
+            throw CommandFailure(error.description)
         }
         do {
             try await app.runService()
