@@ -35,6 +35,7 @@ public func makeServerApplication(
     let metrics = ServerMetrics()
     let streams = StreamDirectory(store: store, logger: logger)
     let authenticator = TokenAuthenticator(store: store)
+    let liveConnections = LiveConnections(limits: configuration.liveConnections)
     let service = APIService(store: store, streams: streams, metrics: metrics) { events, userName in
         await liveFeed.publish(events, for: userName)
     }
@@ -47,13 +48,14 @@ public func makeServerApplication(
         APIRoutes(service: service, limits: configuration.bodyLimits),
         OperationsRoutes(store: store, metrics: metrics),
         MapPage(venue: configuration.venue),
-        LiveRoutes(store: store, authenticator: authenticator),
+        LiveRoutes(store: store, authenticator: authenticator, connections: liveConnections),
         // Last: it checks every route above against the document.
         OpenAPIRoutes(logger: logger),
     ]
     for group in routes { group.addRoutes(to: router) }
     let webSocketRouter = Router(context: ServerRequestContext.self)
-    LiveWebSocketRoutes(feed: liveFeed, store: store, authenticator: authenticator).addRoutes(to: webSocketRouter)
+    LiveWebSocketRoutes(feed: liveFeed, store: store, authenticator: authenticator, connections: liveConnections)
+        .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
     var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter)

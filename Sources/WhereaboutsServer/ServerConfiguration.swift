@@ -50,6 +50,20 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// How many `/live` sockets may be open at once.
+    public struct LiveConnectionLimits: Sendable {
+        /// Per token (default 16).
+        public var perToken: Int
+        /// In all (default 4,096).
+        public var total: Int
+
+        /// Creates limits.
+        public init(perToken: Int = 16, total: Int = 4_096) {
+            self.perToken = max(1, perToken)
+            self.total = max(1, total)
+        }
+    }
+
     /// The address to listen on (default `127.0.0.1`; `0.0.0.0` for every interface).
     public var host: String
     /// The port (default 8080; 0 picks a free one).
@@ -63,6 +77,8 @@ public struct ServerConfiguration: Sendable {
     /// TLS, or `nil` for plain HTTP (fine on loopback; elsewhere tokens would cross the network
     /// in clear, which `whereabouts serve` refuses unless told `--insecure-http`).
     public var tls: TLSFiles?
+    /// The caps on open `/live` sockets.
+    public var liveConnections = LiveConnectionLimits()
 
     /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): the only ones
     /// plain HTTP is safe on.

@@ -88,3 +88,40 @@ struct TokenLifetimeTests {
         }
     }
 }
+
+/// `/live` takes sockets only from this server's own pages, and no more than its caps.
+@Suite("Live socket limits")
+struct LiveSocketLimitTests {
+    @Test("A /live request from another site's page is refused; one from this server's, or from no page, is not")
+    func crossSiteSocketsAreRefused() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (_, token) = try await server.addUser("olga")
+            let port = server.baseURL.split(separator: ":").last.map(String.init) ?? ""
+            let foreign = try await server.request(.GET, "/live?auth=\(token)", headers: [("Origin", "https://evil.example")])
+            #expect(foreign.status == 403)
+            #expect(foreign.json["error"]?["message"]?.stringValue?.contains("evil.example") == true)
+            let own = try await server.request(.GET, "/live?auth=\(token)", headers: [("Origin", "http://127.0.0.1:\(port)")])
+            #expect(own.status == 426)   // accepted; only the upgrade is missing
+            let noPage = try await server.request(.GET, "/live?auth=\(token)")
+            #expect(noPage.status == 426)
+        }
+    }
+
+    @Test func theCapsCountSocketsPerTokenAndInAll() async {
+        let connections = LiveConnections(limits: .init(perToken: 2, total: 3))
+        let first = await connections.open("a"), second = await connections.open("a")
+        #expect(first && second)
+        let third = await connections.open("a")
+        #expect(!third)                                   // a's cap
+        let other = await connections.open("b")
+        #expect(other)
+        let beyond = await connections.admits("c")
+        #expect(!beyond)                                  // the server's cap
+        await connections.close("a")
+        let again = await connections.open("a")
+        #expect(again)
+        #expect(await connections.openCount == 3)
+        await connections.close("zzz")                     // not open: nothing changes
+        #expect(await connections.openCount == 3)
+    }
+}

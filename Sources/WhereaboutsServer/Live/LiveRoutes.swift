@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Whereabouts
 
@@ -15,6 +16,11 @@ import Whereabouts
 ///
 /// Messages the client sends are ignored. A client that reads too slowly loses the oldest
 /// pending events (see ``LiveFeed``), never the connection.
+///
+/// A browser's socket must come from a page of this server: a request whose `Origin` names
+/// another host is refused (403), so that no other site can open a socket with a visitor's
+/// token. A token may hold 16 sockets, and the server 4,096 in all
+/// (``ServerConfiguration/liveConnections``); beyond that the upgrade is refused (429).
 ///
 /// Without a valid token the upgrade is refused. hummingbird-websocket answers every refused
 /// upgrade itself, with a bare `400 Bad Request` (and browsers never show a WebSocket's HTTP
@@ -38,21 +44,26 @@ struct LiveRoutes: ServerRoutes {
     let store: any EventStore
     /// Resolves tokens.
     let authenticator: TokenAuthenticator
+    /// The sockets open, against their caps.
+    let connections: LiveConnections
 
     /// Creates the routes.
-    init(store: any EventStore, authenticator: TokenAuthenticator) {
+    init(store: any EventStore, authenticator: TokenAuthenticator, connections: LiveConnections) {
         self.store = store
         self.authenticator = authenticator
+        self.connections = connections
     }
 
     /// Adds a plain-HTTP `GET /live` to the server's main router that says why a WebSocket would
     /// be refused: 401 without a valid token, 403 when the token may read nothing, and otherwise
     /// 426 (the token is fine; connect with a WebSocket).
     func addRoutes(to router: Router<ServerRequestContext>) {
-        router.get(RouterPath(Self.path)) { [store, authenticator] request, context -> Response in
+        router.get(RouterPath(Self.path)) { [store, authenticator, connections] request, context -> Response in
             switch try await Self.authenticate(request, context: context, authenticator: authenticator, store: store) {
             case .failure(let error):
                 return APIResponse.error(error)
+            case .success(let access, _) where await !connections.admits(access.id):
+                return APIResponse.error(Self.tooManyConnections)
             case .success:
                 var response = APIResponse.error(APIError(
                     id: "upgrade-required",
@@ -77,9 +88,34 @@ struct LiveRoutes: ServerRoutes {
         return nil
     }
 
+    /// The refusal of a socket beyond the caps.
+    static let tooManyConnections = APIError(
+        id: "too-many-requests",
+        message: "This token (or the server) has as many /live sockets open as it may; close one first.",
+        status: .tooManyRequests)
+
+    /// Whether the request's `Origin`, when it has one, names the host the request was sent to
+    /// (its `Host`, ports aside: some WebSocket clients leave the port out of `Origin`): a browser
+    /// page of another site may not open the socket.
+    static func isSameOrigin(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }   // not a browser
+        guard let authority = request.head.authority, let originHost = URLComponents(string: origin)?.host else { return false }
+        var host = Substring(authority)
+        if host.hasPrefix("[") {
+            host = host.dropFirst().prefix { $0 != "]" }                 // [::1]:8080
+        } else if let colon = host.lastIndex(of: ":") {
+            host = host[..<colon]                                        // 127.0.0.1:8080
+        }
+        let bare = originHost.hasPrefix("[") ? String(originHost.dropFirst().dropLast()) : originHost
+        return bare.lowercased() == host.lowercased()
+    }
+
     static func authenticate(
         _ request: Request, context: ServerRequestContext, authenticator: TokenAuthenticator, store: any EventStore
     ) async throws -> Authentication {
+        guard isSameOrigin(request) else {
+            return .failure(.forbidden("/live accepts sockets only from pages of this server; this one comes from \(request.headers[.origin] ?? "elsewhere")."))
+        }
         let resolved: Access?
         if let access = context.access {
             resolved = access

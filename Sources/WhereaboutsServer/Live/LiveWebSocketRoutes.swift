@@ -20,23 +20,26 @@ struct LiveWebSocketRoutes: ServerRoutes {
     let store: any EventStore
     /// Resolves tokens.
     let authenticator: TokenAuthenticator
+    /// The sockets open, against their caps.
+    let connections: LiveConnections
 
     /// Creates the route.
-    init(feed: LiveFeed, store: any EventStore, authenticator: TokenAuthenticator) {
+    init(feed: LiveFeed, store: any EventStore, authenticator: TokenAuthenticator, connections: LiveConnections) {
         self.feed = feed
         self.store = store
         self.authenticator = authenticator
+        self.connections = connections
     }
 
     /// Adds the `GET /live` WebSocket upgrade to `webSocketRouter` (the router given to
     /// `.http1WebSocketUpgrade(webSocketRouter:)`).
     func addRoutes(to webSocketRouter: Router<ServerRequestContext>) {
-        webSocketRouter.ws(RouterPath(LiveRoutes.path)) { [store, authenticator] request, context in
+        webSocketRouter.ws(RouterPath(LiveRoutes.path)) { [store, authenticator, connections] request, context in
             let outcome = try await LiveRoutes.authenticate(
                 request, context: context, authenticator: authenticator, store: store)
-            guard case .success = outcome else { return .dontUpgrade }
+            guard case .success(let access, _) = outcome, await connections.admits(access.id) else { return .dontUpgrade }
             return .upgrade([:])
-        } onUpgrade: { [feed, store, authenticator] inbound, outbound, context in
+        } onUpgrade: { [feed, store, authenticator, connections] inbound, outbound, context in
             // The upgrade request's context is a copy taken before the route ran, so the access
             // is resolved again (TokenAuthenticator caches it).
             let outcome = try await LiveRoutes.authenticate(
@@ -45,8 +48,18 @@ struct LiveWebSocketRoutes: ServerRoutes {
                 try await outbound.close(.policyViolation, reason: "The token no longer gives access.")
                 return
             }
-            try await Self.stream(to: outbound, inbound: inbound, access: access, tree: tree,
-                                  feed: feed, store: store, authenticator: authenticator, logger: context.logger)
+            guard await connections.open(access.id) else {
+                try await outbound.close(.policyViolation, reason: "Too many /live sockets for this token or this server.")
+                return
+            }
+            do {
+                try await Self.stream(to: outbound, inbound: inbound, access: access, tree: tree,
+                                      feed: feed, store: store, authenticator: authenticator, logger: context.logger)
+            } catch {
+                await connections.close(access.id)
+                throw error
+            }
+            await connections.close(access.id)
         }
     }
 
