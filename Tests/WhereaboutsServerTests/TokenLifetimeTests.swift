@@ -125,3 +125,26 @@ struct LiveSocketLimitTests {
         #expect(await connections.openCount == 3)
     }
 }
+
+@Suite("Failed authentications")
+struct FailedAuthenticationTests {
+    /// Guessing tokens from one address soon gets 429 without a look-up; a client of the same
+    /// address whose token worked recently carries on.
+    @Test("An address that tries many unknown tokens is slowed down; a known client beside it is not")
+    func guessingIsLimitedPerAddress() async throws {
+        try await TestServer.run(.sqlite) { server in
+            let (_, good) = try await server.addUser("gus")
+            #expect(try await server.request(.GET, "/events", token: good).status == 200)
+            var statuses: [Int] = []
+            for attempt in 0..<40 {
+                statuses.append(try await server.request(.GET, "/events", token: "guess-\(attempt)-xxxxxxxxxxxxxxxx").status)
+            }
+            #expect(statuses.prefix(20).allSatisfy { $0 == 401 }, "\(statuses)")
+            #expect(statuses.suffix(10).allSatisfy { $0 == 429 }, "\(statuses)")
+            let limited = try await server.request(.GET, "/events", token: "guess-final-xxxxxxxxxxxxxxxx")
+            #expect(limited.status == 429 && limited.headers.first(name: "Retry-After") != nil)
+            // The client that authenticated before is not locked out with the guesser.
+            #expect(try await server.request(.GET, "/events", token: good).status == 200)
+        }
+    }
+}

@@ -11,6 +11,9 @@ public actor TokenAuthenticator {
     private let store: any EventStore
     private let cacheLifetime: Double
     private var cache: [String: (access: Access, checked: ContinuousClock.Instant)] = [:]
+    /// Token hashes that authenticated within the last ten minutes, and when: the clients a
+    /// failed-attempt limit must not lock out with the guessers that share their address.
+    private var recentlyValid: [String: ContinuousClock.Instant] = [:]
 
     /// Creates an authenticator over `store`, caching known tokens for `cacheLifetime` seconds.
     public init(store: any EventStore, cacheLifetime: Double = 1) {
@@ -22,6 +25,13 @@ public actor TokenAuthenticator {
     /// or has expired.
     public func access(forToken token: String) async throws -> Access? {
         try await access(tokenHash: AccessToken.hash(token))
+    }
+
+    /// Whether `token` authenticated in the last ten minutes (and so belongs to a client, not a
+    /// guesser).
+    public func wasRecentlyValid(token: String) -> Bool {
+        guard let seen = recentlyValid[AccessToken.hash(token)] else { return false }
+        return ContinuousClock.now - seen < .seconds(600)
     }
 
     /// Whether `access` still gives access: not revoked (as of at most `cacheLifetime` seconds
@@ -44,6 +54,12 @@ public actor TokenAuthenticator {
             cache[tokenHash] = (stored, now)
             access = stored
         }
-        return access.hasExpired(at: Date().timeIntervalSince1970) ? nil : access
+        guard !access.hasExpired(at: Date().timeIntervalSince1970) else { return nil }
+        if recentlyValid.count >= 10_000, recentlyValid[tokenHash] == nil {
+            recentlyValid = recentlyValid.filter { now - $0.value < .seconds(600) }
+            if recentlyValid.count >= 10_000 { recentlyValid.removeAll(keepingCapacity: true) }
+        }
+        recentlyValid[tokenHash] = now
+        return access
     }
 }

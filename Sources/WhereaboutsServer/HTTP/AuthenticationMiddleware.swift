@@ -17,11 +17,18 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     private let authenticator: TokenAuthenticator
     private let rateLimiter: RateLimiter?
+    private let failureLimiter: RateLimiter
 
-    /// Creates the middleware.
-    public init(authenticator: TokenAuthenticator, rateLimiter: RateLimiter?) {
+    /// Creates the middleware. `failedAttempts` limits the unknown tokens one client address may
+    /// try (default: 5 a second on average, bursts of 20): beyond it, the address's requests are
+    /// answered 429 without looking their token up — except those with a token that
+    /// authenticated in the last ten minutes, so that guessing tokens goes nowhere fast while the
+    /// good clients behind the same address (a NAT, a proxy) carry on.
+    public init(authenticator: TokenAuthenticator, rateLimiter: RateLimiter?,
+                failedAttempts: RateLimiter = RateLimiter(requestsPerSecond: 5, burst: 20)) {
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
+        failureLimiter = failedAttempts
     }
 
     /// Resolves the token, applies the token's rate limit, and passes the request on.
@@ -36,6 +43,10 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 "?auth= is accepted only on /live; send the token in the Authorization header.")
         }
         if let token = Self.token(in: request) {
+            let client = context.clientAddress ?? "unknown"
+            if await failureLimiter.isExhausted(client), await !authenticator.wasRecentlyValid(token: token) {
+                return Self.tooManyFailures
+            }
             let resolved: Access?
             do {
                 resolved = try await authenticator.access(forToken: token)
@@ -54,11 +65,20 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 }
                 context.access = access
             } else {
+                if await failureLimiter.admit(client) != nil { return Self.tooManyFailures }
                 context.authenticationFailure = .invalidAccessToken(
                     "The token is not known to this server. Create one with `whereabouts users token NAME`.")
             }
         }
         return try await next(request, context)
+    }
+
+    /// The answer to a client address that has tried too many unknown tokens.
+    static var tooManyFailures: Response {
+        var response = APIResponse.error(.tooManyRequests(
+            "Too many requests with unknown tokens from this address; wait a few seconds before trying again."))
+        response.headers[.retryAfter] = "5"
+        return response
     }
 
     /// The token a request carries, if any.

@@ -12,6 +12,8 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     public var access: Access?
     /// Why the request's token was refused, when it carried one that is not valid.
     public var authenticationFailure: APIError?
+    /// The client's IP address, as the connection shows it (a proxy's, behind one).
+    public let clientAddress: String?
 
     /// Creates the context for a new request.
     public init(source: Source) {
@@ -19,6 +21,7 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
         self.webSocket = .init()
         self.access = nil
         self.authenticationFailure = nil
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// The access the request authenticated as; throws `invalid-access-token` (401) when the
@@ -26,7 +29,7 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     public func requireAccess() throws(APIError) -> Access {
         if let access { return access }
         throw authenticationFailure ?? .invalidAccessToken(
-            "This request needs a token: send it in the Authorization header, as the Basic auth "
-                + "user name or password, or as ?auth=TOKEN (create one with `whereabouts users token NAME`).")
+            "This request needs a token: send it in the Authorization header (as the token itself, as "
+                + "Bearer TOKEN, or as the Basic auth user name or password); create one with `whereabouts users token NAME`.")
     }
 }
