@@ -11,6 +11,14 @@ enum JSONDocument {
         }
     }
 
+    /// Whether the text's first line is a JSON object with `readings`: a recording's scan.
+    static func looksLikeRecording<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+        let firstLine = bytes.prefix(1 << 20).prefix { $0 != 0x0A }
+        guard firstLine.count < bytes.count, let value = try? JSONParser.parse(Array(firstLine)),
+              case .object = value else { return false }
+        return value["readings"] != nil
+    }
+
     /// Parses `bytes` and decodes the value with `body`; every error names `file`.
     static func decode<Bytes: Collection<UInt8>, Value>(
         _ bytes: Bytes, file: String?, with body: (JSONValue) throws(FormatError) -> Value
@@ -19,6 +27,10 @@ enum JSONDocument {
         do {
             value = try JSONParser.parse(bytes)
         } catch {
+            if looksLikeRecording(bytes) {
+                throw FormatError(file: file, message: "this looks like a recording (JSON Lines: one scan, with \"readings\", a line), "
+                                    + "not a single JSON document such as a venue; check which file goes with which option")
+            }
             throw FormatError(file: file, message: "not valid JSON: \(error)")
         }
         do {

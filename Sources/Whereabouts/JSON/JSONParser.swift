@@ -18,7 +18,7 @@ public struct JSONParser {
     }
 
     static func outcome(of buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONSyntaxError> {
-        do { return .success(try parseBuffer(buffer)) } catch { return .failure(error) }
+        do { return .success(try parseBuffer(buffer)) } catch { return .failure(error.placed(in: buffer)) }
     }
 
     static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
@@ -74,14 +74,19 @@ public struct JSONParser {
         mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
             let start = position
             let count = literal.utf8CodeUnitCount
-            guard bytes.count - position >= count else {
-                throw JSONSyntaxError(offset: start, message: "expected '\(literal)'")
-            }
             let pointer = literal.utf8Start
-            for i in 0..<count where bytes[position + i] != pointer[i] {
-                throw JSONSyntaxError(offset: start, message: "expected '\(literal)'")
+            guard bytes.count - position >= count, (0..<count).allSatisfy({ bytes[position + $0] == pointer[$0] }) else {
+                throw JSONSyntaxError(offset: start, message: "expected a JSON value (an object, an array, a string, a number, "
+                                        + "true, false or null), found \(snippet(at: start))")
             }
             position += count
+        }
+
+        /// Up to 16 characters of the text from `offset`, quoted, for an error.
+        func snippet(at offset: Int) -> String {
+            let end = min(bytes.count, offset + 16)
+            let text = String(decoding: bytes[offset..<end], as: UTF8.self).prefix { $0 != "\n" && $0 != "\r" }
+            return "\"\(text)\(end < bytes.count && text.utf8.count == end - offset ? "…" : "")\""
         }
 
         mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
@@ -268,19 +273,45 @@ private let powersOfTen: [Double] = (0...15).map { exponent in
     return value
 }
 
-/// A JSON text that is not well formed, with the byte offset where the problem was found.
+/// A JSON text that is not well formed, with where the problem was found.
 public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Offset from the start of the text, in bytes.
     public var offset: Int
     /// What is wrong.
     public var message: String
+    /// The line of the problem (1 for the first), or `nil` when the text is one line (a line of a
+    /// recording, whose reader names the file's line itself).
+    public var line: Int?
+    /// The column of the problem on its line, in bytes (1 for the first).
+    public var column: Int
 
-    /// Creates an error.
+    /// Creates an error at a byte offset of a one-line text.
     public init(offset: Int, message: String) {
         self.offset = offset
         self.message = message
+        line = nil
+        column = offset + 1
     }
 
-    /// `message (at byte N)`.
-    public var description: String { "\(message) (at byte \(offset))" }
+    /// `message (line L, column C)`, or `message (column C)` in a one-line text.
+    public var description: String {
+        "\(message) (" + (line.map { "line \($0), " } ?? "") + "column \(column))"
+    }
+
+    /// The error with its line and column in `text`.
+    func placed(in text: UnsafeBufferPointer<UInt8>) -> JSONSyntaxError {
+        var placed = self
+        let end = min(offset, text.count)
+        var line = 1, lineStart = 0
+        for index in 0..<end where text[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        placed.column = end - lineStart + 1
+        // A text that has a line break in it (not only a final one) is named by line.
+        let checked = text.last == 0x0A ? text.count - 1 : text.count
+        let multiline = text[0..<checked].contains(0x0A)
+        placed.line = multiline ? line : nil
+        return placed
+    }
 }

@@ -31,7 +31,7 @@ struct JSONTests {
         (#""abc"#, "unterminated string"),
         (#""\x""#, "invalid escape"),
         (#""\ud800""#, "unpaired surrogate"),
-        ("tru", "expected 'true'"),
+        ("tru", "expected a JSON value (an object, an array, a string, a number, true, false or null), found \"tru\""),
         ("[1] 2", "after the JSON value"),
         ("1e999", "out of range"),
     ])
@@ -40,6 +40,31 @@ struct JSONTests {
             try JSONParser.parse(text)
         } throws: { error in
             String(describing: error).contains(message)
+        }
+    }
+
+    /// Errors name a line and column in a text of several lines, a column in a one-line text (a
+    /// recording's line, whose reader names the file's line), and show the text that is wrong.
+    @Test func errorsNameTheLineAndColumn() {
+        let multiline = "{\n  \"name\": \"hall\",\n  \"floors\": [1 2]\n}\n"
+        #expect {
+            try JSONParser.parse(multiline)
+        } throws: { error in
+            String(describing: error) == "expected ',' or ']' in array, found '2' (line 3, column 16)"
+        }
+        #expect {
+            try JSONParser.parse("this is garbage\n")
+        } throws: { error in
+            String(describing: error).hasSuffix(#"found "this is garbage" (column 1)"#)
+        }
+    }
+
+    @Test func aRecordingGivenAsAVenueIsNamedSo() throws {
+        let recording = #"{"t": 1, "readings": [{"beacon": "a", "rssi": -60}]}"# + "\n" + #"{"t": 2, "readings": []}"# + "\n"
+        #expect {
+            try VenueFile.decode(Array(recording.utf8), file: "visit.jsonl")
+        } throws: { error in
+            String(describing: error).contains("visit.jsonl: this looks like a recording")
         }
     }
 

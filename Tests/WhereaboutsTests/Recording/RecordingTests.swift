@@ -61,7 +61,7 @@ struct RecordingTests {
         (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"x": 1}}"#, #":2: truth: "x" and "y" must be given together"#),
         (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"floor": 0.5}}"#, ":2: truth.floor: expected an integer, found 0.5"),
         (#"{"t": 1, "readings": {}}"#, ":2: readings: expected an array, found an object"),
-        (#"{"t": 1, "readings": [}"#, ":2: not valid JSON: expected a value, found '}' (at byte 22)"),
+        (#"{"t": 1, "readings": [}"#, ":2: not valid JSON: expected a value, found '}' (column 23)"),
         ("[1, 2]", ":2: expected an object, found an array"),
     ])
     func strictErrors(line: String, message: String) throws {
