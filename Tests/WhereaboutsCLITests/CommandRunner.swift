@@ -23,11 +23,15 @@ struct CommandRunner {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Runs `whereabouts` with `arguments` in the package root and waits for it.
-    static func run(_ arguments: [String], input: Data? = nil) throws -> Output {
+    /// Runs `whereabouts` with `arguments` in the package root (with `environment` added to this
+    /// process's) and waits for it.
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent("whereabouts")
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.currentDirectoryURL = packageRoot
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -103,6 +103,17 @@ struct ServerCommandTests {
         #expect(listed.standardOutput == "alice\n")
     }
 
+    @Test("An unreachable PostgreSQL makes users add fail, saying so, instead of hanging")
+    func unreachableDatabase() throws {
+        let started = Date()
+        let run = try CommandRunner.run(["users", "add", "zed", "--database", "postgres://nobody:secret@127.0.0.1:9/nowhere"],
+                                        environment: ["WHEREABOUTS_DATABASE_TIMEOUT": "2"])
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("did not answer within 2 s"), "\(run.standardError)")
+        #expect(!run.standardError.contains("secret"))
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
     @Test("serve refuses plain HTTP beyond loopback unless told, and TLS files that do not go together")
     func servePlainHTTPBeyondLoopback() throws {
         let dataDir = try CommandRunner.temporaryDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import Logging
+import Whereabouts
 import WhereaboutsServer
 
 /// Where the server's data lives: `--data-dir` (SQLite, the default) or `--database` (PostgreSQL).
@@ -41,12 +42,49 @@ struct StoreOptions: ParsableArguments {
             store = try SQLiteEventStore(directory: dataDir, durability: durability)
         }
         do {
-            try await store.migrate()
+            if database != nil {
+                // PostgreSQL's client retries a refused connection for ever: give up after a while, saying why.
+                try await Self.within(seconds: Self.databaseTimeout) { try await store.migrate() }
+            } else {
+                try await store.migrate()
+            }
+        } catch is DatabaseTimeout {
+            try? await store.close()
+            throw CommandFailure("\(summary) did not answer within \(Int(Self.databaseTimeout)) s: is it running, and does "
+                                 + "the URL name its host, port and database? (`pg_isready -h HOST -p PORT` tells.)")
         } catch {
             try? await store.close()
             throw CommandFailure("Cannot prepare the store (\(summary)): \(error)")
         }
         return store
+    }
+
+    /// How long opening a PostgreSQL store may take: `WHEREABOUTS_DATABASE_TIMEOUT` seconds, 15 by default.
+    static var databaseTimeout: Double {
+        ProcessInfo.processInfo.environment["WHEREABOUTS_DATABASE_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 15
+    }
+
+    /// What ``within(seconds:_:)`` throws when the time ran out.
+    struct DatabaseTimeout: Error {}
+
+    /// Runs `body`, or throws ``DatabaseTimeout`` after `seconds` — without waiting for `body` to
+    /// notice (it is cancelled, and left to end on its own).
+    static func within(seconds: Double, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        let settled = LockedValue(false)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            @Sendable func settle(_ result: Result<Void, any Error>) {
+                guard settled.withValue({ done in defer { done = true }; return !done }) else { return }
+                continuation.resume(with: result)
+            }
+            let work = Task {
+                do { try await body(); settle(.success(())) } catch { settle(.failure(error)) }
+            }
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                work.cancel()
+                settle(.failure(DatabaseTimeout()))
+            }
+        }
     }
 
     /// The URL without its password.
