@@ -48,7 +48,12 @@ struct ServerCommandTests {
 
         /// A port nobody listens on now.
         static func freePort() throws -> Int {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #if canImport(Glibc)
+        let streamType = Int32(SOCK_STREAM.rawValue)
+        #else
+        let streamType = SOCK_STREAM
+        #endif
+        let fd = socket(AF_INET, streamType, 0)
             defer { close(fd) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
@@ -101,6 +106,33 @@ struct ServerCommandTests {
         #expect(badLevel.standardError.contains("'read', 'contribute' or 'manage'"))
         let listed = try CommandRunner.run(["users", "list", "--data-dir", dataDir.path])
         #expect(listed.standardOutput == "alice\n")
+    }
+
+    @Test("A port in use is named, with what to do")
+    func portInUse() throws {
+        let dataDir = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        // Hold a port with a listening socket of our own.
+        #if canImport(Glibc)
+        let streamType = Int32(SOCK_STREAM.rawValue)
+        #else
+        let streamType = SOCK_STREAM
+        #endif
+        let fd = socket(AF_INET, streamType, 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let run = try CommandRunner.run(["serve", "--port", String(port), "--data-dir", dataDir.path])
+        #expect(run.status != 0)
+        #expect(run.standardError.contains("Port \(port) on 127.0.0.1 is in use"), "\(run.standardError)")
     }
 
     @Test("An unreachable PostgreSQL makes users add fail, saying so, instead of hanging")

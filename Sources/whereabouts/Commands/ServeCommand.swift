@@ -122,8 +122,16 @@ struct ServeCommand: AsyncParsableCommand {
             try await app.runService()
         } catch {
             try? await eventStore.close()
+            if "\(error)".contains("Address already in use") {
+                throw CommandFailure("Port \(port) on \(host) is in use by another process (another server?): stop it, "
+                                     + "or choose another port with --port (0 picks a free one).")
+            }
+            if "\(error)".contains("Cannot assign requested address") || "\(error)".contains("Name or service not known") {
+                throw CommandFailure("Cannot listen on \(host): it is not an address of this machine (--host).")
+            }
             throw CommandFailure("The server stopped: \(error)")
         }
+        logger.notice("Whereabouts server stopped")
         try await eventStore.close()
     }
 
