@@ -43,6 +43,7 @@ struct UsersCommand: AsyncParsableCommand {
             do {
                 let (_, token) = try await UserAdministration(store: eventStore).addUser(named: name)
                 try await eventStore.close()
+                Terminal.error("Added \(name). Their personal token (it manages every stream; shown only now, keep it):")
                 print(token)
             } catch let error as StoreError {
                 try? await eventStore.close()
@@ -117,6 +118,9 @@ struct UsersCommand: AsyncParsableCommand {
                 let token = try await UserAdministration(store: eventStore).issueToken(
                     for: user, name: name, permissions: permissions, expires: until)
                 try await eventStore.close()
+                let scope = stream.isEmpty ? "every stream" : stream.joined(separator: ", ")
+                Terminal.error("\(user)'s token \"\(name)\" (\(level.rawValue) on \(scope)"
+                               + (expires.map { ", for \($0)" } ?? "") + "; shown only now, keep it):")
                 print(token)
             } catch let error as UserAdministration.Failure {
                 try? await eventStore.close()
