@@ -161,6 +161,7 @@ let package = Package(
                 "Whereabouts",
                 "WhereaboutsBluetooth",
                 "WhereaboutsServer",
+                "WhereaboutsServerTesting",
                 "WhereaboutsTracking",
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -5,6 +5,7 @@ import Logging
 import ServiceLifecycle
 import Whereabouts
 import WhereaboutsServer
+import WhereaboutsServerTesting
 import WhereaboutsTracking
 
 /// The tracking chain's targets: how fast the outbox acknowledges events durably, how fast the
@@ -204,35 +205,19 @@ private final class OutboxRun: @unchecked Sendable {
 /// off), one user, and an outbox with its sender delivering to that user.
 private final class DeliveryRun: @unchecked Sendable {
     private var folder = ""
-    private var store: SQLiteEventStore?
-    private var group: ServiceGroup?
-    private var task: Task<Void, any Error>?
+    private var server: LocalServer?
     private var outbox: Outbox?
     private var sender: OutboxSender?
     private var source = TrackingEventSource()
 
     func start() async throws {
         folder = temporaryFolder("delivery")
-        let store = try SQLiteEventStore(directory: folder + "/server")
-        try await store.migrate()
-        let (_, token) = try await UserAdministration(store: store).addUser(named: "benchmark")
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.rateLimit = nil
-        var logger = Logger(label: "benchmark.tracking.server")
-        logger.logLevel = .critical
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try makeServerApplication(configuration: configuration, store: store, logger: logger) { port in
-            continuation.yield(port)
-        }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        self.store = store
-        self.group = group
-        task = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
+        let server = LocalServer()
+        try await server.start()
+        self.server = server
+        let token = try await server.addUser("benchmark")
         let outbox = try Outbox(path: folder + "/outbox.sqlite")
-        let client = try TrackingClient(server: "http://127.0.0.1:\(port)", token: token)
+        let client = try TrackingClient(server: server.url, token: token)
         try await client.start()
         self.outbox = outbox
         sender = OutboxSender(outbox: outbox, client: client)
@@ -250,12 +235,9 @@ private final class DeliveryRun: @unchecked Sendable {
     }
 
     func stop() async {
-        await group?.triggerGracefulShutdown()
-        _ = try? await task?.value
-        try? await store?.close()
-        group = nil
-        task = nil
-        store = nil
+        try? await server?.stop()
+        server?.remove()
+        server = nil
         sender = nil
         outbox = nil
         try? FileManager.default.removeItem(atPath: folder)

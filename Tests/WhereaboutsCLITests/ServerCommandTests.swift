@@ -48,13 +48,20 @@ struct ServerCommandTests {
 
         /// A port nobody listens on now.
         static func freePort() throws -> Int {
+            let (fd, port) = try boundSocket(listening: false)
+            close(fd)
+            return port
+        }
+
+        /// A TCP socket bound to a free port of 127.0.0.1 (listening when asked), and its port;
+        /// the caller closes it.
+        static func boundSocket(listening: Bool) throws -> (fd: Int32, port: Int) {
             #if canImport(Glibc)
-        let streamType = Int32(SOCK_STREAM.rawValue)
-        #else
-        let streamType = SOCK_STREAM
-        #endif
-        let fd = socket(AF_INET, streamType, 0)
-            defer { close(fd) }
+            let streamType = Int32(SOCK_STREAM.rawValue)
+            #else
+            let streamType = SOCK_STREAM
+            #endif
+            let fd = socket(AF_INET, streamType, 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -62,11 +69,14 @@ struct ServerCommandTests {
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let bound = withUnsafeMutablePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+                    bind(fd, pointer, length) == 0 && (!listening || listen(fd, 1) == 0) && getsockname(fd, pointer, &length) == 0
                 }
             }
-            guard bound else { throw CocoaError(.fileWriteUnknown) }
-            return Int(UInt16(bigEndian: address.sin_port))
+            guard bound else {
+                close(fd)
+                throw CocoaError(.fileWriteUnknown)
+            }
+            return (fd, Int(UInt16(bigEndian: address.sin_port)))
         }
     }
 
@@ -113,23 +123,8 @@ struct ServerCommandTests {
         let dataDir = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dataDir) }
         // Hold a port with a listening socket of our own.
-        #if canImport(Glibc)
-        let streamType = Int32(SOCK_STREAM.rawValue)
-        #else
-        let streamType = SOCK_STREAM
-        #endif
-        let fd = socket(AF_INET, streamType, 0)
+        let (fd, port) = try ServerProcess.boundSocket(listening: true)
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let run = try CommandRunner.run(["serve", "--port", String(port), "--data-dir", dataDir.path])
         #expect(run.status != 0)
         #expect(run.standardError.contains("Port \(port) on 127.0.0.1 is in use"), "\(run.standardError)")
