@@ -43,7 +43,9 @@ public func makeServerApplication(
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
     router.middlewares.add(AuthenticationMiddleware(
         authenticator: authenticator,
-        rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
+        rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) },
+        failedAttempts: RateLimiter(requestsPerSecond: configuration.failedAuthentications.requestsPerSecond,
+                                    burst: configuration.failedAuthentications.burst)))
     let routes: [any ServerRoutes] = [
         APIRoutes(service: service, limits: configuration.bodyLimits),
         OperationsRoutes(store: store, metrics: metrics),

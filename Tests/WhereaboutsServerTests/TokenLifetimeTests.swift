@@ -129,10 +129,13 @@ struct LiveSocketLimitTests {
 @Suite("Failed authentications")
 struct FailedAuthenticationTests {
     /// Guessing tokens from one address soon gets 429 without a look-up; a client of the same
-    /// address whose token worked recently carries on.
+    /// address whose token worked recently carries on. (The limit refills at one attempt every
+    /// 1,000 s here, so that a slow machine cannot refill it during the test.)
     @Test("An address that tries many unknown tokens is slowed down; a known client beside it is not")
     func guessingIsLimitedPerAddress() async throws {
-        try await TestServer.run(.sqlite) { server in
+        var configuration = ServerConfiguration()
+        configuration.failedAuthentications = .init(requestsPerSecond: 0.001, burst: 20)
+        try await TestServer.run(.sqlite, configuration: configuration) { server in
             let (_, good) = try await server.addUser("gus")
             #expect(try await server.request(.GET, "/events", token: good).status == 200)
             var statuses: [Int] = []
