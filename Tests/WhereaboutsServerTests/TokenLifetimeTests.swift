@@ -75,16 +75,17 @@ struct TokenLifetimeTests {
                 var messages = inbound.messages(maxSize: 1 << 20).makeAsyncIterator()
                 guard case .text? = try await messages.next() else { return }   // ready
                 _ = try await server.store.removeAccess(tokenHash: AccessToken.hash(MapTestServer.aliceToken))
-                // Until the server closes; after 5 s the client closes, normally, and the test fails.
+                // Until the server closes (within a second or two); after 15 s (a very busy machine)
+                // the client closes, normally, and the test fails.
                 let timeout = Task {
-                    try await Task.sleep(for: .seconds(5))
+                    try await Task.sleep(for: .seconds(15))
                     try await outbound.close(.normalClosure, reason: "the server kept the socket open")
                 }
                 while try await messages.next() != nil {}
                 timeout.cancel()
             }
             #expect(closed?.closeCode == .policyViolation)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < .seconds(15))
         }
     }
 }
