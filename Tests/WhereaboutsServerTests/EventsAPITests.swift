@@ -119,6 +119,26 @@ struct EventsAPITests {
             let answer = try await server.request(.POST, "/events", token: token, json: note)
             #expect(answer.status == 413)
             #expect(answer.errorId == "request-too-large")
+
+            // Multipart bodies have their own, larger limit: 1,500 bytes pass (over the JSON
+            // limit), 3,000 do not.
+            func multipart(id: String, fileBytes: Int) -> [UInt8] {
+                let boundary = "limit-boundary"
+                var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"event\"\r\n\r\n".utf8)
+                body += Array(#"{"id":"\#(id)","streamIds":["position"],"type":"picture/attached","time":50}"#.utf8)
+                body += Array("\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\n\r\n".utf8)
+                body += [UInt8](repeating: 0x41, count: fileBytes)
+                body += Array("\r\n--\(boundary)--\r\n".utf8)
+                return body
+            }
+            let headers = [("Content-Type", "multipart/form-data; boundary=limit-boundary")]
+            let fits = multipart(id: "fits", fileBytes: 1_200)
+            #expect(fits.count > 1_000 && fits.count < 2_000)
+            #expect(try await server.request(.POST, "/events", token: token, body: fits, headers: headers).status == 201)
+            let tooLarge = multipart(id: "large", fileBytes: 3_000)
+            let refused = try await server.request(.POST, "/events", token: token, body: tooLarge, headers: headers)
+            #expect(refused.status == 413)
+            #expect(refused.errorId == "request-too-large")
         }
     }
 
