@@ -66,10 +66,19 @@ struct AccessControlTests {
             let bobsOwn = try await server.request(.POST, "/events", token: bob,
                                                    json: positionEvent(id: "secret", time: 60, latitude: 1, longitude: 1))
             #expect(bobsOwn.status == 201)
+            // A batch from Bob that names an event only Alice has changes nothing of hers.
+            let alicesOnly = try await server.request(.POST, "/events", token: alice,
+                                                      json: positionEvent(id: "alices-only", time: 70, latitude: 2, longitude: 2))
+            #expect(alicesOnly.status == 201)
             let batch = try await server.request(.POST, "/", token: bob, json: .array([
-                object(("method", .string("events.delete")), ("params", object(("id", .string("private"))))),
+                object(("method", .string("events.delete")), ("params", object(("id", .string("alices-only"))))),
+                object(("method", .string("events.update")),
+                       ("params", object(("id", .string("alices-only")), ("update", object(("time", .number(1))))))),
             ]))
-            #expect(batch.json["results"]?.arrayValue?.first?["error"]?["id"]?.stringValue == "unknown-resource")
+            let errors = batch.json["results"]?.arrayValue?.compactMap { $0["error"]?["id"]?.stringValue }
+            #expect(errors == ["unknown-resource", "unknown-resource"])
+            let untouched = try await server.request(.GET, "/events/alices-only", token: alice)
+            #expect(untouched.json["event"]?["trashed"] == nil && untouched.json["event"]?["time"]?.numberValue == 70)
             let alicesEvent = try await server.request(.GET, "/events/secret", token: alice)
             #expect(alicesEvent.json["event"]?["type"]?.stringValue == "picture/attached")
             #expect(alicesEvent.json["event"]?["trashed"] == nil)
