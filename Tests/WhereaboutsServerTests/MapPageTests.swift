@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWSClient
 import HummingbirdWebSocket
 import Logging
+import NIOHTTP1
 import ServiceLifecycle
 import Testing
 import Whereabouts
@@ -131,11 +132,17 @@ struct MapTestServer {
 
     /// A GET on the server: status, headers and body text.
     func get(_ path: String, token: String? = nil) async throws -> (status: Int, contentType: String, body: String) {
+        let answer = try await getWithHeaders(path, token: token)
+        return (answer.status, answer.headers.first(name: "Content-Type") ?? "", answer.body)
+    }
+
+    /// `GET path`, with the answer's headers.
+    func getWithHeaders(_ path: String, token: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
         var request = HTTPClientRequest(url: baseURL + path)
         if let token { request.headers.add(name: "Authorization", value: token) }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 1 << 22)
-        return (Int(response.status.code), response.headers.first(name: "Content-Type") ?? "", String(buffer: body))
+        return (Int(response.status.code), response.headers, String(buffer: body))
     }
 }
 
@@ -388,6 +395,17 @@ struct MapPageTests {
             let style = try await server.get("/map/map.css")
             #expect(style.contentType == "text/css; charset=utf-8")
             #expect(style.body == MapPage.stylesheet)
+            // The strict policy, on the page and on each asset: only this server's own scripts,
+            // styles and connections; no sniffing; the token in the address never sent on.
+            for path in ["/map", "/map/map.js", "/map/map.css"] {
+                let headers = try await server.getWithHeaders(path).headers
+                let policy = headers.first(name: "Content-Security-Policy") ?? ""
+                #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'")
+                        && policy.contains("connect-src 'self'") && policy.contains("frame-ancestors 'none'"), "\(path): \(policy)")
+                #expect(!policy.contains("unsafe-inline") && !policy.contains("unsafe-eval"), "\(path)")
+                #expect(headers.first(name: "X-Content-Type-Options") == "nosniff", "\(path)")
+                #expect(headers.first(name: "Referrer-Policy") == "no-referrer", "\(path)")
+            }
         }
     }
 
