@@ -34,7 +34,7 @@ public func makeServerApplication(
 ) throws -> some ApplicationProtocol {
     let metrics = ServerMetrics()
     let streams = StreamDirectory(store: store, logger: logger)
-    let authenticator = TokenAuthenticator(store: store)
+    let authenticator = TokenAuthenticator(store: store, failedAttempts: configuration.failedAuthentications)
     let liveConnections = LiveConnections(limits: configuration.liveConnections)
     let service = APIService(store: store, streams: streams, metrics: metrics) { events, userName in
         await liveFeed.publish(events, for: userName)
@@ -43,9 +43,7 @@ public func makeServerApplication(
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
     router.middlewares.add(AuthenticationMiddleware(
         authenticator: authenticator,
-        rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) },
-        failedAttempts: RateLimiter(requestsPerSecond: configuration.failedAuthentications.requestsPerSecond,
-                                    burst: configuration.failedAuthentications.burst)))
+        rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
     let routes: [any ServerRoutes] = [
         APIRoutes(service: service, limits: configuration.bodyLimits),
         OperationsRoutes(store: store, metrics: metrics),

@@ -80,7 +80,7 @@ public struct ServerConfiguration: Sendable {
     /// The caps on open `/live` sockets.
     public var liveConnections = LiveConnectionLimits()
     /// How many unknown tokens one client address may try: 5 a second on average, bursts of 20
-    /// (see ``AuthenticationMiddleware``).
+    /// (see ``TokenAuthenticator``).
     public var failedAuthentications = RateLimit(requestsPerSecond: 5, burst: 20)
 
     /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): the only ones

@@ -17,18 +17,12 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     private let authenticator: TokenAuthenticator
     private let rateLimiter: RateLimiter?
-    private let failureLimiter: RateLimiter
 
-    /// Creates the middleware. `failedAttempts` limits the unknown tokens one client address may
-    /// try (default: 5 a second on average, bursts of 20): beyond it, the address's requests are
-    /// answered 429 without looking their token up — except those with a token that
-    /// authenticated in the last ten minutes, so that guessing tokens goes nowhere fast while the
-    /// good clients behind the same address (a NAT, a proxy) carry on.
-    public init(authenticator: TokenAuthenticator, rateLimiter: RateLimiter?,
-                failedAttempts: RateLimiter = RateLimiter(requestsPerSecond: 5, burst: 20)) {
+    /// Creates the middleware. A client address that tries too many unknown tokens (the
+    /// authenticator's limit, ``TokenAuthenticator/resolve(token:client:)``) is answered 429.
+    public init(authenticator: TokenAuthenticator, rateLimiter: RateLimiter?) {
         self.authenticator = authenticator
         self.rateLimiter = rateLimiter
-        failureLimiter = failedAttempts
     }
 
     /// Resolves the token, applies the token's rate limit, and passes the request on.
@@ -37,38 +31,36 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         next: (Request, ServerRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        if Self.token(in: request) == nil, request.uri.path != LiveRoutes.path,
-           QueryParameters(query: request.uri.query)["auth"] != nil {
-            context.authenticationFailure = .invalidAccessToken(
-                "?auth= is accepted only on /live; send the token in the Authorization header.")
-        }
-        if let token = Self.token(in: request) {
-            let client = context.clientAddress ?? "unknown"
-            if await failureLimiter.isExhausted(client), await !authenticator.wasRecentlyValid(token: token) {
-                return Self.tooManyFailures
-            }
-            let resolved: Access?
-            do {
-                resolved = try await authenticator.access(forToken: token)
-            } catch {
-                // The store did not answer: routes that need the token say so with a 503;
-                // public routes still answer.
-                context.authenticationFailure = .storeFailure(error)
-                return try await next(request, context)
-            }
-            if let access = resolved {
-                if let rateLimiter, let retryAfter = await rateLimiter.admit(access.id) {
-                    var response = APIResponse.error(.tooManyRequests(
-                        "This token has sent more requests than its rate limit allows; retry in \(retryAfter) s."))
-                    response.headers[.retryAfter] = String(retryAfter)
-                    return response
-                }
-                context.access = access
-            } else {
-                if await failureLimiter.admit(client) != nil { return Self.tooManyFailures }
+        guard let token = Self.token(in: request) else {
+            if request.uri.path != LiveRoutes.path, QueryParameters(query: request.uri.query)["auth"] != nil {
                 context.authenticationFailure = .invalidAccessToken(
-                    "The token is not known to this server. Create one with `whereabouts users token NAME`.")
+                    "?auth= is accepted only on /live; send the token in the Authorization header.")
             }
+            return try await next(request, context)
+        }
+        let resolution: TokenAuthenticator.Resolution
+        do {
+            resolution = try await authenticator.resolve(token: token, client: context.clientAddress ?? "unknown")
+        } catch {
+            // The store did not answer: routes that need the token say so with a 503;
+            // public routes still answer.
+            context.authenticationFailure = .storeFailure(error)
+            return try await next(request, context)
+        }
+        switch resolution {
+        case .access(let access):
+            if let rateLimiter, let retryAfter = await rateLimiter.admit(access.id) {
+                var response = APIResponse.error(.tooManyRequests(
+                    "This token has sent more requests than its rate limit allows; retry in \(retryAfter) s."))
+                response.headers[.retryAfter] = String(retryAfter)
+                return response
+            }
+            context.access = access
+        case .unknown:
+            context.authenticationFailure = .invalidAccessToken(
+                "The token is not known to this server. Create one with `whereabouts users token NAME`.")
+        case .tooManyFailures:
+            return Self.tooManyFailures
         }
         return try await next(request, context)
     }

@@ -1,28 +1,27 @@
-/// A token bucket per key (an access, a client address): each key may spend `rate` a second on
-/// average, with bursts of up to `burst`. At most ``maximumKeys`` buckets are kept: beyond that,
-/// the buckets that have refilled (whose keys have been quiet) are forgotten.
-public actor RateLimiter {
+/// A token bucket per key (an access, a client address), as a value: each key may spend `rate`
+/// a second on average, with bursts of up to `burst`. At most ``maximumKeys`` buckets are kept:
+/// beyond that, the buckets that have refilled (whose keys have been quiet) are forgotten. The
+/// state of ``RateLimiter``, and of ``TokenAuthenticator``'s failed-attempt limit.
+public struct TokenBuckets: Sendable {
     /// The most buckets kept at once.
     public static let maximumKeys = 100_000
     private let rate: Double
     private let burst: Double
     private var buckets: [String: (tokens: Double, updated: ContinuousClock.Instant)] = [:]
 
-    /// Creates a limiter allowing `requestsPerSecond` on average and `burst` at once.
+    /// Buckets allowing `requestsPerSecond` on average and `burst` at once.
     public init(requestsPerSecond: Double, burst: Double) {
-        self.rate = max(requestsPerSecond, 0.001)
+        rate = max(requestsPerSecond, 0.001)
         self.burst = max(burst, 1)
     }
 
     /// Takes one request from `key`'s bucket: `nil` when admitted, otherwise the whole seconds
     /// to wait before the next request would be.
-    public func admit(_ key: String) -> Int? {
+    public mutating func admit(_ key: String) -> Int? {
         let now = ContinuousClock.now
         if buckets[key] == nil, buckets.count >= Self.maximumKeys { forgetRefilled(at: now) }
         var bucket = buckets[key] ?? (burst, now)
-        let elapsed = now - bucket.updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        bucket.tokens = min(burst, bucket.tokens + seconds * rate)
+        bucket.tokens = tokens(of: bucket, at: now)
         bucket.updated = now
         if bucket.tokens >= 1 {
             bucket.tokens -= 1
@@ -36,16 +35,37 @@ public actor RateLimiter {
     /// Whether `key` has no whole request left now (without spending one).
     public func isExhausted(_ key: String) -> Bool {
         guard let bucket = buckets[key] else { return false }
-        let elapsed = ContinuousClock.now - bucket.updated
+        return tokens(of: bucket, at: .now) < 1
+    }
+
+    /// A bucket's tokens at `now`, refilled since it was last updated.
+    private func tokens(of bucket: (tokens: Double, updated: ContinuousClock.Instant), at now: ContinuousClock.Instant) -> Double {
+        let elapsed = now - bucket.updated
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return min(burst, bucket.tokens + seconds * rate) < 1
+        return min(burst, bucket.tokens + seconds * rate)
     }
 
     /// Drops the buckets that are full again (their keys sent nothing for burst/rate seconds);
     /// when every key is active, all of them (a flood of new keys must not grow memory).
-    private func forgetRefilled(at now: ContinuousClock.Instant) {
+    private mutating func forgetRefilled(at now: ContinuousClock.Instant) {
         let quiet = Duration.milliseconds(Int64(burst / rate * 1000))
         buckets = buckets.filter { now - $0.value.updated < quiet }
         if buckets.count >= Self.maximumKeys { buckets.removeAll(keepingCapacity: true) }
+    }
+}
+
+/// ``TokenBuckets`` shared by concurrent requests: the per-token rate limit.
+public actor RateLimiter {
+    private var buckets: TokenBuckets
+
+    /// Creates a limiter allowing `requestsPerSecond` on average and `burst` at once.
+    public init(requestsPerSecond: Double, burst: Double) {
+        buckets = TokenBuckets(requestsPerSecond: requestsPerSecond, burst: burst)
+    }
+
+    /// Takes one request from `key`'s bucket: `nil` when admitted, otherwise the whole seconds
+    /// to wait before the next request would be.
+    public func admit(_ key: String) -> Int? {
+        buckets.admit(key)
     }
 }
