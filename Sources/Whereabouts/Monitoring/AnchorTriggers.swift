@@ -104,19 +104,6 @@ public struct AnchorFix: Hashable, Sendable {
         self.heading = heading
         self.floor = floor
     }
-
-    /// The position fix of this anchor fix for `device`, for whatever takes fixes (the place
-    /// ranker, the tracker): at the spot's point (or its coordinate placed in the venue's frame),
-    /// with an accuracy of `accuracy` metres (default 0.5, the edge of
-    /// ``Proximity/immediate``) and method `"anchor"`; `nil` when the spot is unknown.
-    public func positionFix(device: String? = nil, in venue: Venue? = nil, accuracy: Double = 0.5) -> Fix? {
-        let frame = venue?.localFrame
-        guard let point = point ?? coordinate.flatMap({ frame?.planarPoint(for: $0) }) else { return nil }
-        let metresPerUnit = venue?.units.metres ?? 1
-        return Fix(time: time, device: device, point: SpatialPoint(x: point.x, y: point.y, z: 0), floor: floor,
-                   accuracy: accuracy / metresPerUnit, coordinate: coordinate ?? frame?.coordinate(for: point),
-                   beacons: [anchor], method: "anchor")
-    }
 }
 
 /// The device's location, heading and floor as anchors set them — what NaviBeacon set on its
