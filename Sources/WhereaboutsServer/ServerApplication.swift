@@ -36,7 +36,7 @@ public func makeServerApplication(
     let streams = StreamDirectory(store: store, logger: logger)
     let authenticator = TokenAuthenticator(store: store, failedAttempts: configuration.failedAuthentications)
     let liveConnections = LiveConnections(limits: configuration.liveConnections)
-    let service = APIService(store: store, streams: streams, metrics: metrics) { events, userName in
+    let service = APIService(store: store, streams: streams, metrics: metrics, limits: configuration.answerLimits) { events, userName in
         await liveFeed.publish(events, for: userName)
     }
     let router = Router(context: ServerRequestContext.self)

@@ -24,10 +24,13 @@ public final class LocalServer: @unchecked Sendable {
     private var store: SQLiteEventStore?
     private var group: ServiceGroup?
     private var task: Task<Void, any Error>?
+    private let answerLimits: APIService.Limits
 
-    /// A server that has not started; its store goes in a new temporary folder.
-    public init() {
+    /// A server that has not started; its store goes in a new temporary folder. `answerLimits`
+    /// caps its answers (lower the events per answer to exercise a client's paging).
+    public init(answerLimits: APIService.Limits = APIService.Limits()) {
         directory = NSTemporaryDirectory() + "whereabouts-tracking-tests-" + UUID().uuidString
+        self.answerLimits = answerLimits
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -40,6 +43,7 @@ public final class LocalServer: @unchecked Sendable {
         var configuration = ServerConfiguration()
         configuration.port = port
         configuration.rateLimit = nil
+        configuration.answerLimits = answerLimits
         var logger = Logger(label: "test.tracking.server")
         logger.logLevel = .critical
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -80,7 +84,10 @@ public final class LocalServer: @unchecked Sendable {
     /// Every event of `user` in the store, oldest first.
     public func events(of user: String) async throws -> [Event] {
         guard let store else { throw CancellationError() }
-        return try await store.events(matching: EventQuery(fromTime: 0, toTime: 1e11, sortAscending: true, limit: 1_000_000), for: user)
+        var reader = EventReader(store: store, userName: user, query: EventQuery(fromTime: 0, toTime: 1e11, sortAscending: true))
+        var events: [Event] = []
+        while let page = try await reader.next() { events += page }
+        return events
     }
 
     /// Removes the store's folder (after ``stop()``).
@@ -89,8 +96,10 @@ public final class LocalServer: @unchecked Sendable {
     }
 
     /// Starts a server, runs `body`, stops it and removes its files.
-    public static func with(_ body: (LocalServer) async throws -> Void) async throws {
-        let server = LocalServer()
+    public static func with(
+        answerLimits: APIService.Limits = APIService.Limits(), _ body: (LocalServer) async throws -> Void
+    ) async throws {
+        let server = LocalServer(answerLimits: answerLimits)
         try await server.start()
         do {
             try await body(server)

@@ -82,12 +82,19 @@ public struct APIParameters: Sendable {
         return text
     }
 
-    /// An array-of-strings parameter (a single string counts as a one-element array).
+    /// The most items an array parameter may hold (a query's `streams[]`, `types[]`).
+    public static let maximumListLength = 1_000
+
+    /// An array-of-strings parameter (a single string counts as a one-element array), of at
+    /// most ``maximumListLength`` items.
     public func strings(_ name: String) throws(APIError) -> [String]? {
         guard let raw = value[name], raw != .null else { return nil }
         switch raw {
         case .string(let text): return [text]
         case .array(let items):
+            guard items.count <= Self.maximumListLength else {
+                throw .invalidParameters("`\(name)` holds \(items.count) items; at most \(Self.maximumListLength) are allowed.")
+            }
             var result: [String] = []
             for item in items {
                 guard case .string(let text) = item else {

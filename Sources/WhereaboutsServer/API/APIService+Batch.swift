@@ -10,10 +10,18 @@ extension APIService {
     /// Runs a batch: `[{"method": "events.create", "params": {…}}, …]`, answered in order with
     /// one result object per call (`{"event": …}` or `{"error": …}`). One failing call does not
     /// stop the others. Consecutive `events.create` calls are written in one transaction.
+    ///
+    /// A batch holds at most ``Limits/batchCalls`` calls, and its `events.get` calls share
+    /// ``Limits/eventsPerAnswer`` events: the call that reaches the bound ends with `next` (as a
+    /// single `GET /events` would), and the `events.get` calls after it fail with 413.
     public func batch(_ body: JSONValue, access: Access) async throws(APIError) -> BatchResult {
         guard case .array(let calls) = body else {
             throw .invalidRequestStructure("A batch must be a JSON array of {\"method\", \"params\"} objects.")
         }
+        guard calls.count <= limits.batchCalls else {
+            throw .tooLarge("A batch holds at most \(limits.batchCalls) calls; this one holds \(calls.count). Send it in parts.")
+        }
+        var eventBudget = limits.eventsPerAnswer
         var answers: [BatchResult.Answer] = []
         answers.reserveCapacity(calls.count)
         var pendingCreates: [EventCreateInput] = []
@@ -43,6 +51,10 @@ extension APIService {
             }
             await flushCreates()
             do throws(APIError) {
+                if method == "events.get" {
+                    answers.append(.result(try await batchEventsGet(params, access: access, budget: &eventBudget)))
+                    continue
+                }
                 answers.append(.result(try await callMethod(method, params: params, access: access)))
             } catch {
                 answers.append(.failure(error))
@@ -52,11 +64,29 @@ extension APIService {
         return BatchResult(answers: answers)
     }
 
+    /// A batch's `events.get`: at most `budget` events, which it lowers by as many.
+    private func batchEventsGet(_ params: JSONValue, access: Access, budget: inout Int) async throws(APIError) -> APIResult {
+        guard budget > 0 else {
+            throw .tooLarge("""
+                The batch's earlier events.get calls returned \(limits.eventsPerAnswer) events, as many as one answer \
+                holds; ask for these in another request.
+                """)
+        }
+        var answer = try await eventAnswer(try APIParameters(json: params), access: access, cap: budget)
+        let (events, next): ([Event], String?)
+        do {
+            (events, next) = try await answer.collect()
+        } catch {
+            throw .storeFailure(error)
+        }
+        budget -= events.count
+        var members: [(key: String, value: JSONValue)] = [("events", .array(events.map(\.jsonValue)))]
+        if let next { members.append(("next", .string(next))) }
+        return APIResult(members)
+    }
+
     private func callMethod(_ method: String, params: JSONValue, access: Access) async throws(APIError) -> APIResult {
         switch method {
-        case "events.get":
-            let events = try await events(try APIParameters(json: params), access: access)
-            return APIResult([("events", .array(events.map(\.jsonValue)))])
         case "events.update":
             let (id, update) = try Self.idAndUpdate(params)
             return try await updateEvent(id: id, update: update, access: access)

@@ -111,14 +111,35 @@ extension APIService {
     // MARK: events.get
 
     /// `events.get`: the access's readable events matching the parameters, with Pryv's defaults
-    /// (no range: the newest 20; `toTime` only: the 24 h before it; `fromTime` only: until now).
-    public func events(_ parameters: APIParameters, access: Access) async throws(APIError) -> [Event] {
-        let query = try await eventQuery(parameters, access: access)
+    /// (no range: the newest 20; `toTime` only: the 24 h before it; `fromTime` only: until now),
+    /// at most ``Limits/eventsPerAnswer`` of them; `next` is set when more follow (the client
+    /// asks again with `cursor` set to it).
+    public func events(_ parameters: APIParameters, access: Access) async throws(APIError) -> (events: [Event], next: String?) {
+        var answer = try await eventAnswer(parameters, access: access)
         do {
-            return try await store.events(matching: query, for: access.userName)
+            return try await answer.collect()
         } catch {
             throw .storeFailure(error)
         }
+    }
+
+    /// The answer to `events.get`, to read a page at a time: at most `cap` events (by default
+    /// ``Limits/eventsPerAnswer``), going on from the parameters' `cursor` when they have one.
+    public func eventAnswer(_ parameters: APIParameters, access: Access, cap: Int? = nil) async throws(APIError) -> EventAnswer {
+        var query = try await eventQuery(parameters, access: access)
+        var returnedBefore = 0
+        if let text = try parameters.string("cursor") {
+            guard let continuation = EventContinuation(text: text) else {
+                throw .invalidParameters("`cursor` must be the `next` of an earlier answer, unchanged.")
+            }
+            // The skip was applied by the first answer; the limit counts from its start.
+            query.after = continuation.after
+            query.skip = 0
+            query.limit = query.limit.map { max($0 - continuation.returned, 0) }
+            returnedBefore = continuation.returned
+        }
+        return EventAnswer(store: store, userName: access.userName, query: query, returnedBefore: returnedBefore,
+                           cap: cap ?? limits.eventsPerAnswer)
     }
 
     /// The store query for `events.get` parameters, restricted to what `access` may read.

@@ -13,15 +13,34 @@ public struct APIService: Sendable {
     public let metrics: ServerMetrics
     /// Called with events after they were created or changed (for the live feed).
     public let eventsDidChange: @Sendable ([Event], String) async -> Void
+    /// How much one answer or one batch may hold.
+    public let limits: Limits
+
+    /// How much one request may ask of the server: whatever a client sends, an answer's size in
+    /// memory stays under a bound these set.
+    public struct Limits: Sendable {
+        /// The most events one `events.get` answer holds (default 10,000); a longer answer ends
+        /// with `next`, which the client follows. A batch's `events.get` calls share this many.
+        public var eventsPerAnswer: Int
+        /// The most calls one batch may hold (default 5,000, the tracking client's largest batch).
+        public var batchCalls: Int
+
+        /// Creates limits (each at least 1).
+        public init(eventsPerAnswer: Int = 10_000, batchCalls: Int = 5_000) {
+            self.eventsPerAnswer = max(1, eventsPerAnswer)
+            self.batchCalls = max(1, batchCalls)
+        }
+    }
 
     /// Creates the service.
     public init(
-        store: any EventStore, streams: StreamDirectory, metrics: ServerMetrics,
+        store: any EventStore, streams: StreamDirectory, metrics: ServerMetrics, limits: Limits = Limits(),
         eventsDidChange: @escaping @Sendable ([Event], String) async -> Void = { _, _ in }
     ) {
         self.store = store
         self.streams = streams
         self.metrics = metrics
+        self.limits = limits
         self.eventsDidChange = eventsDidChange
     }
 

@@ -3,8 +3,8 @@ import Whereabouts
 
 /// Writing a user's positions as a track for other tools: GeoJSON, GPX or CSV.
 ///
-/// Only `position/wgs84` events are exported, ordered by time (oldest first, ties by id). The
-/// formats are one file each:
+/// Only `position/wgs84` events are exported, ordered by time (oldest first; positions with the
+/// same time in the order the server received them). The formats are one file each:
 /// - **GeoJSON** (RFC 7946): a FeatureCollection with one `LineString` feature for the track
 ///   (when it has two points or more) and one `Point` feature per position whose properties
 ///   hold the time (ISO 8601 and seconds), the event id, streams and the optional fields.
@@ -16,6 +16,10 @@ import Whereabouts
 /// let file = EventExport.Format.gpx.render(events)
 /// print(file.mediaType)   // "application/gpx+xml"
 /// ```
+///
+/// A long track is written as it is read, a chunk at a time, by ``Writer`` (which `render` uses
+/// too), or straight from a store by ``write(_:reading:userName:to:)``: memory holds one chunk,
+/// whatever the track's length.
 public enum EventExport {
     /// An export format.
     public enum Format: String, Sendable, CaseIterable {
@@ -38,14 +42,18 @@ public enum EventExport {
         /// The usual file name extension.
         public var fileExtension: String { rawValue }
 
-        /// The file for `events` (positions only, ordered by time).
+        /// The file for `events` (positions only, ordered by time; equal times keep the order
+        /// they have in `events`).
         public func render(_ events: [Event]) -> String {
             let positions = EventExport.positions(in: events)
-            switch self {
-            case .geojson: return EventExport.geoJSON(positions)
-            case .gpx: return EventExport.gpx(positions)
-            case .csv: return EventExport.csv(positions)
+            var writer = Writer(format: self)
+            var text = ""
+            for pass in 0..<writer.passCount {
+                text += writer.begin(pass: pass)
+                text += writer.write(positions)
+                text += writer.end()
             }
+            return text
         }
     }
 
@@ -67,47 +75,177 @@ public enum EventExport {
         public var speed: Double?
         /// Bearing in degrees from north, if known.
         public var bearing: Double?
-    }
 
-    /// The positions among `events`, oldest first (ties by id).
-    public static func positions(in events: [Event]) -> [Position] {
-        events.compactMap { event -> Position? in
+        /// The position an event holds: `nil` unless it is a `position/wgs84` event with a
+        /// numeric latitude and longitude.
+        public init?(_ event: Event) {
             guard event.type == "position/wgs84", let content = event.content,
                   case .number(let latitude)? = content["latitude"], case .number(let longitude)? = content["longitude"]
             else { return nil }
             func number(_ key: String) -> Double? { if case .number(let n)? = content[key] { n } else { nil } }
-            return Position(event: event, latitude: latitude, longitude: longitude, altitude: number("altitude"),
-                            horizontalAccuracy: number("horizontalAccuracy"), verticalAccuracy: number("verticalAccuracy"),
-                            speed: number("speed"), bearing: number("bearing"))
+            self.event = event
+            self.latitude = latitude
+            self.longitude = longitude
+            self.altitude = number("altitude")
+            self.horizontalAccuracy = number("horizontalAccuracy")
+            self.verticalAccuracy = number("verticalAccuracy")
+            self.speed = number("speed")
+            self.bearing = number("bearing")
         }
-        .sorted { ($0.event.time, $0.event.id) < ($1.event.time, $1.event.id) }
     }
 
-    /// `seconds` since 1970 as ISO 8601 UTC with milliseconds, e.g. `2023-11-14T22:13:20.000Z`.
+    /// The positions among `events`, oldest first (equal times in the order of `events`).
+    public static func positions(in events: [Event]) -> [Position] {
+        events.compactMap(Position.init).enumerated()
+            .sorted { ($0.element.event.time, $0.offset) < ($1.element.event.time, $1.offset) }
+            .map(\.element)
+    }
+
+    /// Writes the export of the events `query` matches in `store` to `sink`, a chunk at a time,
+    /// oldest first; returns how many positions were written. The query is read in ascending
+    /// order whatever its `sortAscending` says, its `skip` and `limit` applying in that order.
+    /// GeoJSON reads the store twice (the track's line first, then its points).
+    public static func write(
+        _ format: Format, reading query: EventQuery, from store: any EventStore, userName: String,
+        to sink: (String) async throws -> Void
+    ) async throws -> Int {
+        var query = query
+        query.sortAscending = true
+        var writer = Writer(format: format)
+        var written = 0
+        for pass in 0..<writer.passCount {
+            try await sink(writer.begin(pass: pass))
+            var reader = EventReader(store: store, userName: userName, query: query, pageSize: 1_000)
+            written = 0
+            while let events = try await reader.next() {
+                let positions = events.compactMap(Position.init)
+                written += positions.count
+                try await sink(writer.write(positions))
+            }
+            try await sink(writer.end())
+        }
+        return written
+    }
+
+    /// `seconds` since 1970 as ISO 8601 UTC with milliseconds, e.g. `2023-11-14T22:13:20.000Z`
+    /// (rounded to the nearest millisecond, as Foundation's ISO 8601 formatter rounds them).
     public static func isoTime(_ seconds: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+        guard seconds.isFinite, abs(seconds) < 1e13 else { return "" }
+        let milliseconds = Int64((seconds * 1000).rounded())
+        let (days, dayMilliseconds) = milliseconds.floorDivided(by: 86_400_000)
+        // Civil date from days since 1970 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func digits(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        let hour = dayMilliseconds / 3_600_000, minute = dayMilliseconds / 60_000 % 60
+        let second = dayMilliseconds / 1_000 % 60, millisecond = dayMilliseconds % 1_000
+        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(hour, 2)):\(digits(minute, 2)):"
+            + "\(digits(second, 2)).\(digits(millisecond, 3))Z"
     }
 
-    static func geoJSON(_ positions: [Position]) -> String {
-        func coordinates(_ p: Position) -> JSONValue {
-            .array([.number(p.longitude), .number(p.latitude)] + (p.altitude.map { [.number($0)] } ?? []))
+    /// An export written a chunk at a time: for each pass (``passCount``), ``begin(pass:)``,
+    /// ``write(_:)`` with every position in time order, then ``end()``; the texts returned,
+    /// concatenated, are the file. GeoJSON takes two passes over the positions (the track's line,
+    /// then the points); GPX and CSV one.
+    public struct Writer: Sendable {
+        /// The format written.
+        public let format: Format
+        private var pass = 0
+        private var count = 0
+        private var first: Position?
+        private var lastTime = 0.0
+        private var hasTrack = false
+
+        /// Creates a writer.
+        public init(format: Format) {
+            self.format = format
         }
-        var features: [JSONValue] = []
-        if positions.count >= 2 {
-            features.append(.object([
-                ("type", .string("Feature")),
-                ("geometry", .object([("type", .string("LineString")), ("coordinates", .array(positions.map(coordinates)))])),
-                ("properties", .object([
+
+        /// How many times the positions are written.
+        public var passCount: Int { format == .geojson ? 2 : 1 }
+
+        /// The text that starts pass `pass`.
+        public mutating func begin(pass: Int) -> String {
+            self.pass = pass
+            count = 0
+            switch (format, pass) {
+            case (.geojson, 0): return #"{"type":"FeatureCollection","features":["#
+            case (.geojson, _): return ""
+            case (.gpx, _):
+                return """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <gpx version="1.1" creator="Whereabouts \(WhereaboutsInfo.version)" xmlns="http://www.topografix.com/GPX/1/1">
+                      <trk>
+                        <name>Whereabouts track</name>
+                        <trkseg>
+
+                    """
+            case (.csv, _):
+                return "time,timestamp,latitude,longitude,altitude,horizontalAccuracy,verticalAccuracy,speed,bearing,id,streamIds\r\n"
+            }
+        }
+
+        /// The text of the next positions (in time order, after those written before in this pass).
+        public mutating func write(_ positions: [Position]) -> String {
+            var out = ""
+            for p in positions {
+                switch (format, pass) {
+                case (.geojson, 0): geoJSONTrackPoint(p, to: &out)
+                case (.geojson, _): geoJSONPoint(p, to: &out)
+                case (.gpx, _): EventExport.gpxPoint(p, to: &out)
+                case (.csv, _): EventExport.csvLine(p, to: &out)
+                }
+                count += 1
+            }
+            return out
+        }
+
+        /// The text that ends the current pass (after the last pass, the file's end).
+        public mutating func end() -> String {
+            switch (format, pass) {
+            case (.geojson, 0):
+                guard count >= 2, let first else { return "" }
+                hasTrack = true
+                var out = #"]},"properties":"#
+                JSONWriter().write(.object([
                     ("kind", .string("track")),
-                    ("start", .string(isoTime(positions[0].event.time))),
-                    ("end", .string(isoTime(positions[positions.count - 1].event.time))),
-                ])),
-            ]))
+                    ("start", .string(isoTime(first.event.time))), ("end", .string(isoTime(lastTime))),
+                ]), to: &out)
+                return out + "}"
+            case (.geojson, _): return "]}\n"
+            case (.gpx, _): return "    </trkseg>\n  </trk>\n</gpx>\n"
+            case (.csv, _): return ""
+            }
         }
-        for p in positions {
+
+        private mutating func geoJSONTrackPoint(_ p: Position, to out: inout String) {
+            lastTime = p.event.time
+            switch count {
+            case 0:
+                first = p
+            case 1:
+                out += #"{"type":"Feature","geometry":{"type":"LineString","coordinates":["#
+                if let first { JSONWriter().write(EventExport.coordinates(first), to: &out) }
+                out += ","
+                JSONWriter().write(EventExport.coordinates(p), to: &out)
+            default:
+                out += ","
+                JSONWriter().write(EventExport.coordinates(p), to: &out)
+            }
+        }
+
+        private mutating func geoJSONPoint(_ p: Position, to out: inout String) {
+            if hasTrack || count > 0 { out += "," }
             var properties: [(key: String, value: JSONValue)] = [
                 ("kind", .string("position")), ("id", .string(p.event.id)),
                 ("time", .string(isoTime(p.event.time))), ("timestamp", .number(p.event.time)),
@@ -117,47 +255,34 @@ public enum EventExport {
                                  ("speed", p.speed), ("bearing", p.bearing)] {
                 if let value { properties.append((key, .number(value))) }
             }
-            features.append(.object([
+            JSONWriter().write(.object([
                 ("type", .string("Feature")),
-                ("geometry", .object([("type", .string("Point")), ("coordinates", coordinates(p))])),
+                ("geometry", .object([("type", .string("Point")), ("coordinates", EventExport.coordinates(p))])),
                 ("properties", .object(properties)),
-            ]))
+            ]), to: &out)
         }
-        return JSONWriter().string(from: .object([("type", .string("FeatureCollection")), ("features", .array(features))])) + "\n"
     }
 
-    static func gpx(_ positions: [Position]) -> String {
-        var out = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <gpx version="1.1" creator="Whereabouts \(WhereaboutsInfo.version)" xmlns="http://www.topografix.com/GPX/1/1">
-              <trk>
-                <name>Whereabouts track</name>
-                <trkseg>
-
-            """
-        for p in positions {
-            out += "      <trkpt lat=\"\(number(p.latitude))\" lon=\"\(number(p.longitude))\">"
-            if let altitude = p.altitude { out += "<ele>\(number(altitude))</ele>" }
-            out += "<time>\(isoTime(p.event.time))</time>"
-            if let accuracy = p.horizontalAccuracy { out += "<desc>accuracy \(number(accuracy)) m</desc>" }
-            out += "</trkpt>\n"
-        }
-        out += "    </trkseg>\n  </trk>\n</gpx>\n"
-        return out
+    private static func coordinates(_ p: Position) -> JSONValue {
+        .array([.number(p.longitude), .number(p.latitude)] + (p.altitude.map { [.number($0)] } ?? []))
     }
 
-    static func csv(_ positions: [Position]) -> String {
-        var out = "time,timestamp,latitude,longitude,altitude,horizontalAccuracy,verticalAccuracy,speed,bearing,id,streamIds\r\n"
-        for p in positions {
-            let fields: [String] = [
-                isoTime(p.event.time), number(p.event.time), number(p.latitude), number(p.longitude),
-                p.altitude.map(number) ?? "", p.horizontalAccuracy.map(number) ?? "", p.verticalAccuracy.map(number) ?? "",
-                p.speed.map(number) ?? "", p.bearing.map(number) ?? "", csvField(p.event.id),
-                csvField(p.event.streamIds.joined(separator: " ")),
-            ]
-            out += fields.joined(separator: ",") + "\r\n"
-        }
-        return out
+    private static func gpxPoint(_ p: Position, to out: inout String) {
+        out += "      <trkpt lat=\"\(number(p.latitude))\" lon=\"\(number(p.longitude))\">"
+        if let altitude = p.altitude { out += "<ele>\(number(altitude))</ele>" }
+        out += "<time>\(isoTime(p.event.time))</time>"
+        if let accuracy = p.horizontalAccuracy { out += "<desc>accuracy \(number(accuracy)) m</desc>" }
+        out += "</trkpt>\n"
+    }
+
+    private static func csvLine(_ p: Position, to out: inout String) {
+        let fields: [String] = [
+            isoTime(p.event.time), number(p.event.time), number(p.latitude), number(p.longitude),
+            p.altitude.map(number) ?? "", p.horizontalAccuracy.map(number) ?? "", p.verticalAccuracy.map(number) ?? "",
+            p.speed.map(number) ?? "", p.bearing.map(number) ?? "", csvField(p.event.id),
+            csvField(p.event.streamIds.joined(separator: " ")),
+        ]
+        out += fields.joined(separator: ",") + "\r\n"
     }
 
     private static func number(_ value: Double) -> String {
@@ -170,5 +295,13 @@ public enum EventExport {
     static func csvField(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+extension Int64 {
+    /// The quotient rounded toward minus infinity, and the remainder (from 0 to `divisor` − 1).
+    fileprivate func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let remainder = ((self % divisor) + divisor) % divisor
+        return ((self - remainder) / divisor, remainder)
     }
 }

@@ -43,14 +43,56 @@ public enum APIResponse {
         return json(bytes: body, status: status)
     }
 
-    /// Appends `"events":[…]` to a body being written.
-    public static func writeEvents(_ events: [Event], to out: inout [UInt8]) {
-        JSONWriter.appendRaw(#""events":["#, to: &out)
-        for (index, event) in events.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            event.writeJSON(to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
+    /// The answer to `events.get` as `{"events":[…],"next":…,"meta":…}`, written as the events
+    /// are read from the store, a page at a time (`first` is the first page, read already):
+    /// memory holds one page, however long the answer. `next` is there when the answer was cut
+    /// at the server's cap and more events match.
+    ///
+    /// A store failure after the first page cannot change the status any more: the body stops
+    /// short (not valid JSON, so no client takes it for a whole answer) and the log has the cause.
+    public static func events(_ answer: EventAnswer, first: [Event]?) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            var answer = answer
+            var out: [UInt8] = []
+            out.reserveCapacity(64 * 1024)
+            JSONWriter.appendRaw(#"{"events":["#, to: &out)
+            var page = first
+            var written = 0
+            do {
+                while let events = page {
+                    for event in events {
+                        if written > 0 { out.append(UInt8(ascii: ",")) }
+                        event.writeJSON(to: &out)
+                        written += 1
+                    }
+                    try await writer.write(ByteBuffer(bytes: out))
+                    out.removeAll(keepingCapacity: true)
+                    page = try await answer.next()
+                }
+                out.append(UInt8(ascii: "]"))
+                if let next = try await answer.continuation() {
+                    JSONWriter.appendRaw(#","next":"#, to: &out)
+                    JSONWriter().write(.string(next), to: &out)
+                }
+            } catch {
+                throw streamFailure(error, what: "An answer to GET /events stopped before its end")
+            }
+            JSONWriter.appendRaw(#","meta":"#, to: &out)
+            JSONWriter().write(meta(), to: &out)
+            out.append(UInt8(ascii: "}"))
+            try await writer.write(ByteBuffer(bytes: out))
+            try await writer.finish(nil)
+        })
+    }
+
+    /// A failure while a response body was being written (its status already sent): logged with
+    /// an error id, as every unexpected failure is, and returned to be thrown, which closes the
+    /// connection with the body cut short.
+    static func streamFailure(_ error: any Error, what: String) -> any Error {
+        if error is CancellationError { return error }
+        return APIError.unexpected(error, status: .internalServerError, what: what)
     }
 
     /// A JSON response with a body already written, as UTF-8 bytes.

@@ -19,18 +19,43 @@ struct APIRoutes: ServerRoutes {
             let query = QueryParameters(query: request.uri.query)
             var parameters = APIParameters(query: query, arrayKeys: ["streams", "types"])
             guard let formatName = query["format"], formatName != "json" else {
-                let events = try await service.events(parameters, access: access)
-                return APIResponse.json(reservingCapacity: events.count * 320) { APIResponse.writeEvents(events, to: &$0) }
+                var answer = try await service.eventAnswer(parameters, access: access)
+                // The first page is read before the answer starts, so that a store failure is
+                // still a proper 503; a failure after that can only cut the body short.
+                let first: [Event]?
+                do {
+                    first = try await answer.next()
+                } catch {
+                    throw APIError.storeFailure(error)
+                }
+                return APIResponse.events(answer, first: first)
             }
             guard let format = EventExport.Format(rawValue: formatName) else {
                 throw APIError.invalidParameters("`format` must be json, geojson, gpx or csv.")
             }
             if query.all("types").isEmpty { parameters = parameters.adding("types", .array([.string("position/wgs84")])) }
-            let events = try await service.events(parameters, access: access)
             var headers = HTTPFields()
             headers[.contentType] = format.mediaType
             headers[.contentDisposition] = "attachment; filename=\"\(access.userName).\(format.fileExtension)\""
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
+            let exportQuery = try await service.eventQuery(parameters, access: access)
+            if !exportQuery.sortAscending, exportQuery.limit != nil || exportQuery.skip > 0 {
+                // The newest N (Pryv's default without a range is the newest 20), or all but the
+                // newest N: at most one answer's worth, read whole and written oldest first.
+                let (events, _) = try await service.events(parameters, access: access)
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
+            }
+            let store = service.store
+            // A range is written as it is read, however long: a chunk of positions at a time.
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                do {
+                    _ = try await EventExport.write(format, reading: exportQuery, from: store, userName: access.userName) { text in
+                        try await writer.write(ByteBuffer(string: text))
+                    }
+                } catch {
+                    throw APIResponse.streamFailure(error, what: "An export stopped before its end")
+                }
+                try await writer.finish(nil)
+            })
         }
         router.get("/events/{id}") { _, context in
             let access = try context.requireAccess()

@@ -32,13 +32,16 @@ public struct EventQuery: Hashable, Sendable {
     public var state: State
     /// Only events changed after this time.
     public var modifiedSince: Double?
+    /// Only events after this place in the query's order (the end of a previous page); `skip`
+    /// still applies after it.
+    public var after: EventCursor?
 
     /// Creates a query; with no arguments it reads every event not in the trash, newest first.
     public init(
         fromTime: Double? = nil, toTime: Double? = nil, streamIds: Set<String>? = nil,
         types: Set<String>? = nil, typeClasses: Set<String>? = nil, running: Bool? = nil,
         sortAscending: Bool = false, skip: Int = 0, limit: Int? = nil, state: State = .default,
-        modifiedSince: Double? = nil
+        modifiedSince: Double? = nil, after: EventCursor? = nil
     ) {
         self.fromTime = fromTime
         self.toTime = toTime
@@ -51,6 +54,7 @@ public struct EventQuery: Hashable, Sendable {
         self.limit = limit
         self.state = state
         self.modifiedSince = modifiedSince
+        self.after = after
     }
 
     /// Whether `event` matches every filter (the order, skip and limit aside). Stores use it

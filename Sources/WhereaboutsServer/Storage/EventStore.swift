@@ -71,11 +71,22 @@ public protocol EventStore: Sendable {
     /// Deletes an event and its attachments for good. Returns whether it existed.
     func removeEvent(id: String, for userName: String) async throws -> Bool
 
-    /// The events matching `query`, in its order, after its skip and within its limit.
-    func events(matching query: EventQuery, for userName: String) async throws -> [Event]
+    /// The events matching `query`, in its order, after its cursor and skip and within its
+    /// limit, with the place the page ended. A store reads only what the page needs: a query's
+    /// cost depends on its limit, not on how many events the user has.
+    func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage
 
     /// The bytes of one attachment, if the event and attachment exist.
     func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]?
+}
+
+extension EventStore {
+    /// The events matching `query`, in its order, after its skip and within its limit: one
+    /// page, held in memory — give `query` a limit (readers of whole histories page with
+    /// ``EventQuery/after`` instead).
+    public func events(matching query: EventQuery, for userName: String) async throws -> [Event] {
+        try await eventPage(matching: query, for: userName).events
+    }
 }
 
 /// A store whose database several server processes write to, and which can tell each of them

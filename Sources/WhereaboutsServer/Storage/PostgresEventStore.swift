@@ -246,13 +246,19 @@ public final class PostgresEventStore: SharedEventStore {
     )
 
     private static func event(from row: PostgresRow) throws -> Event {
-        let (_, id, streamIds, time, duration, type, content, description, tags, clientData, attachments,
+        try placedEvent(from: row).event
+    }
+
+    /// The event in a row and its place in the time order.
+    private static func placedEvent(from row: PostgresRow) throws -> (event: Event, place: EventCursor) {
+        let (seq, id, streamIds, time, duration, type, content, description, tags, clientData, attachments,
              trashed, created, createdBy, modified, modifiedBy) = try row.decode(EventRow.self)
-        return try EventColumns(
+        let event = try EventColumns(
             id: id, streamIds: streamIds, time: time, duration: duration, type: type, content: content,
             description: description, tags: tags, clientData: clientData, attachments: attachments,
             trashed: trashed, created: created, createdBy: createdBy, modified: modified, modifiedBy: modifiedBy
         ).event()
+        return (event, EventCursor(time: time, sequence: seq))
     }
 
     func events(_ query: PostgresQuery, _ connection: PostgresConnection? = nil) async throws -> [Event] {
@@ -354,9 +360,15 @@ public final class PostgresEventStore: SharedEventStore {
         return !removed.isEmpty
     }
 
-    /// The events matching `query`.
-    public func events(matching query: EventQuery, for userName: String) async throws -> [Event] {
-        try await events(Self.sql(for: query, userName: userName))
+    /// One page of the events matching `query`, with the place it ended.
+    public func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
+        var page = EventPage(events: [], end: nil)
+        for try await row in try await client.query(Self.sql(for: query, userName: userName), logger: logger) {
+            let (event, place) = try Self.placedEvent(from: row)
+            page.events.append(event)
+            page.end = place
+        }
+        return page
     }
 
     /// The bytes of one attachment.
@@ -373,12 +385,20 @@ public final class PostgresEventStore: SharedEventStore {
     // MARK: Queries
 
     /// The query as SQL: with a lower time bound, the UNION of the events starting in the range
-    /// and the periods started before it and still going (each half on its own index).
+    /// and the periods started before it and still going (each half on its own index, read in
+    /// the query's order and stopped at the page's end); a cursor seeks the time index.
     static func sql(for query: EventQuery, userName: String) -> PostgresQuery {
         var binds = PostgresBindings()
         func bind<Value: PostgresNonThrowingEncodable>(_ value: Value) -> String {
             binds.append(value)
             return "$\(binds.count)"
+        }
+        let order = query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
+        let skip = max(query.skip, 0)
+        let pageLimit = query.limit.map { max($0, 0) }
+        let armLimit = pageLimit.flatMap { limit -> Int? in
+            let (sum, overflow) = limit.addingReportingOverflow(skip)
+            return overflow ? nil : sum
         }
         func filters() -> String {
             var sql = ""
@@ -400,27 +420,42 @@ public final class PostgresEventStore: SharedEventStore {
             if let modifiedSince = query.modifiedSince {
                 sql += " AND modified > \(bind(modifiedSince))"
             }
+            if let after = query.after {
+                // The cursor's own time's events up to and including it are dropped; the time
+                // bounds start the index range at the cursor's time.
+                let time = bind(after.time), sequence = bind(after.sequence)
+                sql += query.sortAscending
+                    ? " AND (time > \(time) OR seq > \(sequence))" : " AND (time < \(time) OR seq < \(sequence))"
+            }
+            return sql
+        }
+        let (lower, upper) = query.timeBounds
+        func timeBounds(lower: Double?, upper: Double?) -> String {
+            var sql = ""
+            if let lower { sql += " AND time >= \(bind(lower))" }
+            if let upper { sql += " AND time <= \(bind(upper))" }
             return sql
         }
         let select = "SELECT \(eventColumns) FROM events WHERE user_name = "
         var sql: String
         if let fromTime = query.fromTime {
-            sql = select + bind(userName) + " AND time >= \(bind(fromTime))"
-            if let toTime = query.toTime { sql += " AND time <= \(bind(toTime))" }
-            sql += filters()
-            sql += " UNION ALL " + select + bind(userName)
+            sql = "(" + select + bind(userName) + timeBounds(lower: lower ?? fromTime, upper: upper)
+            sql += filters() + order
+            if let armLimit { sql += " LIMIT \(armLimit)" }
+            sql += ") UNION ALL (" + select + bind(userName)
             sql += " AND end_time >= \(bind(fromTime)) AND (duration IS NULL OR duration <> 0)"
             sql += " AND time < \(bind(fromTime))"
-            if let toTime = query.toTime { sql += " AND time <= \(bind(toTime))" }
-            sql += filters()
+            sql += timeBounds(lower: query.sortAscending ? query.after?.time : nil, upper: upper)
+            sql += filters() + order
+            if let armLimit { sql += " LIMIT \(armLimit)" }
+            sql += ")"
         } else {
-            sql = select + bind(userName)
-            if let toTime = query.toTime { sql += " AND time <= \(bind(toTime))" }
+            sql = select + bind(userName) + timeBounds(lower: lower, upper: upper)
             sql += filters()
         }
-        sql += query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
-        if let limit = query.limit { sql += " LIMIT \(max(limit, 0))" }
-        if query.skip > 0 { sql += " OFFSET \(query.skip)" }
+        sql += order
+        if let pageLimit { sql += " LIMIT \(pageLimit)" }
+        if skip > 0 { sql += " OFFSET \(skip)" }
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 }

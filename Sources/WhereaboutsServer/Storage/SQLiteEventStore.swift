@@ -350,12 +350,19 @@ public final class SQLiteEventStore: EventStore {
         return removed
     }
 
-    /// The events matching `query`.
-    public func events(matching query: EventQuery, for userName: String) async throws -> [Event] {
+    /// One page of the events matching `query`, with the place it ended.
+    public func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
         let (sql, arguments) = Self.sql(for: query, userName: userName)
         return try await pool.read { db in
             let statement = try db.cachedStatement(sql: sql)
-            return try Row.fetchAll(statement, arguments: arguments).map(Self.event(from:))
+            var events: [Event] = []
+            var end: EventCursor?
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() {
+                events.append(try Self.event(from: row))
+                end = EventCursor(time: row[3], sequence: row[0])
+            }
+            return EventPage(events: events, end: end)
         }
     }
 
@@ -373,9 +380,15 @@ public final class SQLiteEventStore: EventStore {
 
     /// The SQL and arguments of a query: one SELECT, or, with a lower time bound, the UNION of
     /// the events that start in the range (index on `(user_name, time)`) and the periods that
-    /// started before it and are still going (partial index on `(user_name, end_time)`).
+    /// started before it and are still going (partial index on `(user_name, end_time)`). Each
+    /// half reads in the query's order and stops at the page's end, so a page costs its limit
+    /// (plus its skip), whatever the user holds; a cursor seeks the time index to its place.
     static func sql(for query: EventQuery, userName: String) -> (String, StatementArguments) {
         var arguments = StatementArguments()
+        let order = query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
+        let pageLimit = query.limit.map { max($0, 0) } ?? -1
+        let skip = max(query.skip, 0)
+        let (armLimit, overflow) = pageLimit.addingReportingOverflow(skip)
         func filters() -> String {
             var sql = ""
             switch query.state {
@@ -401,40 +414,53 @@ public final class SQLiteEventStore: EventStore {
                 sql += " AND modified > ?"
                 arguments += [modifiedSince]
             }
+            if let after = query.after {
+                // Drops the cursor's own time's events up to and including the cursor (the time
+                // bounds, below, start the index range at the cursor's time).
+                sql += query.sortAscending ? " AND (time > ? OR seq > ?)" : " AND (time < ? OR seq < ?)"
+                arguments += [after.time, after.sequence]
+            }
             return sql
         }
-        let select = "SELECT \(eventColumns) FROM events WHERE user_name = ?"
+        // One bound on each side of the time index: SQLite seeks with one, so the cursor's time
+        // and the query's range are merged here, not left to it (two lower bounds could make every
+        // page scan from the range's start).
+        let (lower, upper) = query.timeBounds
+        func timeBounds(lower: Double?, upper: Double?) -> String {
+            var sql = ""
+            if let lower {
+                sql += " AND time >= ?"
+                arguments += [lower]
+            }
+            if let upper {
+                sql += " AND time <= ?"
+                arguments += [upper]
+            }
+            return sql
+        }
         var sql: String
         if let fromTime = query.fromTime {
-            sql = select + " AND time >= ?"
-            arguments += [userName, fromTime]
-            if let toTime = query.toTime {
-                sql += " AND time <= ?"
-                arguments += [toTime]
-            }
-            sql += filters()
+            sql = "SELECT * FROM (SELECT \(eventColumns) FROM events WHERE user_name = ?"
+            arguments += [userName]
+            sql += timeBounds(lower: lower ?? fromTime, upper: upper)
+            sql += filters() + order + " LIMIT ?)"
+            arguments += [pageLimit < 0 || overflow ? -1 : armLimit]
             // Without statistics SQLite may pick (user_name, time) for `time < ?`, a scan of the
             // user's whole past; the periods index holds only the few events that can qualify.
-            sql += " UNION ALL SELECT \(eventColumns) FROM events INDEXED BY events_user_period_end"
+            sql += " UNION ALL SELECT * FROM (SELECT \(eventColumns) FROM events INDEXED BY events_user_period_end"
             sql += " WHERE user_name = ? AND end_time >= ? AND (duration IS NULL OR duration <> 0) AND time < ?"
             arguments += [userName, fromTime, fromTime]
-            if let toTime = query.toTime {
-                sql += " AND time <= ?"
-                arguments += [toTime]
-            }
-            sql += filters()
+            sql += timeBounds(lower: query.sortAscending ? query.after?.time : nil, upper: upper)
+            sql += filters() + order + " LIMIT ?)"
+            arguments += [pageLimit < 0 || overflow ? -1 : armLimit]
         } else {
-            sql = select
+            sql = "SELECT \(eventColumns) FROM events WHERE user_name = ?"
             arguments += [userName]
-            if let toTime = query.toTime {
-                sql += " AND time <= ?"
-                arguments += [toTime]
-            }
+            sql += timeBounds(lower: lower, upper: upper)
             sql += filters()
         }
-        sql += query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
-        sql += " LIMIT ? OFFSET ?"
-        arguments += [query.limit.map { max($0, 0) } ?? -1, max(query.skip, 0)]
+        sql += order + " LIMIT ? OFFSET ?"
+        arguments += [pageLimit, skip]
         return (sql, arguments)
     }
 

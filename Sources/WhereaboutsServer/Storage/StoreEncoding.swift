@@ -112,4 +112,19 @@ extension EventQuery {
     var sortedStreamIds: [String]? { streamIds.map { $0.sorted() } }
     var sortedTypes: [String] { (types ?? []).sorted() }
     var sortedTypeClasses: [String] { (typeClasses ?? []).sorted() }
+
+    /// The bounds on `time` of the events that start in the range (after the cursor, if any):
+    /// `fromTime` or the cursor's time, whichever is later (ascending); `toTime` or the
+    /// cursor's time, whichever is earlier (descending). An index seek takes one bound a side.
+    var timeBounds: (lower: Double?, upper: Double?) {
+        var lower = fromTime, upper = toTime
+        if let after {
+            if sortAscending {
+                lower = max(lower ?? after.time, after.time)
+            } else {
+                upper = min(upper ?? after.time, after.time)
+            }
+        }
+        return (lower, upper)
+    }
 }

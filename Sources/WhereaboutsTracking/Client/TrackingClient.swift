@@ -152,7 +152,8 @@ public actor TrackingClient {
     ///
     /// As Pryv's position client documents: `nil` and `nil` give the last 24 hours (and the
     /// minute ahead of the server's clock); a `nil` stream gives every stream the token may read.
-    /// At most `limit` events (default 1,000).
+    /// At most `limit` events (default 1,000); when the server answers in parts (it caps the
+    /// events of one answer), the parts are fetched in turn.
     public func events(from: Double?, to: Double?, streamId: String?, types: [String] = [], limit: Int = 1_000) async throws -> [TrackedEvent] {
         var query: [(String, String)] = []
         var start = from, end = to
@@ -169,9 +170,17 @@ public actor TrackingClient {
         for type in types { query.append(("types[]", type)) }
         query.append(("sortAscending", "true"))
         query.append(("limit", String(max(1, limit))))
-        let answer = try await send(.GET, "/events", query: query)
-        guard case .array(let items)? = answer["events"] else { throw TrackingError.invalidAnswer("no `events` array") }
-        return items.compactMap(TrackedEvent.init(json:))
+        // A server answers at most its cap of events at once and says where to go on (`next`).
+        var events: [TrackedEvent] = []
+        var cursor: String?
+        repeat {
+            let answer = try await send(.GET, "/events", query: query + (cursor.map { [("cursor", $0)] } ?? []))
+            guard case .array(let items)? = answer["events"] else { throw TrackingError.invalidAnswer("no `events` array") }
+            events += items.compactMap(TrackedEvent.init(json:))
+            guard case .string(let next)? = answer["next"], next != cursor, !items.isEmpty else { break }
+            cursor = next
+        } while events.count < limit
+        return events
     }
 
     // MARK: Streams

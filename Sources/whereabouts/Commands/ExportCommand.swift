@@ -71,19 +71,32 @@ struct ExportCommand: AsyncParsableCommand {
             }
             let query = EventQuery(fromTime: start, toTime: end, streamIds: streamIds, types: ["position/wgs84"],
                                    sortAscending: true)
-            let events = try await eventStore.events(matching: query, for: user)
-            try await eventStore.close()
-            let text = format.render(events)
+            let count: Int
             if let output {
+                // Written beside the destination and moved over it at the end: an export that
+                // fails half-way leaves no half file.
+                let partial = output + ".partial"
+                guard FileManager.default.createFile(atPath: partial, contents: nil),
+                      let file = FileHandle(forWritingAtPath: partial)
+                else { throw CommandFailure("Cannot write \(partial): check the directory exists and is writable.") }
                 do {
-                    try text.write(toFile: output, atomically: true, encoding: .utf8)
+                    count = try await EventExport.write(format, reading: query, from: eventStore, userName: user) { text in
+                        try file.write(contentsOf: Data(text.utf8))
+                    }
+                    try file.close()
+                    guard rename(partial, output) == 0 else { throw CocoaError(.fileWriteUnknown) }
                 } catch {
+                    try? file.close()
+                    try? FileManager.default.removeItem(atPath: partial)
                     throw CommandFailure("Cannot write \(output): \(error.localizedDescription)")
                 }
-                Terminal.error("Wrote \(EventExport.positions(in: events).count) positions to \(output).")
+                Terminal.error("Wrote \(count) positions to \(output).")
             } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                count = try await EventExport.write(format, reading: query, from: eventStore, userName: user) { text in
+                    try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+                }
             }
+            try await eventStore.close()
         } catch {
             try? await eventStore.close()
             throw error

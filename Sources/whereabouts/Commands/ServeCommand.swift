@@ -53,6 +53,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The largest multipart body (event with attachments) accepted.", valueName: "size"))
     var maxAttachmentBody = "10M"
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The most events one answer holds; a longer one ends with `next`, which clients follow.", valueName: "count"))
+    var maxEventsPerAnswer = 10_000
+
     @Option(name: .long, help: ArgumentHelp("Requests per second allowed per token on average (0: no limit).", valueName: "rate"))
     var rateLimit: Double = 1_000
 
@@ -75,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         _ = try Self.byteCount(maxJsonBody, option: "--max-json-body")
         _ = try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body")
+        guard (1...1_000_000).contains(maxEventsPerAnswer) else {
+            throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
+        }
+        guard (1...1_000_000).contains(maxEventsPerAnswer) else {
+            throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
+        }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1.") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("Give --tls-cert and --tls-key together.") }
         for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
@@ -101,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
             json: try Self.byteCount(maxJsonBody, option: "--max-json-body"),
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
+        configuration.answerLimits.eventsPerAnswer = maxEventsPerAnswer
         if let venue { configuration.venue = try VenueOptions.read(at: venue) }
         if let tlsCert, let tlsKey { configuration.tls = .init(certificateChain: tlsCert, privateKey: tlsKey) }
         let eventStore = try await store.open(logger: logger, creating: true)

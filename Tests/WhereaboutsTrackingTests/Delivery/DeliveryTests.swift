@@ -213,6 +213,25 @@ struct DeliveryTests {
         }
     }
 
+    @Test("The client follows a server's answer in parts to the limit it asked for")
+    func eventsInParts() async throws {
+        try await LocalServer.with(answerLimits: .init(eventsPerAnswer: 3)) { server in
+            let token = try await server.addUser("ida")
+            let client = try TrackingClient(server: server.url, token: token)
+            let now = Date().timeIntervalSince1970
+            // Ten notes, four of them at the same second: parts end inside the tie too.
+            for index in 0..<10 {
+                let time = index < 4 ? now - 100 : now - 100 + Double(index)
+                _ = try await client.create(TrackedEvent(id: "n\(index)", streamIds: ["position"], time: time,
+                                                         type: "note/txt", content: .string("\(index)")))
+            }
+            let all = try await client.events(from: now - 200, to: now, streamId: nil)
+            #expect(all.map(\.id) == (0..<10).map { "n\($0)" })
+            let seven = try await client.events(from: now - 200, to: now, streamId: nil, limit: 7)
+            #expect(seven.map(\.id) == (0..<7).map { "n\($0)" })
+        }
+    }
+
     @Test("The client: time range defaults, streams, typed errors")
     func client() async throws {
         try await LocalServer.with { server in

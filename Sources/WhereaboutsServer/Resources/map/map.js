@@ -237,8 +237,10 @@
     track = (body.events || []).map(pointFrom).filter(function (p) { return p !== null; });
     track.sort(function (a, b) { return a.time - b.time; });
     clearError();
-    el.note.textContent = (body.events || []).length >= LIMIT
-      ? "Showing the first " + LIMIT + " positions of the range; choose a shorter range to see the rest."
+    // A server whose cap per answer is below LIMIT ends its answer with `next`.
+    const shown = (body.events || []).length;
+    el.note.textContent = shown >= LIMIT || body.next
+      ? "Showing the first " + shown + " positions of the range; choose a shorter range to see the rest."
       : "";
     render();
     return true;

@@ -1,0 +1,153 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Testing
+import Whereabouts
+@testable import WhereaboutsServer
+
+/// Memory stays under a fixed bound whatever the query: a server over a store of a million
+/// events answers all of them in one `GET /events` (its cap raised to a million) and exports
+/// them as GeoJSON, and its peak memory grows by less than ``bound``.
+///
+/// The answers run in a child process (this test binary, filtered to the child test) so that
+/// its memory is the server's and its client's alone, not that of tests running beside it. The
+/// figure is the process's anonymous resident memory (`RssAnon`: what it allocated), sampled
+/// every 10 ms: the store's file, which SQLite maps into memory (up to 256 MiB), is page cache
+/// the kernel can drop, not memory the answer holds.
+@Suite("Answer memory")
+struct AnswerMemoryTests {
+    static let childDirectoryVariable = "WHEREABOUTS_MEMORY_CHILD_DIRECTORY"
+    /// The most the child's peak memory may grow while it answers: pages of events are a few
+    /// hundred kilobytes; a million events held at once are more than a gigabyte.
+    static let bound = 100 << 20
+    static let eventCount = 1_000_000
+
+    @Test(.enabled(if: FileManager.default.isReadableFile(atPath: "/proc/self/status")), .timeLimit(.minutes(20)))
+    func aMillionEventsInBoundedMemory() async throws {
+        let directory = NSTemporaryDirectory() + "whereabouts-memory-" + AccessToken.generate()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        child.arguments = ["--testing-library", "swift-testing", "--filter", "childAnswersAMillionEvents"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.childDirectoryVariable] = directory
+        child.environment = environment
+        let output = Pipe()
+        child.standardOutput = output
+        child.standardError = FileHandle.nullDevice
+        try child.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        var figures: [String: Int] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("memory-test ") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let value = Int(parts[2]) { figures[String(parts[1])] = value }
+        }
+        try #require(child.terminationStatus == 0, "the child failed:\n\(text.suffix(3_000))")
+        #expect(figures["events"] == Self.eventCount, "\(figures)")
+        #expect(figures["export-points"] == Self.eventCount, "\(figures)")
+        let growth = try #require(figures["peak-growth"], "\(text.suffix(3_000))")
+        #expect(growth < Self.bound, "peak memory grew by \(growth >> 20) MiB answering \(Self.eventCount) events")
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil))
+    func childAnswersAMillionEvents() async throws {
+        let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
+        let store = try SQLiteEventStore(directory: directory)
+        try await store.migrate()
+        let (user, token) = try await UserAdministration(store: store).addUser(named: "alice")
+        let batch = 10_000
+        let started = Date()
+        for start in stride(from: 0, to: Self.eventCount, by: batch) {
+            let writes = (start..<start + batch).map { index in
+                EventWrite(event: EventStoreContractTests.point("e\(index)", at: Double(index)))
+            }
+            _ = try await store.addEvents(writes, for: user.name)
+        }
+
+        var configuration = ServerConfiguration(port: 0, rateLimit: nil)
+        configuration.answerLimits = .init(eventsPerAnswer: Self.eventCount)
+        var logger = Logger(label: "test.memory")
+        logger.logLevel = .error
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try makeServerApplication(configuration: configuration, store: store, logger: logger) { port in
+            portContinuation.yield(port)
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let base = "http://127.0.0.1:\(port)"
+
+            let filled = Date()
+            print("memory-test fill-seconds \(Int(filled.timeIntervalSince(started)))")
+            let baseline = try Self.statusField("RssAnon")
+            let peak = LockedValue(baseline)
+            let sampler = Task {
+                while !Task.isCancelled {
+                    if let now = try? Self.statusField("RssAnon") { peak.withValue { $0 = max($0, now) } }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            let events = try await Self.count(
+                #"{"id":"#, in: base + "/events?fromTime=0&toTime=2000000000&sortAscending=true&limit=1000000", token: token,
+                expectingEnd: #""meta":"#)
+            print("memory-test events-peak-growth \(max(0, peak.value - baseline))")
+            print("memory-test events-seconds \(Int(Date().timeIntervalSince(filled)))")
+            let points = try await Self.count(
+                #""kind":"position""#, in: base + "/events?format=geojson&fromTime=0&toTime=2000000000", token: token,
+                expectingEnd: "]}\n")
+            sampler.cancel()
+            print("memory-test events \(events)")
+            print("memory-test export-points \(points)")
+            print("memory-test peak-growth \(max(0, peak.value - baseline))")
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        try await store.close()
+    }
+
+    /// Reads the answer at `url` as it comes, holding only a few bytes of it, and counts the
+    /// occurrences of `marker`; the answer must end with a text containing `end`.
+    private static func count(_ marker: String, in url: String, token: String, expectingEnd end: String) async throws -> Int {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: token)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(1_200))
+        try #require(response.status == .ok, "\(url): \(response.status)")
+        let needle = Array(marker.utf8)
+        var pending: [UInt8] = []
+        var tail: [UInt8] = []
+        var count = 0
+        for try await buffer in response.body {
+            let bytes = pending + Array(buffer.readableBytesView)
+            var index = 0
+            while index + needle.count <= bytes.count {
+                if bytes[index] == needle[0], bytes[index..<index + needle.count].elementsEqual(needle) {
+                    count += 1
+                    index += needle.count
+                } else {
+                    index += 1
+                }
+            }
+            // What could be the start of a marker cut by the buffer's end.
+            pending = Array(bytes[index...])
+            tail = Array((tail + buffer.readableBytesView).suffix(256))
+        }
+        let ending = String(decoding: tail, as: UTF8.self)
+        #expect(ending.contains(end), "\(url) ended with \(ending)")
+        return count
+    }
+
+    /// A `kB` field of `/proc/self/status`, in bytes.
+    private static func statusField(_ name: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { throw CancellationError() }
+        return kilobytes * 1024
+    }
+}
