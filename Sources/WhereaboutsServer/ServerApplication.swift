@@ -58,7 +58,7 @@ public func makeServerApplication(
         .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
-    var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter)
+    var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter, timeouts: configuration.requestTimeouts)
     if let tls = configuration.tls {
         server = try .tls(server, tlsConfiguration: ServerSetupError.tlsConfiguration(tls))
     }

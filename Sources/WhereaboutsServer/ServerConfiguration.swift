@@ -77,6 +77,8 @@ public struct ServerConfiguration: Sendable {
     /// TLS, or `nil` for plain HTTP (fine on loopback; elsewhere tokens would cross the network
     /// in clear, which `whereabouts serve` refuses unless told `--insecure-http`).
     public var tls: TLSFiles?
+    /// How long a client may take to send a request's head and body (see ``RequestTimeouts``).
+    public var requestTimeouts = RequestTimeouts()
     /// How much one answer or one batch may hold (events per answer, calls per batch).
     public var answerLimits = APIService.Limits()
     /// The caps on open `/live` sockets.

@@ -45,10 +45,12 @@ struct TestServer: Sendable {
     /// Starts a server for `kind`, runs `body`, and shuts the server down gracefully.
     static func run(
         _ kind: StoreKind, configuration: ServerConfiguration = ServerConfiguration(),
-        liveFeed: LiveFeed = LiveFeed(), _ body: (TestServer) async throws -> Void
+        liveFeed: LiveFeed = LiveFeed(), wrappingStore wrap: (any EventStore) -> any EventStore = { $0 },
+        _ body: (TestServer) async throws -> Void
     ) async throws {
         let harness = StoreHarness(kind)
-        try await harness.run { store in
+        try await harness.run { base in
+            let store = wrap(base)
             var configuration = configuration
             configuration.port = 0
             var logger = Logger(label: "test.server")

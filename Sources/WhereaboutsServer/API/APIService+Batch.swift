@@ -1,3 +1,4 @@
+import Hummingbird
 import Whereabouts
 
 extension APIService {
@@ -89,9 +90,13 @@ extension APIService {
         switch method {
         case "events.update":
             let (id, update) = try Self.idAndUpdate(params)
-            return try await updateEvent(id: id, update: update, access: access)
+            return try await updateEvent(id: id, update: update, access: access,
+                                         unmodifiedSince: try APIParameters(json: params).number("ifUnmodifiedSince"))
         case "events.delete":
-            return try await deleteEvent(id: try Self.id(params), access: access)
+            let parameters = try APIParameters(json: params)
+            return try await deleteEvent(id: try Self.id(params), access: access,
+                                         unmodifiedSince: try parameters.number("ifUnmodifiedSince"),
+                                         permanent: try parameters.bool("permanent") ?? false)
         case "streams.get":
             return try await streamsTree(try APIParameters(json: params), access: access)
         case "streams.create":
@@ -135,6 +140,15 @@ public struct BatchResult: Sendable {
     /// Creates a result from the answers, in call order.
     public init(answers: [Answer]) {
         self.answers = answers
+    }
+
+    /// The status of the worst server failure among the answers (a 5xx), or `nil` when the
+    /// server completed every call it was asked (each call's own 4xx aside).
+    public var serverFailureStatus: HTTPResponse.Status? {
+        answers.compactMap { answer -> HTTPResponse.Status? in
+            guard case .failure(let error) = answer, error.status.code >= 500 else { return nil }
+            return error.status
+        }.max { $0.code < $1.code }
     }
 
     /// The `results` member as a JSON tree.

@@ -228,46 +228,93 @@ extension APIService {
 
     /// `events.update`: applies a partial update; the access must contribute to the event's
     /// streams before and after.
-    public func updateEvent(id: String, update: JSONValue, access: Access) async throws(APIError) -> APIResult {
-        var (event, tree) = try await event(id: id, access: access)
-        try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
-        if case .array(let ids)? = update["streamIds"] {
-            let names = ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
-            tree = try await loadTree(access.userName, refreshingIfMissing: names)
+    ///
+    /// The update is applied to the event as stored at the moment of the write: when another
+    /// request changes the event between this one's read and write, the read is done again
+    /// (a few times) rather than overwriting that change. With `unmodifiedSince` (seconds since
+    /// 1970), an event changed after that time is left alone: 412.
+    public func updateEvent(
+        id: String, update: JSONValue, access: Access, unmodifiedSince: Double? = nil
+    ) async throws(APIError) -> APIResult {
+        for _ in 0..<Self.conditionalWriteAttempts {
+            var (event, tree) = try await event(id: id, access: access)
+            try Self.check(event, unmodifiedSince: unmodifiedSince)
+            let read = event.modified
+            try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+            if case .array(let ids)? = update["streamIds"] {
+                let names = ids.compactMap { if case .string(let id) = $0 { id } else { nil } }
+                tree = try await loadTree(access.userName, refreshingIfMissing: names)
+            }
+            try APIError.validating { () throws(EventValidationError) in
+                try EventValidation.apply(update: update, to: &event)
+            }
+            try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+            event.modified = Self.now()
+            event.modifiedBy = access.id
+            do {
+                try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
+            } catch StoreError.changed {
+                continue
+            } catch {
+                throw .storeFailure(error)
+            }
+            await eventsDidChange([event], access.userName)
+            return APIResult([("event", event.jsonValue)])
         }
-        try APIError.validating { () throws(EventValidationError) in
-            try EventValidation.apply(update: update, to: &event)
-        }
-        try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
-        event.modified = Self.now()
-        event.modifiedBy = access.id
-        do {
-            try await store.replaceEvent(event, for: access.userName)
-        } catch {
-            throw .storeFailure(error)
-        }
-        await eventsDidChange([event], access.userName)
-        return APIResult([("event", event.jsonValue)])
+        throw .itemChanged("Event \"\(id)\" kept changing while the update was applied; try again.")
     }
 
     /// `events.delete`: moves the event to the trash, or deletes it for good when it is there.
-    public func deleteEvent(id: String, access: Access) async throws(APIError) -> APIResult {
-        var (event, tree) = try await event(id: id, access: access)
-        try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
-        do {
-            if event.trashed {
-                _ = try await store.removeEvent(id: id, for: access.userName)
-                return APIResult([("eventDeletion", .object([("id", .string(id))]))])
+    ///
+    /// A client that retries a delete must not destroy what it meant to trash: a second delete
+    /// within ``trashRetryWindow`` seconds of the event's trashing answers as the first did, and
+    /// deletes for good only with `permanent`. With `unmodifiedSince`, an event changed after
+    /// that time is left alone: 412.
+    public func deleteEvent(
+        id: String, access: Access, unmodifiedSince: Double? = nil, permanent: Bool = false
+    ) async throws(APIError) -> APIResult {
+        for _ in 0..<Self.conditionalWriteAttempts {
+            var (event, tree) = try await event(id: id, access: access)
+            try Self.check(event, unmodifiedSince: unmodifiedSince)
+            let read = event.modified
+            try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
+            do {
+                if event.trashed {
+                    if !permanent, Self.now() - event.modified < Self.trashRetryWindow {
+                        return APIResult([("event", event.jsonValue)])
+                    }
+                    _ = try await store.removeEvent(id: id, for: access.userName, ifModifiedAt: read)
+                    return APIResult([("eventDeletion", .object([("id", .string(id))]))])
+                }
+                event.trashed = true
+                event.modified = Self.now()
+                event.modifiedBy = access.id
+                try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
+            } catch StoreError.changed {
+                continue
+            } catch {
+                throw .storeFailure(error)
             }
-            event.trashed = true
-            event.modified = Self.now()
-            event.modifiedBy = access.id
-            try await store.replaceEvent(event, for: access.userName)
-        } catch {
-            throw .storeFailure(error)
+            await eventsDidChange([event], access.userName)
+            return APIResult([("event", event.jsonValue)])
         }
-        await eventsDidChange([event], access.userName)
-        return APIResult([("event", event.jsonValue)])
+        throw .itemChanged("Event \"\(id)\" kept changing while it was being deleted; try again.")
+    }
+
+    /// How many times a write that found the event changed since its read reads it again.
+    static let conditionalWriteAttempts = 5
+
+    /// How long after an event's trashing a second delete is taken for a retry of the first
+    /// (seconds): it answers as the first did rather than deleting for good.
+    public static let trashRetryWindow = 10.0
+
+    /// Throws 412 when `event` changed after `unmodifiedSince`.
+    private static func check(_ event: Event, unmodifiedSince: Double?) throws(APIError) {
+        guard let unmodifiedSince, event.modified > unmodifiedSince else { return }
+        throw .preconditionFailed("""
+            Event "\(event.id)" changed at \(event.modified), after \(unmodifiedSince) (If-Unmodified-Since); \
+            read it again before changing it.
+            """)
     }
 
     /// An attachment's description and bytes, if the access may read its event.
@@ -322,6 +369,7 @@ extension APIError {
             case .alreadyExists: return .itemAlreadyExists(error.description)
             case .notFound: return .unknownResource(error.description)
             case .cycle: return .invalidParameters("A stream cannot move inside itself or its descendants (\(error.description)).")
+            case .changed: return .itemChanged("The \(error.description); read it again and retry.")
             case .corrupt: break
             }
         }

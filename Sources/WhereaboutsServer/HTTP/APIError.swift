@@ -69,6 +69,17 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         APIError(id: "forbidden", message: message, status: .forbidden)
     }
 
+    /// The client's precondition failed: the item changed after the time it gave
+    /// (`If-Unmodified-Since`, or `ifUnmodifiedSince` in a batch call).
+    public static func preconditionFailed(_ message: String) -> APIError {
+        APIError(id: "precondition-failed", message: message, status: .preconditionFailed)
+    }
+
+    /// The item kept changing while the server tried to apply the request to it.
+    public static func itemChanged(_ message: String) -> APIError {
+        APIError(id: "item-changed", message: message, status: .conflict)
+    }
+
     /// The body exceeds the server's limit.
     public static func tooLarge(_ message: String) -> APIError {
         APIError(id: "request-too-large", message: message, status: .contentTooLarge)

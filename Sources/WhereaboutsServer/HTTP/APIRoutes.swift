@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Whereabouts
 
@@ -65,12 +66,18 @@ struct APIRoutes: ServerRoutes {
         router.put("/events/{id}") { request, context in
             let access = try context.requireAccess()
             let update = try await readJSON(request)
-            let result = try await service.updateEvent(id: try context.parameters.require("id"), update: update, access: access)
+            let result = try await service.updateEvent(
+                id: try context.parameters.require("id"), update: update, access: access,
+                unmodifiedSince: Self.unmodifiedSince(request.headers))
             return APIResponse.json(result.members, status: result.status)
         }
-        router.delete("/events/{id}") { _, context in
+        router.delete("/events/{id}") { request, context in
             let access = try context.requireAccess()
-            let result = try await service.deleteEvent(id: try context.parameters.require("id"), access: access)
+            let permanent = try APIParameters(query: QueryParameters(query: request.uri.query), arrayKeys: [])
+                .bool("permanent") ?? false
+            let result = try await service.deleteEvent(
+                id: try context.parameters.require("id"), access: access,
+                unmodifiedSince: Self.unmodifiedSince(request.headers), permanent: permanent)
             return APIResponse.json(result.members, status: result.status)
         }
         let download: @Sendable (Request, ServerRequestContext) async throws -> Response = { _, context in
@@ -107,7 +114,10 @@ struct APIRoutes: ServerRoutes {
         router.post("/") { request, context in
             let access = try context.requireAccess()
             let result = try await service.batch(try await readJSON(request), access: access)
-            return APIResponse.json(reservingCapacity: result.answers.count * 340, writingMembers: result.writeMembers)
+            // A call the server failed makes the whole answer a 5xx, so that no client takes it
+            // for a success; the results still say which calls took effect.
+            return APIResponse.json(status: result.serverFailureStatus ?? .ok, reservingCapacity: result.answers.count * 340,
+                                    writingMembers: result.writeMembers)
         }
 
         router.get("/access-info") { _, context in
@@ -137,6 +147,16 @@ struct APIRoutes: ServerRoutes {
             // OwnTracks expects a JSON array (of commands or friends' locations) in reply.
             return APIResponse.json(text: "[]")
         }
+    }
+
+    /// The `If-Unmodified-Since` time, in seconds since 1970: an HTTP date (RFC 9110, to the
+    /// second: an event changed within that second counts as unchanged), or, as an extension,
+    /// seconds since 1970 as the API writes times (exact). A value that is neither is ignored,
+    /// as RFC 9110 requires.
+    static func unmodifiedSince(_ headers: HTTPFields) -> Double? {
+        guard let text = headers[.ifUnmodifiedSince]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        if let seconds = Double(text), seconds.isFinite { return seconds }
+        return HTTPDate.seconds(text).map { $0 + 0.999_999 }
     }
 
     private func readJSON(_ request: Request) async throws -> JSONValue {

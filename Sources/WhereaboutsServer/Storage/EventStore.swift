@@ -65,11 +65,16 @@ public protocol EventStore: Sendable {
     func event(id: String, for userName: String) async throws -> Event?
 
     /// Replaces an event with the same identifier (attachments are kept as the event lists
-    /// them). Throws ``StoreError/notFound(_:id:)``.
-    func replaceEvent(_ event: Event, for userName: String) async throws
+    /// them). Throws ``StoreError/notFound(_:id:)``; with `modified`, only when the stored event
+    /// was last changed at exactly that time — checked in the write's transaction, so a change
+    /// made since the caller read the event is never overwritten: it throws
+    /// ``StoreError/changed(_:id:)`` instead.
+    func replaceEvent(_ event: Event, for userName: String, ifModifiedAt modified: Double?) async throws
 
-    /// Deletes an event and its attachments for good. Returns whether it existed.
-    func removeEvent(id: String, for userName: String) async throws -> Bool
+    /// Deletes an event and its attachments for good; with `modified`, only when the stored event
+    /// was last changed at exactly that time (``StoreError/changed(_:id:)`` otherwise). Returns
+    /// whether it existed.
+    func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool
 
     /// The events matching `query`, in its order, after its cursor and skip and within its
     /// limit, with the place the page ended. A store reads only what the page needs: a query's
@@ -81,6 +86,16 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
+    /// Replaces an event with the same identifier, whatever its last change.
+    public func replaceEvent(_ event: Event, for userName: String) async throws {
+        try await replaceEvent(event, for: userName, ifModifiedAt: nil)
+    }
+
+    /// Deletes an event and its attachments for good, whatever its last change.
+    public func removeEvent(id: String, for userName: String) async throws -> Bool {
+        try await removeEvent(id: id, for: userName, ifModifiedAt: nil)
+    }
+
     /// The events matching `query`, in its order, after its skip and within its limit: one
     /// page, held in memory — give `query` a limit (readers of whole histories page with
     /// ``EventQuery/after`` instead).
@@ -157,6 +172,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case corrupt(String)
     /// Moving a stream under `parentId` would put it inside itself.
     case cycle(streamId: String, parentId: String)
+    /// The item changed since the caller read it (a conditional write did not happen).
+    case changed(_ kind: String, id: String)
 
     /// A sentence saying what went wrong.
     public var description: String {
@@ -165,6 +182,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound(let kind, let id): "no \(kind) with id \"\(id)\""
         case .corrupt(let message): "stored data cannot be read: \(message)"
         case .cycle(let streamId, let parentId): "stream \"\(streamId)\" cannot move under \"\(parentId)\", which lies inside it"
+        case .changed(let kind, let id): "the \(kind) with id \"\(id)\" changed since it was read"
         }
     }
 }

@@ -329,8 +329,18 @@ public final class PostgresEventStore: SharedEventStore {
 
     /// Replaces the event with the same identifier; the attachments it no longer lists are
     /// deleted.
-    public func replaceEvent(_ event: Event, for userName: String) async throws {
+    public func replaceEvent(_ event: Event, for userName: String, ifModifiedAt modified: Double?) async throws {
         try await transaction { connection in
+            if let modified {
+                // The row stays locked until the transaction ends: no change can slip in between.
+                let rows = try await connection.query("""
+                    SELECT modified FROM events WHERE user_name = \(userName) AND id = \(event.id) FOR UPDATE
+                    """, logger: logger)
+                var stored: Double?
+                for try await value in rows.decode(Double.self) { stored = value }
+                guard let current = stored else { throw StoreError.notFound("event", id: event.id) }
+                if current != modified { throw StoreError.changed("event", id: event.id) }
+            }
             let updated = try await connection.query("""
                 UPDATE events SET time = \(event.time), duration = \(event.duration),
                     end_time = \(StoreEncoding.endTime(of: event, running: PostgresSchema.runningEndTime)),
@@ -353,11 +363,24 @@ public final class PostgresEventStore: SharedEventStore {
     }
 
     /// Deletes an event and (by cascade) its attachments.
-    public func removeEvent(id: String, for userName: String) async throws -> Bool {
-        let removed = try await client.query(
-            "DELETE FROM events WHERE user_name = \(userName) AND id = \(id) RETURNING seq", logger: logger
-        ).collect()
-        return !removed.isEmpty
+    public func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
+        guard let modified else {
+            let removed = try await client.query(
+                "DELETE FROM events WHERE user_name = \(userName) AND id = \(id) RETURNING seq", logger: logger
+            ).collect()
+            return !removed.isEmpty
+        }
+        return try await transaction { connection in
+            let rows = try await connection.query("""
+                SELECT modified FROM events WHERE user_name = \(userName) AND id = \(id) FOR UPDATE
+                """, logger: logger)
+            var stored: Double?
+            for try await value in rows.decode(Double.self) { stored = value }
+            guard let current = stored else { return false }
+            if current != modified { throw StoreError.changed("event", id: id) }
+            try await connection.query("DELETE FROM events WHERE user_name = \(userName) AND id = \(id)", logger: logger)
+            return true
+        }
     }
 
     /// One page of the events matching `query`, with the place it ended.

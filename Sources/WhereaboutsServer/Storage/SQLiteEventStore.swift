@@ -321,11 +321,12 @@ public final class SQLiteEventStore: EventStore {
 
     /// Replaces the event with the same identifier. The files of attachments it no longer lists
     /// are removed.
-    public func replaceEvent(_ event: Event, for userName: String) async throws {
+    public func replaceEvent(_ event: Event, for userName: String, ifModifiedAt modified: Double?) async throws {
         let dropped = try await pool.write { db -> [String] in
             guard let old = try Self.fetchEvent(id: event.id, userName: userName, db) else {
                 throw StoreError.notFound("event", id: event.id)
             }
+            if let modified, old.modified != modified { throw StoreError.changed("event", id: event.id) }
             var arguments = SQLiteEventRow(event, userName: userName).arguments
             arguments += [userName, event.id]
             try db.execute(sql: """
@@ -341,8 +342,12 @@ public final class SQLiteEventStore: EventStore {
     }
 
     /// Deletes an event, then its attachment files.
-    public func removeEvent(id: String, for userName: String) async throws -> Bool {
+    public func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
         let removed = try await pool.write { db in
+            if let modified {
+                guard let old = try Self.fetchEvent(id: id, userName: userName, db) else { return false }
+                if old.modified != modified { throw StoreError.changed("event", id: id) }
+            }
             try db.execute(sql: "DELETE FROM events WHERE user_name = ? AND id = ?", arguments: [userName, id])
             return db.changesCount > 0
         }

@@ -57,6 +57,13 @@ struct ServeCommand: AsyncParsableCommand {
         "The most events one answer holds; a longer one ends with `next`, which clients follow.", valueName: "count"))
     var maxEventsPerAnswer = 10_000
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds a client has to send a request's head; also how long an idle connection stays open.", valueName: "seconds"))
+    var headerTimeout: Double = 20
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds"))
+    var bodyTimeout: Double = 120
+
     @Option(name: .long, help: ArgumentHelp("Requests per second allowed per token on average (0: no limit).", valueName: "rate"))
     var rateLimit: Double = 1_000
 
@@ -79,8 +86,14 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
         _ = try Self.byteCount(maxJsonBody, option: "--max-json-body")
         _ = try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body")
+        guard (0.1...3_600).contains(headerTimeout), (0.1...86_400).contains(bodyTimeout) else {
+            throw ValidationError("--header-timeout must be from 0.1 to 3600 seconds, --body-timeout from 0.1 to 86400.")
+        }
         guard (1...1_000_000).contains(maxEventsPerAnswer) else {
             throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
+        }
+        guard (0.1...3_600).contains(headerTimeout), (0.1...86_400).contains(bodyTimeout) else {
+            throw ValidationError("--header-timeout must be from 0.1 to 3600 seconds, --body-timeout from 0.1 to 86400.")
         }
         guard (1...1_000_000).contains(maxEventsPerAnswer) else {
             throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
@@ -112,6 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
         configuration.answerLimits.eventsPerAnswer = maxEventsPerAnswer
+        configuration.requestTimeouts = .init(head: .milliseconds(Int64(headerTimeout * 1000)),
+                                              body: .milliseconds(Int64(bodyTimeout * 1000)))
         if let venue { configuration.venue = try VenueOptions.read(at: venue) }
         if let tlsCert, let tlsKey { configuration.tls = .init(certificateChain: tlsCert, privateKey: tlsKey) }
         let eventStore = try await store.open(logger: logger, creating: true)

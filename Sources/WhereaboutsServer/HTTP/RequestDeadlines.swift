@@ -1,0 +1,152 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// How long a client may take to send its requests: a connection that opens and sends nothing,
+/// sends a request's head a byte at a time (slowloris), or stalls in a body is closed, so that
+/// slow or idle clients cannot hold the server's connections.
+///
+/// ```swift
+/// var configuration = ServerConfiguration()
+/// configuration.requestTimeouts = .init(head: .seconds(10), body: .seconds(60))
+/// ```
+public struct RequestTimeouts: Sendable {
+    /// How long a client has to send a request's whole head (request line and headers), counted
+    /// from when the connection opened or the last answer on it ended: also how long an idle
+    /// keep-alive connection stays open (default 20 s).
+    public var head: Duration
+    /// How long a request's body may take to arrive in full, counted from its head (default
+    /// 120 s: 10 MiB of attachments at 85 KB/s).
+    public var body: Duration
+
+    /// Creates timeouts.
+    public init(head: Duration = .seconds(20), body: Duration = .seconds(120)) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// Closes an HTTP/1 connection whose client is late with a request's head or body (see
+/// ``RequestTimeouts``). It sits right after the HTTP decoder, sees each request's parts and each
+/// answer's end: the head deadline runs while the connection waits for a request (none in
+/// progress, none being answered), the body deadline while a request's body is arriving. A
+/// WebSocket upgrade takes it out of the pipeline: `/live` sockets have their own pings.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let timeouts: RequestTimeouts
+    private var deadline: Scheduled<Void>?
+    private var unanswered = 0
+    private var readingBody = false
+
+    init(timeouts: RequestTimeouts) {
+        self.timeouts = timeouts
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(timeouts.head, context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancel()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(timeouts.head, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancel()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            unanswered += 1
+            readingBody = true
+            if !head.headers.contains(name: "upgrade") {
+                arm(timeouts.body, context: context)
+            } else {
+                // A WebSocket handshake: what follows is not HTTP any more.
+                cancel()
+                context.fireChannelRead(data)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+                return
+            }
+        case .body:
+            break
+        case .end:
+            readingBody = false
+            cancel()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            unanswered = max(0, unanswered - 1)
+            if unanswered == 0, !readingBody { arm(timeouts.head, context: context) }
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func arm(_ timeout: Duration, context: ChannelHandlerContext) {
+        cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func cancel() {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
+
+/// The server's child channel: HTTP/1 with the `/live` WebSocket upgrade, and the request
+/// deadlines installed as the connection is set up — before the first byte, which is where a
+/// slow client does its harm (the upgrade channel adds its own idle handling only once a whole
+/// request head has arrived).
+struct DeadlineHTTPChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let base: HTTP1WebSocketUpgradeChannel
+    let timeouts: RequestTimeouts
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(RequestDeadlineHandler(timeouts: timeouts), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1 with the WebSocket upgrade to `webSocketRouter`'s routes, closing connections that
+    /// are late with their requests (``RequestTimeouts``).
+    static func http1WebSocketUpgrade<WebSocketRouter: HTTPResponderBuilder & _HB_SendableMetatype>(
+        webSocketRouter: WebSocketRouter, timeouts: RequestTimeouts
+    ) -> HTTPServerBuilder where WebSocketRouter.Responder.Context: WebSocketRequestContext {
+        let webSocketResponder = webSocketRouter.buildResponder()
+        return HTTPServerBuilder { responder in
+            DeadlineHTTPChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
+                timeouts: timeouts)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Whereabouts
+@testable import WhereaboutsServer
+
+/// A store that passes every call to a real one, except the operations told to fail, which
+/// throw ``Fault`` as a store whose disk or database went away would.
+final class FaultyStore: EventStore, @unchecked Sendable {
+    /// The error the failing operations throw.
+    struct Fault: Error, CustomStringConvertible {
+        var description: String { "injected store failure" }
+    }
+
+    /// What can be made to fail.
+    enum Operation: Hashable, Sendable {
+        case addEvents, replaceEvent, eventPage
+        /// Conditional replacements find the event changed, every time (as under heavy contention).
+        case conditionalReplaceFindsAChange
+    }
+
+    let base: any EventStore
+    private let failing = LockedValue<Set<Operation>>([])
+
+    init(_ base: any EventStore) {
+        self.base = base
+    }
+
+    /// Makes `operations` fail (and every other one work) from now on.
+    func fail(_ operations: Set<Operation>) {
+        failing.value = operations
+    }
+
+    private func check(_ operation: Operation) throws {
+        if failing.value.contains(operation) { throw Fault() }
+    }
+
+    func migrate() async throws { try await base.migrate() }
+    func close() async throws { try await base.close() }
+    func addUser(_ user: User, streams: [EventStream]) async throws { try await base.addUser(user, streams: streams) }
+    func user(named name: String) async throws -> User? { try await base.user(named: name) }
+    func users() async throws -> [User] { try await base.users() }
+    func addAccess(_ access: Access) async throws { try await base.addAccess(access) }
+    func access(tokenHash: String) async throws -> Access? { try await base.access(tokenHash: tokenHash) }
+    func accesses(of userName: String) async throws -> [Access] { try await base.accesses(of: userName) }
+    func removeAccess(tokenHash: String) async throws -> Bool { try await base.removeAccess(tokenHash: tokenHash) }
+    func removeAccesses(of userName: String, named name: String) async throws -> Int {
+        try await base.removeAccesses(of: userName, named: name)
+    }
+    func streams(of userName: String) async throws -> [EventStream] { try await base.streams(of: userName) }
+    func addStream(_ stream: EventStream, for userName: String) async throws { try await base.addStream(stream, for: userName) }
+    func replaceStream(_ stream: EventStream, for userName: String) async throws {
+        try await base.replaceStream(stream, for: userName)
+    }
+    func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
+        try check(.addEvents)
+        return try await base.addEvents(writes, for: userName)
+    }
+    func event(id: String, for userName: String) async throws -> Event? { try await base.event(id: id, for: userName) }
+    func replaceEvent(_ event: Event, for userName: String, ifModifiedAt modified: Double?) async throws {
+        try check(.replaceEvent)
+        if modified != nil, failing.value.contains(.conditionalReplaceFindsAChange) {
+            throw StoreError.changed("event", id: event.id)
+        }
+        try await base.replaceEvent(event, for: userName, ifModifiedAt: modified)
+    }
+    func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
+        try await base.removeEvent(id: id, for: userName, ifModifiedAt: modified)
+    }
+    func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
+        try check(.eventPage)
+        return try await base.eventPage(matching: query, for: userName)
+    }
+    func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]? {
+        try await base.attachmentData(eventId: eventId, attachmentId: attachmentId, for: userName)
+    }
+}
