@@ -126,6 +126,7 @@ let package = Package(
             name: "WhereaboutsServerTests",
             dependencies: [
                 "WhereaboutsServer",
+                "WhereaboutsServerTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -154,6 +155,7 @@ let package = Package(
             name: "WhereaboutsCLITests",
             dependencies: [
                 "whereabouts",
+                "WhereaboutsServerTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import WhereaboutsServerTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -231,7 +232,27 @@ struct ServerCommandTests {
         let listed = try await Self.send(
             "GET", "http://127.0.0.1:\(restarted.port)/events?fromTime=0&toTime=1800000000&limit=1000", token: token)
         #expect(listed.text.components(separatedBy: "\"position/wgs84\"").count == 41)
-        #expect(restarted.stop(with: SIGTERM) == 0)
+
+        // SIGTERM while a request is half-sent: the server waits for it, answers it, stores the
+        // event, then exits 0.
+        let busy = try RawHTTPConnection(port: restarted.port)
+        let last = #"{"id":"last","streamIds":["position"],"time":1700200000,"type":"position/wgs84","content":{"latitude":46.5,"longitude":6.5}}"#
+        busy.send("POST /events HTTP/1.1\r\nHost: localhost\r\nAuthorization: \(token)\r\nContent-Type: application/json\r\n"
+                  + "Content-Length: \(last.utf8.count)\r\n\r\n" + last.prefix(20))
+        #expect(await busy.receive(for: 0.5).closed == false)
+        kill(restarted.process.processIdentifier, SIGTERM)
+        #expect(await busy.receive(for: 1).closed == false)
+        #expect(restarted.process.isRunning, "the server left before answering the request in progress")
+        busy.send(String(last.dropFirst(20)))
+        let answer = await busy.receive(for: 20, until: "serial")
+        #expect(answer.text.hasPrefix("HTTP/1.1 201"), "\(answer.text)")
+        for _ in 0..<200 where restarted.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        restarted.process.waitUntilExit()
+        #expect(restarted.process.terminationStatus == 0)
+        let stored = try CommandRunner.run([
+            "export", "--user", "walker", "--data-dir", dataDir.path, "--from", "1700199999", "--to", "1700200001", "--format", "csv",
+        ])
+        #expect(stored.standardOutput.contains(",last,"), "\(stored.standardOutput)")
 
         let gpxFile = dataDir.appendingPathComponent("track.gpx")
         let gpx = try CommandRunner.run([

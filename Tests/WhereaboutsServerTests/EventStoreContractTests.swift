@@ -248,6 +248,20 @@ struct EventStoreContractTests {
                                                        for: alice) == upload.data)
             }
             #expect(try await store.event(id: "a/../b.c", for: alice)?.attachments == event.attachments)
+            if let sqlite = store as? SQLiteEventStore {
+                // On disk: one folder per user and event, one file per attachment, every name
+                // escaped — nothing beside or above them, whatever the identifiers hold.
+                let root = URL(fileURLWithPath: sqlite.directory).standardized
+                let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])?
+                    .compactMap { $0 as? URL }
+                    .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+                    .map { String($0.standardized.path.dropFirst(root.path.count + 1)) }
+                    .filter { !$0.hasPrefix("whereabouts.sqlite") } ?? []
+                let folder = "attachments/\(AttachmentFiles.escape(alice))/a%2F..%2Fb.c".replacingOccurrences(of: ".", with: "%2E")
+                #expect(Set(files) == Set(uploads.map { folder + "/" + AttachmentFiles.escape($0.attachment.id) }), "\(files)")
+                #expect(!files.contains { $0.contains("..") || $0.contains("escape") && !$0.hasPrefix(folder) })
+                #expect(!FileManager.default.fileExists(atPath: root.deletingLastPathComponent().appendingPathComponent("escape").path))
+            }
             #expect(try await store.attachmentData(eventId: "a/../b.c", attachmentId: "other", for: alice) == nil)
             #expect(try await store.attachmentData(eventId: "missing", attachmentId: "big", for: alice) == nil)
 

@@ -18,6 +18,7 @@ final class FaultyStore: EventStore, @unchecked Sendable {
 
     let base: any EventStore
     private let failing = LockedValue<Set<Operation>>([])
+    private let pagesBeforeFailing = LockedValue<Int?>(nil)
 
     init(_ base: any EventStore) {
         self.base = base
@@ -26,6 +27,12 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     /// Makes `operations` fail (and every other one work) from now on.
     func fail(_ operations: Set<Operation>) {
         failing.value = operations
+    }
+
+    /// Lets `count` more pages of events be read, then fails every later one (a store that goes
+    /// away in the middle of an answer).
+    func failEventPages(after count: Int) {
+        pagesBeforeFailing.value = count
     }
 
     private func check(_ operation: Operation) throws {
@@ -66,6 +73,12 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     }
     func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
         try check(.eventPage)
+        let allowed = pagesBeforeFailing.withValue { budget -> Bool in
+            guard let remaining = budget else { return true }
+            budget = remaining - 1
+            return remaining > 0
+        }
+        guard allowed else { throw Fault() }
         return try await base.eventPage(matching: query, for: userName)
     }
     func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]? {
