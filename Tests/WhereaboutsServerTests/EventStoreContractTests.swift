@@ -425,6 +425,19 @@ struct SQLiteEventStoreTests {
     }
 }
 
+/// What only the PostgreSQL store can show: its connections' settings.
+@Suite("PostgreSQL store")
+struct PostgresEventStoreTests {
+    @Test("PostgreSQL statements time out after 30 s, a migration aside", arguments: StoreKind.tested.filter { $0 == .postgres })
+    func postgresStatementTimeout(kind: StoreKind) async throws {
+        let harness = StoreHarness(kind)
+        try await harness.run { store in
+            let postgres = try #require(store as? PostgresEventStore)
+            #expect(try await postgres.setting("statement_timeout") == "30s")
+        }
+    }
+}
+
 /// Reading `postgres://` URLs, and what a bad one says.
 @Suite("PostgreSQL URL")
 struct PostgresURLTests {

@@ -290,6 +290,15 @@ struct EventsAPITests {
             #expect(download.status == 200)
             #expect(download.body == picture)
             #expect(download.headers["Content-Type"].first == "image/jpeg")
+            // A download is a download: never shown inline, never sniffed, never cached.
+            #expect(download.headers["Content-Disposition"].first == #"attachment; filename="door.jpg""#)
+            #expect(download.headers["X-Content-Type-Options"].first == "nosniff")
+            #expect(download.headers["Cache-Control"].first == "no-store")
+            let listed = try await server.request(.GET, "/events", token: token)
+            #expect(listed.headers["Cache-Control"].first == "no-store")
+            #expect(listed.headers["X-Content-Type-Options"].first == "nosniff")
+            let refused = try await server.request(.GET, "/events")
+            #expect(refused.status == 401 && refused.headers["Cache-Control"].first == "no-store")
             let byName = try await server.request(.GET, "/events/\(eventId)/\(attachmentId)/door.jpg", token: token)
             #expect(byName.body == picture)
 

@@ -93,6 +93,9 @@ struct StreamsBatchOwnTracksTests {
             #expect(first.text == "[]")
             let again = try await server.request(.POST, "/pub", text: message, headers: headers)
             #expect(again.status == 200)
+            // The same message with another battery level is the same fix sent again.
+            let recharged = message.replacingOccurrences(of: #""batt":77"#, with: #""batt":78"#)
+            #expect(try await server.request(.POST, "/pub", text: recharged, headers: headers).status == 200)
 
             let listed = try await server.request(.GET, "/events?fromTime=1699999999&toTime=1700000001", token: token)
             let events = try #require(listed.json["events"]?.arrayValue)
@@ -116,8 +119,11 @@ struct StreamsBatchOwnTracksTests {
             let noLatitude = try await server.request(.POST, "/pub", text: #"{"_type":"location","lon":1,"tst":5}"#,
                                                       headers: headers)
             #expect(noLatitude.status == 400)
+            // Another fix in the same second (a fast phone) is a second event, not a retry.
+            let moved = message.replacingOccurrences(of: #""lat":46.5191"#, with: #""lat":46.5192"#)
+            #expect(try await server.request(.POST, "/pub", text: moved, headers: headers).status == 200)
             let after = try await server.request(.GET, "/events?fromTime=0&toTime=1800000000&limit=100", token: token)
-            #expect(after.json["events"]?.arrayValue?.count == 1)
+            #expect(after.json["events"]?.arrayValue?.compactMap { $0["content"]?["latitude"]?.numberValue }.sorted() == [46.5191, 46.5192])
         }
     }
 }

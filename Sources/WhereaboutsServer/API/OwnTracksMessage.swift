@@ -1,3 +1,4 @@
+import Crypto
 import Whereabouts
 
 /// OwnTracks' HTTP mode (`POST /pub`): a `_type: location` message becomes a `position/wgs84`
@@ -6,8 +7,9 @@ import Whereabouts
 /// Mapping: `lat`/`lon` → latitude/longitude, `alt` → altitude (m), `acc` → horizontalAccuracy
 /// (m), `vac` → verticalAccuracy (m), `vel` (km/h) → speed (m/s), `cog` → bearing (degrees),
 /// `tst` → time. The device (`X-Limit-D` or `?d=`, else `tid`), `tid`, `batt` and `conn` are
-/// kept in the event's `clientData.owntracks`. The event id is derived from device and `tst`, so
-/// a message the app sends again (it retries until it gets a 200) is stored once.
+/// kept in the event's `clientData.owntracks`. The event id is derived from the device, `tst`
+/// and the fix itself, so a message the app sends again (it retries until it gets a 200) is
+/// stored once, while two different fixes of one second are both stored.
 public enum OwnTracksMessage {
     /// The event for a location message, or `nil` for other message types (transitions,
     /// waypoints, cards…), which are accepted and ignored.
@@ -46,7 +48,7 @@ public enum OwnTracksMessage {
         if let batt = try number("batt") { owntracks.append(("batt", .number(batt))) }
         if case .string(let conn)? = message["conn"] { owntracks.append(("conn", .string(conn))) }
         return .object([
-            ("id", .string(identifier(device: deviceName, timestamp: tst))),
+            ("id", .string(identifier(device: deviceName, timestamp: tst, fix: .object(content)))),
             ("streamIds", .array([.string("position")])),
             ("time", .number(tst)),
             ("type", .string("position/wgs84")),
@@ -56,8 +58,10 @@ public enum OwnTracksMessage {
     }
 
     /// The event identifier for a device's message at `timestamp`: `ot-<device>-<tst>` with the
-    /// device name reduced to identifier characters.
-    public static func identifier(device: String, timestamp: Double) -> String {
+    /// device name reduced to identifier characters, and, given the `fix` (the event's content),
+    /// `-` and 8 hexadecimal digits of its SHA-256: the same message gets the same identifier,
+    /// two fixes of the same second different ones.
+    public static func identifier(device: String, timestamp: Double, fix: JSONValue? = nil) -> String {
         let cleaned = String(device.unicodeScalars.map { scalar -> Character in
             let ok = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
                 || scalar == "-" || scalar == "_" || scalar == "."
@@ -65,6 +69,13 @@ public enum OwnTracksMessage {
         }.prefix(60))
         var stamp = ""
         JSONWriter.appendNumber(timestamp, to: &stamp)
-        return "ot-\(cleaned)-\(stamp)"
+        guard let fix else { return "ot-\(cleaned)-\(stamp)" }
+        let digest = SHA256.hash(data: JSONWriter().bytes(from: fix))
+        return "ot-\(cleaned)-\(stamp)-" + digest.prefix(4).map { String($0, radix: 16).leftPadded() }.joined()
     }
+}
+
+extension String {
+    /// Two hexadecimal digits.
+    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
 }

@@ -1,7 +1,9 @@
 import Hummingbird
 import Logging
 
-/// Turns every error into a response in Pryv's error shape, and records each request's metrics.
+/// Turns every error into a response in Pryv's error shape, marks every answer `Cache-Control:
+/// no-store` (unless its route set its own) and `X-Content-Type-Options: nosniff`, and records
+/// each request's metrics.
 ///
 /// Client mistakes that Hummingbird reports itself (no such route, body too large, wrong
 /// method) keep their 4xx status with a clear message; an error the server did not expect is
@@ -23,7 +25,7 @@ public struct APIErrorMiddleware: RouterMiddleware {
         next: (Request, ServerRequestContext) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
-        let response: Response
+        var response: Response
         do {
             response = try await next(request, context)
         } catch let error as any HTTPResponseError where error.status == .notFound {
@@ -31,6 +33,10 @@ public struct APIErrorMiddleware: RouterMiddleware {
         } catch {
             response = APIResponse.error(Self.apiError(for: error, request: request, logger: context.logger))
         }
+        // Answers hold a user's data: no cache keeps them (unless a route says otherwise), and
+        // no browser guesses a downloaded file's type.
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        response.headers[.xContentTypeOptions] = "nosniff"
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(
             method: request.method.rawValue, route: route, status: response.status.code,

@@ -60,6 +60,15 @@ public final class PostgresEventStore: SharedEventStore {
         }
     }
 
+    /// The value of a server setting as the store's connections see it (`SHOW name`): the
+    /// statement timeout, for one, read back.
+    func setting(_ name: String) async throws -> String? {
+        for try await value in try await client.query(PostgresQuery(unsafeSQL: "SHOW \(name)"), logger: logger).decode(String.self) {
+            return value
+        }
+        return nil
+    }
+
     /// Closes every connection.
     public func close() async throws {
         runTask.cancel()

@@ -106,6 +106,8 @@ enum PostgresSchema {
     /// Applies the migrations the database lacks, under `pg_advisory_xact_lock`.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
+            // A migration may rewrite a large table: the requests' statement timeout does not apply.
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS whereabouts_schema_migrations (

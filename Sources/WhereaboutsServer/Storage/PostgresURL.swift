@@ -95,7 +95,14 @@ public struct PostgresURL: Hashable, Sendable {
         case .require: .require(lenient)
         case .verifyFull: .require(.makeClientConfiguration())
         }
-        return PostgresClient.Configuration(host: host, port: port, username: username, password: password,
-                                            database: database, tls: tls)
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password,
+                                                         database: database, tls: tls)
+        // No statement may run longer than this: a query that would (a bug, a missing index, a
+        // locked row never released) fails with a 503 instead of holding a connection forever.
+        configuration.options.additionalStartupParameters = [("statement_timeout", String(Self.statementTimeoutMilliseconds))]
+        return configuration
     }
+
+    /// The longest a statement may run, in milliseconds (30 s; migrations are exempt).
+    static let statementTimeoutMilliseconds = 30_000
 }
