@@ -1,9 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import Hummingbird
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
@@ -19,7 +16,7 @@ import Whereabouts
 /// the kernel can drop, not memory the answer holds.
 @Suite("Answer memory")
 struct AnswerMemoryTests {
-    static let childDirectoryVariable = "WHEREABOUTS_MEMORY_CHILD_DIRECTORY"
+    static let childVariable = "WHEREABOUTS_MEMORY_CHILD"
     /// The most the child's peak memory may grow while it answers: pages of events are a few
     /// hundred kilobytes; a million events held at once are more than a gigabyte.
     static let bound = 100 << 20
@@ -27,62 +24,36 @@ struct AnswerMemoryTests {
 
     @Test(.enabled(if: FileManager.default.isReadableFile(atPath: "/proc/self/status")), .timeLimit(.minutes(20)))
     func aMillionEventsInBoundedMemory() async throws {
-        let directory = NSTemporaryDirectory() + "whereabouts-memory-" + AccessToken.generate()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "childAnswersAMillionEvents"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.childDirectoryVariable] = directory
-        child.environment = environment
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
+        let child = try ChildTestProcess(filter: "childAnswersAMillionEvents", environment: [Self.childVariable: "1"])
+        let text = child.waitForOutput()
         var figures: [String: Int] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("memory-test ") {
             let parts = line.split(separator: " ")
             if parts.count == 3, let value = Int(parts[2]) { figures[String(parts[1])] = value }
         }
-        try #require(child.terminationStatus == 0, "the child failed:\n\(text.suffix(3_000))")
+        try #require(child.process.terminationStatus == 0, "the child failed:\n\(text.suffix(3_000))")
         #expect(figures["events"] == Self.eventCount, "\(figures)")
         #expect(figures["export-points"] == Self.eventCount, "\(figures)")
         let growth = try #require(figures["peak-growth"], "\(text.suffix(3_000))")
         #expect(growth < Self.bound, "peak memory grew by \(growth >> 20) MiB answering \(Self.eventCount) events")
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil))
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil))
     func childAnswersAMillionEvents() async throws {
-        let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
-        let store = try SQLiteEventStore(directory: directory)
-        try await store.migrate()
-        let (user, token) = try await UserAdministration(store: store).addUser(named: "alice")
-        let batch = 10_000
-        let started = Date()
-        for start in stride(from: 0, to: Self.eventCount, by: batch) {
-            let writes = (start..<start + batch).map { index in
-                EventWrite(event: EventStoreContractTests.point("e\(index)", at: Double(index)))
-            }
-            _ = try await store.addEvents(writes, for: user.name)
-        }
-
-        var configuration = ServerConfiguration(port: 0, rateLimit: nil)
+        var configuration = ServerConfiguration()
+        configuration.rateLimit = nil
         configuration.answerLimits = .init(eventsPerAnswer: Self.eventCount)
-        var logger = Logger(label: "test.memory")
-        logger.logLevel = .error
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try makeServerApplication(configuration: configuration, store: store, logger: logger) { port in
-            portContinuation.yield(port)
-        }
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { throw CancellationError() }
-            let base = "http://127.0.0.1:\(port)"
-
+        try await TestServer.run(.sqlite, configuration: configuration) { server in
+            let (user, token) = try await server.addUser("alice")
+            let started = Date()
+            let batch = 10_000
+            for start in stride(from: 0, to: Self.eventCount, by: batch) {
+                let writes = (start..<start + batch).map { index in
+                    EventWrite(event: EventStoreContractTests.point("e\(index)", at: Double(index)))
+                }
+                _ = try await server.store.addEvents(writes, for: user)
+            }
+            let base = server.baseURL
             let filled = Date()
             print("memory-test fill-seconds \(Int(filled.timeIntervalSince(started)))")
             let baseline = try Self.statusField("RssAnon")
@@ -105,10 +76,7 @@ struct AnswerMemoryTests {
             print("memory-test events \(events)")
             print("memory-test export-points \(points)")
             print("memory-test peak-growth \(max(0, peak.value - baseline))")
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
         }
-        try await store.close()
     }
 
     /// Reads the answer at `url` as it comes, holding only a few bytes of it, and counts the

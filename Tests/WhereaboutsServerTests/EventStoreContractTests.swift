@@ -507,16 +507,9 @@ struct SQLiteCrashTests {
         try await setup.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0))
         try await setup.close()
 
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "childWritesUntilKilled"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[Self.childDirectoryVariable] = directory
-        child.environment = environment
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try child.run()
+        let childTest = try ChildTestProcess(filter: "childWritesUntilKilled", environment: [Self.childDirectoryVariable: directory])
+        let child = childTest.process
+        let output = childTest.output
 
         // Read acknowledgements until 300 have arrived, then kill the child without warning.
         var acknowledged: [String] = []

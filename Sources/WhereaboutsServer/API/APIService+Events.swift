@@ -236,9 +236,8 @@ extension APIService {
     public func updateEvent(
         id: String, update: JSONValue, access: Access, unmodifiedSince: Double? = nil
     ) async throws(APIError) -> APIResult {
-        for _ in 0..<Self.conditionalWriteAttempts {
-            var (event, tree) = try await event(id: id, access: access)
-            try Self.check(event, unmodifiedSince: unmodifiedSince)
+        try await rewritingEvent(id: id, access: access, unmodifiedSince: unmodifiedSince, doing: "the update was applied") {
+            var event = $0, tree = $1
             let read = event.modified
             try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
             if case .array(let ids)? = update["streamIds"] {
@@ -251,17 +250,10 @@ extension APIService {
             try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
             event.modified = Self.now()
             event.modifiedBy = access.id
-            do {
-                try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
-            } catch StoreError.changed {
-                continue
-            } catch {
-                throw .storeFailure(error)
-            }
+            try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
             await eventsDidChange([event], access.userName)
             return APIResult([("event", event.jsonValue)])
         }
-        throw .itemChanged("Event \"\(id)\" kept changing while the update was applied; try again.")
     }
 
     /// `events.delete`: moves the event to the trash, or deletes it for good when it is there.
@@ -273,32 +265,48 @@ extension APIService {
     public func deleteEvent(
         id: String, access: Access, unmodifiedSince: Double? = nil, permanent: Bool = false
     ) async throws(APIError) -> APIResult {
-        for _ in 0..<Self.conditionalWriteAttempts {
-            var (event, tree) = try await event(id: id, access: access)
-            try Self.check(event, unmodifiedSince: unmodifiedSince)
+        try await rewritingEvent(id: id, access: access, unmodifiedSince: unmodifiedSince, doing: "it was being deleted") {
+            var event = $0
             let read = event.modified
-            try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
-            do {
-                if event.trashed {
-                    if !permanent, Self.now() - event.modified < Self.trashRetryWindow {
-                        return APIResult([("event", event.jsonValue)])
-                    }
-                    _ = try await store.removeEvent(id: id, for: access.userName, ifModifiedAt: read)
-                    return APIResult([("eventDeletion", .object([("id", .string(id))]))])
+            try checkStreams(event.streamIds, exist: $1, access: access, level: .contribute)
+            if event.trashed {
+                if !permanent, Self.now() - event.modified < Self.trashRetryWindow {
+                    return APIResult([("event", event.jsonValue)])
                 }
-                event.trashed = true
-                event.modified = Self.now()
-                event.modifiedBy = access.id
-                try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
-            } catch StoreError.changed {
-                continue
-            } catch {
-                throw .storeFailure(error)
+                _ = try await store.removeEvent(id: id, for: access.userName, ifModifiedAt: read)
+                return APIResult([("eventDeletion", .object([("id", .string(id))]))])
             }
+            event.trashed = true
+            event.modified = Self.now()
+            event.modifiedBy = access.id
+            try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
             await eventsDidChange([event], access.userName)
             return APIResult([("event", event.jsonValue)])
         }
-        throw .itemChanged("Event \"\(id)\" kept changing while it was being deleted; try again.")
+    }
+
+    /// Reads the event (as `access` may), checks the client's `unmodifiedSince`, and runs `write`
+    /// with it and the stream tree. `write` makes its store writes conditional on the event's
+    /// `modified` as read: when the store finds the event changed since, it is read again and
+    /// `write` runs again (a few times), rather than overwriting that change.
+    private func rewritingEvent(
+        id: String, access: Access, unmodifiedSince: Double?, doing action: String,
+        _ write: (Event, StreamTree) async throws -> APIResult
+    ) async throws(APIError) -> APIResult {
+        for _ in 0..<Self.conditionalWriteAttempts {
+            let (event, tree) = try await event(id: id, access: access)
+            try Self.check(event, unmodifiedSince: unmodifiedSince)
+            do {
+                return try await write(event, tree)
+            } catch StoreError.changed {
+                continue
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw .storeFailure(error)
+            }
+        }
+        throw .itemChanged("Event \"\(id)\" kept changing while \(action); try again.")
     }
 
     /// How many times a write that found the event changed since its read reads it again.

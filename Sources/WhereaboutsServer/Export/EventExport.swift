@@ -131,26 +131,17 @@ public enum EventExport {
     /// (rounded to the nearest millisecond, as Foundation's ISO 8601 formatter rounds them).
     public static func isoTime(_ seconds: Double) -> String {
         guard seconds.isFinite, abs(seconds) < 1e13 else { return "" }
-        let milliseconds = Int64((seconds * 1000).rounded())
-        let (days, dayMilliseconds) = milliseconds.floorDivided(by: 86_400_000)
-        // Civil date from days since 1970 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func digits(_ value: Int64, _ width: Int) -> String {
+        let milliseconds = Int((seconds * 1000).rounded())
+        let millisecond = ((milliseconds % 1_000) + 1_000) % 1_000
+        let (days, secondOfDay) = CivilDate.split(seconds: (milliseconds - millisecond) / 1_000)
+        let date = CivilDate(daysSince1970: days)
+        func digits(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
         }
-        let hour = dayMilliseconds / 3_600_000, minute = dayMilliseconds / 60_000 % 60
-        let second = dayMilliseconds / 1_000 % 60, millisecond = dayMilliseconds % 1_000
-        return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(hour, 2)):\(digits(minute, 2)):"
-            + "\(digits(second, 2)).\(digits(millisecond, 3))Z"
+        return "\(digits(date.year, 4))-\(digits(date.month, 2))-\(digits(date.day, 2))T"
+            + "\(digits(secondOfDay / 3_600, 2)):\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))."
+            + "\(digits(millisecond, 3))Z"
     }
 
     /// An export written a chunk at a time: for each pass (``passCount``), ``begin(pass:)``,
@@ -295,13 +286,5 @@ public enum EventExport {
     static func csvField(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-
-extension Int64 {
-    /// The quotient rounded toward minus infinity, and the remainder (from 0 to `divisor` − 1).
-    fileprivate func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let remainder = ((self % divisor) + divisor) % divisor
-        return ((self - remainder) / divisor, remainder)
     }
 }

@@ -21,34 +21,17 @@ enum HTTPDate {
               let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
               (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        // Days since 1970 from the civil date (Howard Hinnant's algorithm).
-        let month = monthIndex + 1
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
+        let days = CivilDate(year: year, month: monthIndex + 1, day: day).daysSince1970
         return Double(days * 86_400 + hour * 3_600 + minute * 60 + second)
     }
 
     /// `seconds` since 1970 (whole, UTC) as an IMF-fixdate.
     static func format(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.down))
-        let days = (total >= 0 ? total : total - 86_399) / 86_400
-        let secondOfDay = total - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (days, secondOfDay) = CivilDate.split(seconds: Int(seconds.rounded(.down)))
+        let date = CivilDate(daysSince1970: days)
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let weekday = weekdays[((days % 7) + 7) % 7]
-        return "\(weekday), \(two(day)) \(months[month - 1]) \(year) "
+        return "\(weekday), \(two(date.day)) \(months[date.month - 1]) \(date.year) "
             + "\(two(secondOfDay / 3_600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 }
