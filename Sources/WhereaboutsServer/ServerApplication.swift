@@ -46,8 +46,8 @@ public func makeServerApplication(
         rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
     let routes: [any ServerRoutes] = [
         APIRoutes(service: service, limits: configuration.bodyLimits),
-        OperationsRoutes(store: store, metrics: metrics),
-        MapPage(venue: configuration.venue),
+        OperationsRoutes(store: store, metrics: metrics, metricsArePublic: configuration.venueAndMetricsArePublic),
+        MapPage(venue: configuration.venue, venueIsPublic: configuration.venueAndMetricsArePublic),
         LiveRoutes(store: store, authenticator: authenticator, connections: liveConnections),
         // Last: it checks every route above against the document.
         OpenAPIRoutes(logger: logger),

@@ -77,6 +77,14 @@ public struct ServerConfiguration: Sendable {
     /// TLS, or `nil` for plain HTTP (fine on loopback; elsewhere tokens would cross the network
     /// in clear, which `whereabouts serve` refuses unless told `--insecure-http`).
     public var tls: TLSFiles?
+    /// Whether `/venue` and `/metrics` answer without a token: `nil` (the default) for yes on a
+    /// loopback address and no elsewhere, where they need a valid token of any user (the venue's
+    /// plan and the server's traffic are not for everyone on a network).
+    public var publicVenueAndMetrics: Bool?
+
+    /// Whether `/venue` and `/metrics` answer without a token, defaults applied.
+    public var venueAndMetricsArePublic: Bool { publicVenueAndMetrics ?? Self.isLoopback(host) }
+
     /// How long a client may take to send a request's head and body (see ``RequestTimeouts``).
     public var requestTimeouts = RequestTimeouts()
     /// How much one answer or one batch may hold (events per answer, calls per batch).

@@ -252,6 +252,7 @@ struct OpenAPIDocumentTests {
         var observer = Observer()
         var configuration = ServerConfiguration()
         configuration.bodyLimits = .init(json: 4_096, attachments: 8_192)
+        configuration.publicVenueAndMetrics = false  // as on an address other than loopback
         try await TestServer.run(.sqlite, configuration: configuration, wrappingStore: { FaultyStore($0) }) { server in
             try await Self.exercise(server, observer: &observer)
         }
@@ -444,12 +445,14 @@ struct OpenAPIDocumentTests {
         // Operations and the map
         #expect(try await send("GET /health", "/health").status == 200)
         #expect(try await send("GET /metrics", "/metrics").status == 200)
+        #expect(try await send("GET /metrics", "/metrics", token: nil).status == 401)
         #expect(try await send("GET /openapi.json", "/openapi.json", token: nil).json == document)
         if try await !isNoRoute(server.request(.GET, "/map")) {
             for operation in ["GET /map", "GET /map/map.css", "GET /map/map.js"] {
                 _ = try await send(operation, split(operation).path)
             }
             _ = try await send("GET /venue", "/venue")
+            #expect(try await send("GET /venue", "/venue", token: nil).status == 401)
             _ = try await send("GET /live", "/live", token: nil)
             _ = try await send("GET /live", "/live")
             let blind = try await server.token(for: alice, [])  // a token that may read nothing

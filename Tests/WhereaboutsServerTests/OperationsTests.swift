@@ -28,4 +28,23 @@ struct OperationsTests {
             #expect(text.contains("whereabouts_http_request_duration_seconds_bucket"))
         }
     }
+
+    @Test("Off loopback, /venue and /metrics want a token (any user's); /health never does")
+    func venueAndMetricsBehindATokenOffLoopback() async throws {
+        var configuration = ServerConfiguration(host: "0.0.0.0", venue: try mapTestVenue())
+        #expect(!configuration.venueAndMetricsArePublic)
+        #expect(ServerConfiguration(host: "127.0.0.1").venueAndMetricsArePublic)
+        configuration.host = "127.0.0.1"  // the test listens on loopback, configured as if it did not
+        configuration.publicVenueAndMetrics = false
+        try await TestServer.run(.sqlite, configuration: configuration) { server in
+            let (_, token) = try await server.addUser("fox")
+            for path in ["/venue", "/metrics"] {
+                let refused = try await server.request(.GET, path)
+                #expect(refused.status == 401, "\(path)")
+                #expect(refused.errorId == "invalid-access-token", "\(path)")
+                #expect(try await server.request(.GET, path, token: token).status == 200, "\(path)")
+            }
+            #expect(try await server.request(.GET, "/health").status == 200)
+        }
+    }
 }

@@ -30,10 +30,13 @@ struct MapPage: ServerRoutes {
 
     /// The venue the page draws, served at `GET /venue`; `nil` when the server has none.
     var venue: Venue?
+    /// Whether `GET /venue` answers without a token (the page sends its token when it has one).
+    var venueIsPublic: Bool
 
     /// Creates the page's routes for `venue`.
-    init(venue: Venue?) {
+    init(venue: Venue?, venueIsPublic: Bool = true) {
         self.venue = venue
+        self.venueIsPublic = venueIsPublic
     }
 
     /// Adds `GET /map`, its assets (`/map/map.css`, `/map/map.js`) and `GET /venue` to `router`.
@@ -52,7 +55,8 @@ struct MapPage: ServerRoutes {
             Self.asset(Self.script, contentType: "text/javascript; charset=utf-8")
         }
         let encodedVenue = venue.map(VenueFile.encode)
-        router.get("/venue") { _, _ -> Response in
+        router.get("/venue") { [venueIsPublic] _, context -> Response in
+            if !venueIsPublic { _ = try context.requireAccess() }
             guard let encodedVenue else {
                 return APIResponse.error(.unknownResource(
                     "This server has no venue; start it with `whereabouts serve --venue venue.json` to draw tracks on a plan."))

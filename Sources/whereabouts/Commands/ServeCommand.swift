@@ -79,6 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The TLS private key, PEM (with --tls-cert).", valueName: "key.pem"))
     var tlsKey: String?
 
+    @Flag(name: .long, help: "Let /venue and /metrics answer without a token on an address other than loopback.")
+    var publicVenueAndMetrics = false
+
     @Flag(name: .long, help: "Serve plain HTTP on an address other than loopback (a TLS proxy in front must encrypt).")
     var insecureHTTP = false
 
@@ -125,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
         configuration.answerLimits.eventsPerAnswer = maxEventsPerAnswer
+        if publicVenueAndMetrics { configuration.publicVenueAndMetrics = true }
         configuration.requestTimeouts = .init(head: .milliseconds(Int64(headerTimeout * 1000)),
                                               body: .milliseconds(Int64(bodyTimeout * 1000)))
         if let venue { configuration.venue = try VenueOptions.read(at: venue) }

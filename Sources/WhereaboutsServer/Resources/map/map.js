@@ -249,14 +249,17 @@
   // ---------------------------------------------------------------------------------------------
   // The venue plan.
 
-  async function loadVenue() {
+  let venueNeedsToken = false;          // the server shows its venue to token holders only
+
+  async function loadVenue(withToken) {
     let response;
     try {
-      response = await fetch("/venue", { cache: "no-store" });
+      response = await fetch("/venue", { cache: "no-store", headers: withToken ? { Authorization: withToken } : {} });
     } catch (error) {
       return;   // the events request reports an unreachable server
     }
-    if (!response.ok) return;   // 404: the server has no venue
+    venueNeedsToken = response.status === 401;
+    if (!response.ok) return;   // 404: the server has no venue; 401: it wants a token first
     let body;
     try { body = await response.json(); } catch (error) { return; }
     const venue = body && body.venue;
@@ -590,6 +593,7 @@
     try { localStorage.setItem(TOKEN_KEY, token); } catch (ignored) { /* storage disabled */ }
     range = { from: from, to: to };
     closeSocket();
+    if (!plan && venueNeedsToken) await loadVenue(token);
     if (!(await loadTrack())) return;
     // The default range (the last 24 hours) is empty but older positions exist, e.g. a replayed
     // recording: start 24 hours before the newest one rather than show an empty map (still up to
@@ -644,7 +648,7 @@
       if (plan) { plan.floor = Number(el.floor.value); render(); }
     });
     render();
-    loadVenue().finally(function () {
+    loadVenue(initial).finally(function () {
       if (initial) show();
       else setStatus("Enter a token to show a track", "idle");
     });
