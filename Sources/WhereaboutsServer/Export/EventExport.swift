@@ -18,7 +18,7 @@ import Whereabouts
 /// ```
 ///
 /// A long track is written as it is read, a chunk at a time, by ``Writer`` (which `render` uses
-/// too), or straight from a store by ``write(_:reading:userName:to:)``: memory holds one chunk,
+/// too), or straight from a store by ``write(_:reading:from:userName:to:)``: memory holds one chunk,
 /// whatever the track's length.
 public enum EventExport {
     /// An export format.
