@@ -76,6 +76,14 @@ struct FaultInjectionTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await server.request(.GET, "/events/half", token: token).status == 404)
             #expect(try await server.request(.GET, "/health").status == 200)
+            // The same upload cut short but with a length that says it is whole: refused, not
+            // stored without its file.
+            let truncated = String(body.prefix(body.utf8.count - 100))
+            let cut = try await server.request(.POST, "/events", token: token, body: Array(truncated.utf8),
+                                               headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")])
+            #expect(cut.status == 400, "\(cut.text)")
+            #expect(cut.text.contains("closing boundary"), "\(cut.text)")
+            #expect(try await server.request(.GET, "/events/half", token: token).status == 404)
             // The same upload, whole, goes through.
             let whole = try await server.request(.POST, "/events", token: token, body: Array(body.utf8),
                                                  headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")])

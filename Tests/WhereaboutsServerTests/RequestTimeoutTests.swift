@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import NIOCore
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
@@ -94,5 +96,30 @@ struct RequestTimeoutTests {
             #expect(frame.closed == false)
             #expect(frame.text.contains("position/wgs84"), "\(frame.text)")
         }
+    }
+
+    @Test("A connection closed before its first request is not logged as an error; other errors are")
+    func closedConnectionsAreNotErrors() {
+        final class Recorder: LogHandler, @unchecked Sendable {
+            var events: [(Logger.Level, String)] = []
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .info
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) { events.append((event.level, event.message.description)) }
+        }
+        let recorder = Recorder()
+        var logger = Logger(label: "test") { _ in recorder }
+        logger.handler = ClosedBeforeRequestLogFilter(base: recorder)
+        logger.error("Error handling upgrade result", metadata: ["error.type": .string("\(ChannelError.inappropriateOperationForState)")])
+        logger.error("Error handling upgrade result", metadata: ["error.type": .string("some other failure")])
+        logger.error("Something else")
+        #expect(recorder.events.map(\.1) == ["Error handling upgrade result", "Something else"])
+        #expect(recorder.events.allSatisfy { $0.0 == .error })
+        recorder.logLevel = .debug
+        logger.error("Error handling upgrade result", metadata: ["error.type": .string("\(ChannelError.inappropriateOperationForState)")])
+        #expect(recorder.events.last?.0 == .debug)
     }
 }

@@ -28,6 +28,14 @@ enum MultipartEventReader {
         } catch {
             throw .invalidRequestStructure("The multipart body cannot be read: \(error).")
         }
+        // A body cut short (by a client that gave up, or a proxy) must not become an event with
+        // the parts that happened to arrive: the close delimiter must be there, no part left open.
+        let close = Array("--\(boundary)--".utf8)
+        let tail = Array(body.readableBytesView.suffix(65_536))
+        guard current.headers.isEmpty, current.body.isEmpty, tail.firstRange(of: close) != nil else {
+            throw .invalidRequestStructure(
+                "The multipart body ends before its closing boundary (--\(boundary)--): it was cut short; send it whole.")
+        }
         var eventJSON: JSONValue?
         var files: [(fileName: String, type: String, data: [UInt8])] = []
         for part in parts {

@@ -132,7 +132,43 @@ struct DeadlineHTTPChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        var quieter = logger
+        quieter.handler = ClosedBeforeRequestLogFilter(base: logger.handler)
+        await base.handle(value: value, logger: quieter)
+    }
+}
+
+/// Lets every message through but one: the WebSocket upgrade layer's error for a connection that
+/// closed before its first request (a client that connected and went, or one the head deadline
+/// closed), which is routine, not an error — under a slowloris attack it would be a thousand
+/// error lines every deadline. It is logged at debug level instead.
+struct ClosedBeforeRequestLogFilter: LogHandler {
+    var base: any LogHandler
+
+    var metadata: Logger.Metadata {
+        get { base.metadata }
+        set { base.metadata = newValue }
+    }
+
+    var logLevel: Logger.Level {
+        get { base.logLevel }
+        set { base.logLevel = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { base[metadataKey: key] }
+        set { base[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        if event.level == .error, event.message.description == "Error handling upgrade result",
+           case .string(let error)? = event.metadata?["error.type"],
+           error == String(describing: ChannelError.inappropriateOperationForState) {
+            guard base.logLevel <= .debug else { return }
+            event.level = .debug
+        }
+        base.log(event: event)
     }
 }
 
