@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import Whereabouts
 
 /// Building the server's JSON responses: every one carries Pryv's `meta` member.
@@ -90,8 +91,14 @@ public enum APIResponse {
     /// A failure while a response body was being written (its status already sent): logged with
     /// an error id, as every unexpected failure is, and returned to be thrown, which closes the
     /// connection with the body cut short.
+    /// A client that goes away mid-answer (its connection closed or reset) is not a failure of
+    /// the server: that is logged at debug level only.
     static func streamFailure(_ error: any Error, what: String) -> any Error {
         if error is CancellationError { return error }
+        if error is ChannelError || error is IOError {
+            APIError.logger.debug("\(what): the client went away", metadata: ["error": "\(error)"])
+            return error
+        }
         return APIError.unexpected(error, status: .internalServerError, what: what)
     }
 
