@@ -64,11 +64,15 @@ public struct EventContinuation: Hashable, Sendable {
         "c1.\(returned).\(after.sequence).\(String(after.time.bitPattern, radix: 16))"
     }
 
+    /// The largest count a continuation may carry (far beyond any real answer; a bound so that
+    /// a forged one cannot overflow the count kept across parts).
+    static let maximumReturned = 1 << 40
+
     /// Reads the text form; `nil` when `text` is not one.
     public init?(text: String) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard text.utf8.count <= 80, parts.count == 4, parts[0] == "c1",
-              let returned = Int(parts[1]), returned >= 0,
+              let returned = Int(parts[1]), (0...Self.maximumReturned).contains(returned),
               let sequence = Int64(parts[2]),
               let bits = UInt64(parts[3], radix: 16)
         else { return nil }

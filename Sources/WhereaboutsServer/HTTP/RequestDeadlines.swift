@@ -85,7 +85,9 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             break
         case .end:
             readingBody = false
-            cancel()
+            // Answered already (a refusal sent before the body was read): the connection now
+            // waits for its next request.
+            if unanswered == 0 { arm(timeouts.head, context: context) } else { cancel() }
         }
         context.fireChannelRead(data)
     }
