@@ -52,6 +52,9 @@ struct FaultInjectionTests {
                 #expect(!cut.text.contains(#""meta""#), "a cut answer looked whole")
                 #expect((try? JSONParser.parse(cut.body)) == nil)
             }
+            // An export too: a 503 when the store fails at once, a cut file when it fails later.
+            faults.failEventPages(after: 0)
+            #expect(try await server.request(.GET, "/events?format=csv&fromTime=0&toTime=5000&types[]=note/txt", token: token).status == 503)
             faults.failEventPages(after: Int.max)
             let whole = try await server.request(.GET, "/events?fromTime=0&toTime=5000", token: token)
             #expect(whole.json["events"]?.arrayValue?.count == 1_200)

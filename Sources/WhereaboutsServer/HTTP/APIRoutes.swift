@@ -46,6 +46,15 @@ struct APIRoutes: ServerRoutes {
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
             }
             let store = service.store
+            // One row read first, so that a store that does not answer is still a proper 503
+            // (once the body has started, a failure can only cut it short).
+            var probe = exportQuery
+            probe.limit = 1
+            do {
+                _ = try await store.eventPage(matching: probe, for: access.userName)
+            } catch {
+                throw APIError.storeFailure(error)
+            }
             // A range is written as it is read, however long: a chunk of positions at a time.
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 do {
