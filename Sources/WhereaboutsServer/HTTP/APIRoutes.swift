@@ -42,7 +42,14 @@ struct APIRoutes: ServerRoutes {
             if !exportQuery.sortAscending, exportQuery.limit != nil || exportQuery.skip > 0 {
                 // The newest N (Pryv's default without a range is the newest 20), or all but the
                 // newest N: at most one answer's worth, read whole and written oldest first.
-                let (events, _) = try await service.events(parameters, access: access)
+                var answer = EventAnswer(store: service.store, userName: access.userName, query: exportQuery,
+                                         returnedBefore: 0, cap: service.limits.eventsPerAnswer)
+                let events: [Event]
+                do {
+                    events = try await answer.collect().events
+                } catch {
+                    throw APIError.storeFailure(error)
+                }
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
             }
             let store = service.store

@@ -154,15 +154,15 @@ public enum EventCreation: Hashable, Sendable {
     }
 }
 
-/// Why a store refused an operation.
-/// The SQL both stores run, inside the transaction of a stream's move, to refuse a cycle: whether
-/// `id` is among the ancestors of `parent` (the parent itself included), following `parent_id`
-/// upward at most ``maximumStreamDepth`` steps. Parameters, in order: the parent, the user, the id.
+/// The cycle check both stores run inside the transaction of a stream's move: whether the
+/// stream is among the ancestors of its new parent (the parent itself included), found by
+/// following `parent_id` upward.
 enum StreamAncestry {
-    /// The deepest a walk up the tree goes (a bound on a store that holds a cycle already).
+    /// The deepest that walk goes (a bound on a store that holds a cycle already).
     static let maximumStreamDepth = 10_000
 }
 
+/// Why a store refused an operation.
 public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Something with this identifier already exists (`kind` is "user", "stream", …).
     case alreadyExists(_ kind: String, id: String)
