@@ -207,7 +207,7 @@ struct EventStoreContractTests {
             var event = Self.point("pic", at: 0, type: "picture/attached")
             event.attachments = [upload.attachment]
             _ = try await store.addEvents([EventWrite(event: event, uploads: [upload])], for: alice)
-            #expect(try await store.attachmentData(eventId: "pic", attachmentId: "photo", for: alice) == upload.data)
+            #expect(try await store.attachmentData(eventId: "pic", attachmentId: "photo", for: alice) == upload.bytes())
 
             #expect(try await store.removeEvent(id: "pic", for: alice))
             #expect(try await store.event(id: "pic", for: alice) == nil)
@@ -219,6 +219,66 @@ struct EventStoreContractTests {
             again.attachments = []
             #expect(try await store.addEvents([EventWrite(event: again)], for: alice) == [.created(again)])
             #expect(try await store.attachmentData(eventId: "pic", attachmentId: "photo", for: alice) == nil)
+        }
+    }
+
+    @Test("A spooled file is stored byte for byte; one in the store's spool folder is taken, one elsewhere left to its owner",
+          arguments: StoreKind.tested)
+    func spooledUploads(kind: StoreKind) async throws {
+        let harness = StoreHarness(kind)
+        try await harness.run { store in
+            let alice = try await harness.addUser("alice", to: store)
+            let inSpool = store.uploadSpoolDirectory + "/upload-contract-\(UUID().uuidString)"
+            let elsewhere = FileManager.default.temporaryDirectory.path + "/contract-\(UUID().uuidString)"
+            defer { unlink(inSpool); unlink(elsewhere) }
+            let first: [UInt8] = (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let second: [UInt8] = Array("second".utf8)
+            #expect(FileManager.default.createFile(atPath: inSpool, contents: Data(first)))
+            #expect(FileManager.default.createFile(atPath: elsewhere, contents: Data(second)))
+            let uploads = [
+                AttachmentUpload(attachment: Self.upload(id: "one", bytes: first).attachment, spooledFile: inSpool),
+                AttachmentUpload(attachment: Self.upload(id: "two", bytes: second).attachment, spooledFile: elsewhere),
+            ]
+            var event = Self.point("spooled", at: 0, type: "picture/attached")
+            event.attachments = uploads.map(\.attachment)
+            #expect(try await store.addEvents([EventWrite(event: event, uploads: uploads)], for: alice) == [.created(event)])
+            #expect(try await store.attachmentData(eventId: "spooled", attachmentId: "one", for: alice) == first)
+            #expect(try await store.attachmentData(eventId: "spooled", attachmentId: "two", for: alice) == second)
+            #expect(FileManager.default.fileExists(atPath: elsewhere))
+            if store is SQLiteEventStore {
+                #expect(!FileManager.default.fileExists(atPath: inSpool), "moved into place, not copied")
+            }
+        }
+    }
+
+    @Test("A repeated write never touches the stored files; a final name taken by a stray file is still written",
+          arguments: StoreKind.tested)
+    func attachmentNamesAreNeverReplaced(kind: StoreKind) async throws {
+        let harness = StoreHarness(kind)
+        try await harness.run { store in
+            let alice = try await harness.addUser("alice", to: store)
+            let original = Self.upload(id: "photo", bytes: Array(repeating: 1, count: 500))
+            var event = Self.point("pic", at: 0, type: "picture/attached")
+            event.attachments = [original.attachment]
+            _ = try await store.addEvents([EventWrite(event: event, uploads: [original])], for: alice)
+            // The same event and attachment identifier again, other bytes: the stored event wins.
+            let retry = Self.upload(id: "photo", bytes: Array(repeating: 2, count: 500))
+            let results = try await store.addEvents([EventWrite(event: event, uploads: [retry])], for: alice)
+            #expect(results == [.existing(event)])
+            #expect(try await store.attachmentData(eventId: "pic", attachmentId: "photo", for: alice) == original.bytes())
+
+            guard let sqlite = store as? SQLiteEventStore else { return }
+            // A file left at a new event's final path (by a crash before its row committed) is
+            // replaced by the event's own bytes within the transaction.
+            let folder = sqlite.directory + "/attachments/\(AttachmentFiles.escape(alice))/fresh"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: folder + "/photo", contents: Data([9, 9, 9])))
+            let fresh = Self.upload(id: "photo", bytes: Array(repeating: 3, count: 500))
+            var freshEvent = Self.point("fresh", at: 1, type: "picture/attached")
+            freshEvent.attachments = [fresh.attachment]
+            #expect(try await store.addEvents([EventWrite(event: freshEvent, uploads: [fresh])], for: alice) == [.created(freshEvent)])
+            #expect(try await store.attachmentData(eventId: "fresh", attachmentId: "photo", for: alice) == fresh.bytes())
+            #expect(try FileManager.default.contentsOfDirectory(atPath: sqlite.uploadSpoolDirectory).isEmpty)
         }
     }
 
@@ -245,7 +305,7 @@ struct EventStoreContractTests {
             _ = try await store.addEvents([EventWrite(event: event, uploads: uploads)], for: alice)
             for upload in uploads {
                 #expect(try await store.attachmentData(eventId: "a/../b.c", attachmentId: upload.attachment.id,
-                                                       for: alice) == upload.data)
+                                                       for: alice) == upload.bytes())
             }
             #expect(try await store.event(id: "a/../b.c", for: alice)?.attachments == event.attachments)
             if let sqlite = store as? SQLiteEventStore {

@@ -283,7 +283,7 @@ struct EventsAPITests {
             #expect(attachment["fileName"]?.stringValue == "door.jpg")
             #expect(attachment["type"]?.stringValue == "image/jpeg")
             #expect(attachment["size"]?.numberValue == 3_000)
-            #expect(attachment["integrity"]?.stringValue == APIService.integrity(of: picture))
+            #expect(attachment["integrity"]?.stringValue == AttachmentUpload.integrity(of: picture))
             let eventId = try #require(event["id"]?.stringValue)
             let attachmentId = try #require(attachment["id"]?.stringValue)
             let download = try await server.request(.GET, "/events/\(eventId)/\(attachmentId)", token: token)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import Hummingbird
@@ -9,13 +8,51 @@ extension APIService {
     public struct EventCreateInput: Sendable {
         /// The event's fields, as the client sent them.
         public var json: JSONValue
-        /// Files from a multipart request: (file name, media type, bytes).
-        public var files: [(fileName: String, type: String, data: [UInt8])]
+        /// Files from a multipart request.
+        public var files: [IncomingFile]
 
         /// Creates an input.
-        public init(json: JSONValue, files: [(fileName: String, type: String, data: [UInt8])] = []) {
+        public init(json: JSONValue, files: [IncomingFile] = []) {
             self.json = json
             self.files = files
+        }
+
+        /// Removes the files that were spooled to disk for this input and that the store did
+        /// not take (it moves those it keeps). Call once the create is over, whatever its outcome.
+        public func removeSpooledFiles() {
+            for file in files {
+                if case .spooledFile(let path) = file.content { unlink(path) }
+            }
+        }
+    }
+
+    /// A file sent with an event: its name and media type as the client gave them, its bytes or
+    /// where they were spooled, and their size and digest.
+    public struct IncomingFile: Sendable {
+        /// The file's name.
+        public var fileName: String
+        /// Its media type.
+        public var type: String
+        /// Its bytes, or the file holding them.
+        public var content: AttachmentUpload.Content
+        /// Its size in bytes.
+        public var size: Int
+        /// Its Subresource Integrity string (`sha256-…`).
+        public var integrity: String
+
+        /// A file held in memory.
+        public init(fileName: String, type: String, data: [UInt8]) {
+            self.init(fileName: fileName, type: type, content: .bytes(data), size: data.count,
+                      integrity: AttachmentUpload.integrity(of: data))
+        }
+
+        /// A file with its content, size and digest already known (a spooled upload).
+        public init(fileName: String, type: String, content: AttachmentUpload.Content, size: Int, integrity: String) {
+            self.fileName = fileName
+            self.type = type
+            self.content = content
+            self.size = size
+            self.integrity = integrity
         }
     }
 
@@ -61,11 +98,13 @@ extension APIService {
                     try EventValidation.event(fromCreate: input.json, now: now, accessId: access.id, identifiers: &identifiers)
                 }
                 let uploads = input.files.map { file in
-                    AttachmentUpload(
+                    var upload = AttachmentUpload(
                         attachment: Attachment(
                             id: AccessToken.generateIdentifier(), fileName: file.fileName, type: file.type,
-                            size: file.data.count, integrity: Self.integrity(of: file.data)),
-                        data: file.data)
+                            size: file.size, integrity: file.integrity),
+                        data: [])
+                    upload.content = file.content
+                    return upload
                 }
                 event.attachments = uploads.map(\.attachment)
                 try APIError.validating { () throws(EventValidationError) in
@@ -360,10 +399,6 @@ extension APIService {
         }
     }
 
-    /// A Subresource Integrity string for `data`: `sha256-` and the base-64 digest.
-    static func integrity(of data: [UInt8]) -> String {
-        "sha256-" + Data(SHA256.hash(data: data)).base64EncodedString()
-    }
 }
 
 extension APIError {

@@ -12,7 +12,9 @@ struct APIRoutes: ServerRoutes {
         router.post("/events") { request, context in
             let access = try context.requireAccess()
             let input = try await readEventInput(request)
-            let result = try await service.createEvents([input], access: access)[0].get()
+            let outcome = await service.createEvents([input], access: access)[0]
+            input.removeSpooledFiles()
+            let result = try outcome.get()
             return APIResponse.json(result.members, status: result.status)
         }
         router.get("/events") { request, context in
@@ -190,8 +192,14 @@ struct APIRoutes: ServerRoutes {
     private func readEventInput(_ request: Request) async throws -> APIService.EventCreateInput {
         let contentType = request.headers[.contentType] ?? ""
         if contentType.lowercased().hasPrefix("multipart/form-data") {
-            let body = try await request.body.collect(upTo: limits.attachments)
-            return try MultipartEventReader.read(body, contentType: contentType)
+            do {
+                return try await MultipartEventReader.read(
+                    request.body, contentType: contentType,
+                    limits: .init(body: limits.attachments, json: limits.json),
+                    spoolDirectory: service.store.uploadSpoolDirectory)
+            } catch let error as StorageIOError {
+                throw APIError.storeFailure(error)
+            }
         }
         return .init(json: try await readJSON(request))
     }

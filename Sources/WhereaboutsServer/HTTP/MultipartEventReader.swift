@@ -1,62 +1,84 @@
+import Foundation
 import Hummingbird
 import MultipartKit
 import Whereabouts
 
-/// Reads Pryv's multipart event upload: an `event` part holding the event's JSON and one or more
-/// file parts, which become the event's attachments.
+/// Reads Pryv's multipart event upload as it arrives: an `event` part holding the event's JSON
+/// and one or more file parts, which become the event's attachments.
+///
+/// The event's JSON is kept in memory (at most ``Limits/json`` bytes). Each file is written to
+/// a file in the spool folder while it streams in, its size and SHA-256 counted on the way, so
+/// that an upload costs one chunk of memory and one copy on disk, however large, and the
+/// writes run on the blocking pool. On any failure the files written so far are removed.
 enum MultipartEventReader {
-    /// The event JSON and files of a `multipart/form-data` body.
-    static func read(_ body: ByteBuffer, contentType: String) throws(APIError) -> APIService.EventCreateInput {
+    /// What one upload may hold.
+    struct Limits: Sendable {
+        /// The whole body's bytes.
+        var body: Int
+        /// The `event` part's bytes.
+        var json: Int
+        /// The number of file parts.
+        var files = 100
+    }
+
+    /// The event JSON and files of a `multipart/form-data` body, read from `body` as it arrives;
+    /// the files are spooled in `spoolDirectory` (the caller removes them once the create is
+    /// over: ``APIService/EventCreateInput/removeSpooledFiles()``).
+    static func read<Body: AsyncSequence & Sendable>(
+        _ body: Body, contentType: String, limits: Limits, spoolDirectory: String
+    ) async throws -> APIService.EventCreateInput where Body.Element == ByteBuffer {
         guard let boundary = boundary(in: contentType) else {
-            throw .invalidRequestStructure("A multipart request needs a `boundary` in its Content-Type.")
+            throw APIError.invalidRequestStructure("A multipart request needs a `boundary` in its Content-Type.")
         }
-        struct Part {
-            var headers: [(String, String)] = []
-            var body: [UInt8] = []
+        guard boundary.utf8.count <= 200 else {
+            throw APIError.invalidRequestStructure("A multipart boundary has at most 70 characters (RFC 2046); this one has \(boundary.count).")
         }
-        var parts: [Part] = []
-        var current = Part()
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in current.headers.append((name.lowercased(), value)) }
-        parser.onBody = { buffer in current.body.append(contentsOf: buffer.readableBytesView) }
-        parser.onPartComplete = {
-            parts.append(current)
-            current = Part()
-        }
+        let upload = SpooledUpload(spoolDirectory: spoolDirectory, limits: limits)
         do {
-            try parser.execute(body)
-        } catch {
-            throw .invalidRequestStructure("The multipart body cannot be read: \(error).")
-        }
-        // A body cut short (by a client that gave up, or a proxy) must not become an event with
-        // the parts that happened to arrive: the close delimiter must be there, no part left open.
-        let close = Array("--\(boundary)--".utf8)
-        let tail = Array(body.readableBytesView.suffix(65_536))
-        guard current.headers.isEmpty, current.body.isEmpty, tail.firstRange(of: close) != nil else {
-            throw .invalidRequestStructure(
-                "The multipart body ends before its closing boundary (--\(boundary)--): it was cut short; send it whole.")
-        }
-        var eventJSON: JSONValue?
-        var files: [(fileName: String, type: String, data: [UInt8])] = []
-        for part in parts {
-            let disposition = part.headers.first { $0.0 == "content-disposition" }?.1 ?? ""
-            let name = parameter("name", in: disposition)
-            let fileName = parameter("filename", in: disposition)
-            if name == "event" && fileName == nil {
-                do {
-                    eventJSON = try JSONParser.parse(part.body)
-                } catch {
-                    throw .invalidRequestStructure("The `event` part is not valid JSON: \(error).")
+            let parser = MultipartParser(boundary: boundary)
+            parser.onHeader = { name, value in upload.header(name, value) }
+            parser.onBody = { buffer in upload.body(buffer) }
+            parser.onPartComplete = { upload.partComplete() }
+            // The close delimiter is looked for in the body's last bytes.
+            let close = Array("--\(boundary)--".utf8)
+            var tail: [UInt8] = []
+            var received = 0
+            for try await chunk in body {
+                received += chunk.readableBytes
+                guard received <= limits.body else {
+                    throw APIError.tooLarge("The request body is larger than this server accepts for a multipart upload (\(limits.body) bytes).")
                 }
-            } else {
-                let type = part.headers.first { $0.0 == "content-type" }?.1 ?? "application/octet-stream"
-                files.append((fileName ?? name ?? "file", type, part.body))
+                do {
+                    try parser.execute(chunk)
+                } catch {
+                    throw APIError.invalidRequestStructure("The multipart body cannot be read: \(error).")
+                }
+                if let failure = upload.failure { throw failure }
+                try await upload.flush()
+                tail.append(contentsOf: chunk.readableBytesView)
+                if tail.count > 2 * 65_536 { tail.removeFirst(tail.count - 65_536) }
             }
+            // A body cut short (by a client that gave up, or a proxy) must not become an event
+            // with the parts that happened to arrive: the close delimiter must be there, no part
+            // left open.
+            guard !upload.isInPart, tail.suffix(65_536).firstRange(of: close) != nil else {
+                throw APIError.invalidRequestStructure(
+                    "The multipart body ends before its closing boundary (--\(boundary)--): it was cut short; send it whole.")
+            }
+            guard let eventJSON = upload.eventJSON else {
+                throw APIError.invalidRequestStructure("A multipart event upload needs a part named `event` holding the event's JSON.")
+            }
+            let json: JSONValue
+            do {
+                json = try JSONParser.parse(eventJSON)
+            } catch {
+                throw APIError.invalidRequestStructure("The `event` part is not valid JSON: \(error).")
+            }
+            return APIService.EventCreateInput(json: json, files: upload.files)
+        } catch {
+            upload.removeFiles()
+            throw error
         }
-        guard let eventJSON else {
-            throw .invalidRequestStructure("A multipart event upload needs a part named `event` holding the event's JSON.")
-        }
-        return APIService.EventCreateInput(json: eventJSON, files: files)
     }
 
     /// The `boundary` parameter of a multipart Content-Type.
@@ -77,5 +99,160 @@ enum MultipartEventReader {
             return value.isEmpty ? nil : String(value)
         }
         return nil
+    }
+}
+
+/// The parts of one multipart upload as the parser hands them over: headers, then body pieces,
+/// then the part's end. The parser's callbacks cannot throw or wait, so they record what is to
+/// be written (``flush()`` writes it on the blocking pool) and the first failure.
+private final class SpooledUpload {
+    private struct OpenFile {
+        var fileName: String
+        var type: String
+        var path: String
+        var size = 0
+        var digest = IntegrityDigest()
+    }
+
+    private enum Part {
+        case awaitingBody
+        case event
+        case file(OpenFile)
+    }
+
+    private let spoolDirectory: String
+    private let limits: MultipartEventReader.Limits
+    private var headers: [(String, String)] = []
+    private var part: Part = .awaitingBody
+    private(set) var eventJSON: [UInt8]?
+    private(set) var files: [APIService.IncomingFile] = []
+    private var paths: [String] = []
+    /// Bytes to append to files (path, bytes), in order; a path's first entry creates it.
+    private var pending: [(path: String, bytes: [UInt8], create: Bool)] = []
+    private(set) var failure: APIError?
+
+    init(spoolDirectory: String, limits: MultipartEventReader.Limits) {
+        self.spoolDirectory = spoolDirectory
+        self.limits = limits
+    }
+
+    /// Whether a part has begun (headers or body) and not ended.
+    var isInPart: Bool {
+        if case .awaitingBody = part { return !headers.isEmpty }
+        return true
+    }
+
+    func header(_ name: String, _ value: String) {
+        guard headers.count < 64 else {
+            fail(.invalidRequestStructure("A multipart part has more than 64 headers."))
+            return
+        }
+        headers.append((name.lowercased(), value))
+    }
+
+    func body(_ buffer: ByteBuffer) {
+        guard failure == nil else { return }
+        if case .awaitingBody = part { begin() }
+        switch part {
+        case .awaitingBody:
+            break
+        case .event:
+            guard (eventJSON?.count ?? 0) + buffer.readableBytes <= limits.json else {
+                fail(.tooLarge("The `event` part is larger than \(limits.json) bytes."))
+                return
+            }
+            eventJSON?.append(contentsOf: buffer.readableBytesView)
+        case .file(var file):
+            buffer.withUnsafeReadableBytes { file.digest.update($0) }
+            file.size += buffer.readableBytes
+            if let last = pending.last, last.path == file.path {
+                pending[pending.count - 1].bytes.append(contentsOf: buffer.readableBytesView)
+            } else {
+                pending.append((file.path, Array(buffer.readableBytesView), false))
+            }
+            part = .file(file)
+        }
+    }
+
+    func partComplete() {
+        guard failure == nil else { return }
+        if case .awaitingBody = part { begin() }  // a part with no body at all
+        if case .file(let file) = part {
+            files.append(APIService.IncomingFile(
+                fileName: file.fileName, type: file.type, content: .spooledFile(path: file.path),
+                size: file.size, integrity: file.digest.finish()))
+        }
+        headers = []
+        part = .awaitingBody
+    }
+
+    /// Decides from the headers what the part is: the event (`name="event"`, no file name) or
+    /// a file, which gets its spool file.
+    private func begin() {
+        let disposition = headers.first { $0.0 == "content-disposition" }?.1 ?? ""
+        let name = MultipartEventReader.parameter("name", in: disposition)
+        let fileName = MultipartEventReader.parameter("filename", in: disposition)
+        if name == "event" && fileName == nil {
+            guard eventJSON == nil else {
+                fail(.invalidRequestStructure("A multipart event upload holds one `event` part; this one has several."))
+                return
+            }
+            eventJSON = []
+            part = .event
+            return
+        }
+        guard paths.count < limits.files else {
+            fail(.invalidRequestStructure("A multipart event upload holds at most \(limits.files) files."))
+            return
+        }
+        let type = headers.first { $0.0 == "content-type" }?.1 ?? "application/octet-stream"
+        let path = spoolDirectory + "/upload-" + AccessToken.generate()
+        paths.append(path)
+        pending.append((path, [], true))
+        part = .file(OpenFile(fileName: fileName ?? name ?? "file", type: type, path: path))
+    }
+
+    private func fail(_ error: APIError) {
+        if failure == nil { failure = error }
+    }
+
+    /// Writes the pending bytes on the blocking pool.
+    func flush() async throws {
+        guard !pending.isEmpty else { return }
+        let writes = pending
+        pending = []
+        try await BlockingFileWork.run {
+            for write in writes { try SpoolFile.append(write.bytes, to: write.path, creating: write.create) }
+        }
+    }
+
+    /// Removes every file written so far (an upload that failed).
+    func removeFiles() {
+        for path in paths { unlink(path) }
+    }
+}
+
+/// Appends to a spool file with plain system calls.
+private enum SpoolFile {
+    static func append(_ bytes: [UInt8], to path: String, creating: Bool) throws {
+        let flags = creating ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | O_APPEND)
+        let fd = open(path, flags, 0o600)
+        guard fd >= 0 else { throw failure(path, "create an uploaded file") }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure(path, "write an uploaded file")
+            }
+            offset += written
+        }
+    }
+
+    private static func failure(_ path: String, _ operation: String) -> StorageIOError {
+        StorageIOError(path: path, operation: operation, reason: String(cString: strerror(errno)))
     }
 }

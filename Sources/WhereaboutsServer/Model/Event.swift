@@ -94,17 +94,3 @@ public struct Attachment: Hashable, Sendable {
         self.integrity = integrity
     }
 }
-
-/// The bytes of a file being attached, with its description.
-public struct AttachmentUpload: Sendable {
-    /// The attachment's description (its size and integrity match `data`).
-    public var attachment: Attachment
-    /// The file's bytes.
-    public var data: [UInt8]
-
-    /// Creates an upload.
-    public init(attachment: Attachment, data: [UInt8]) {
-        self.attachment = attachment
-        self.data = data
-    }
-}

@@ -30,18 +30,31 @@ public struct StorageIOError: Error, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// An attachment written and synced under a temporary name, waiting for its event to commit.
+/// An attachment written and synced under a temporary name in `.incoming`.
 struct StagedFile: Sendable {
     var path: String
     var attachmentId: String
 }
 
+/// Where an upload's file is once ``AttachmentFiles/place(_:user:event:)`` is done with it.
+enum PlacedFile: Sendable {
+    /// At its final path, synced with its folders: only the event's row is left to commit.
+    case placed(path: String)
+    /// Staged, because its final name was taken (a retried write of the same attachment
+    /// identifiers): moved into place within the transaction, if the event turns out to be new.
+    case staged(StagedFile)
+}
+
 /// The attachment files of a ``SQLiteEventStore``: `<root>/<user>/<event>/<attachment>`, each
 /// name escaped so that no identifier can leave its folder.
+///
+/// Every method here blocks on the disk: the store calls them through ``BlockingFileWork``.
 struct AttachmentFiles: Sendable {
     let root: String
 
-    private var incoming: String { root + "/.incoming" }
+    /// Where uploads are spooled and staged: on the same file system as their final place, so
+    /// that moving one there is a rename. Files left here by a crash are removed on start.
+    var incoming: String { root + "/.incoming" }
 
     /// `abc-_9` stays; any other byte becomes `%XX` (so `.`, `/` and `..` cannot appear).
     static func escape(_ component: String) -> String {
@@ -63,18 +76,62 @@ struct AttachmentFiles: Sendable {
         "\(root)/\(Self.escape(user))/\(Self.escape(event))"
     }
 
-    /// Writes and syncs an upload under a temporary name.
-    func stage(_ upload: AttachmentUpload) throws -> StagedFile {
+    /// Creates the folder that uploads are spooled to.
+    func prepare() throws {
         try Self.makeDirectory(incoming)
-        let path = incoming + "/" + AccessToken.generate()
-        try Self.writeSynced(upload.data, to: path)
-        return StagedFile(path: path, attachmentId: upload.attachment.id)
     }
 
-    /// Moves staged files to their event's folder and syncs the folders.
+    /// Puts one event's uploads at their final paths, each file and its folders synced, before
+    /// the event's row is written: the transaction that follows does no file work. A final
+    /// name is only ever created, never replaced (`link(2)` fails on an existing name), so a
+    /// write that turns out to repeat a stored event cannot touch that event's files; a taken
+    /// name leaves its file staged for the transaction. On failure nothing is left behind.
+    func place(_ uploads: [AttachmentUpload], user: String, event: String) throws -> [PlacedFile] {
+        guard !uploads.isEmpty else { return [] }
+        var done: [PlacedFile] = []
+        do {
+            let directory = eventDirectory(user: user, event: event)
+            try Self.makeDirectory(directory)
+            for upload in uploads {
+                let staged = try stage(upload)
+                let target = directory + "/" + Self.escape(upload.attachment.id)
+                if link(staged.path, target) == 0 {
+                    unlink(staged.path)
+                    done.append(.placed(path: target))
+                } else {
+                    done.append(.staged(staged))
+                }
+            }
+            try Self.syncDirectory(directory)
+            try Self.syncDirectory(root + "/" + Self.escape(user))
+            try Self.syncDirectory(root)
+            return done
+        } catch {
+            discard(done)
+            throw error
+        }
+    }
+
+    /// A synced copy of an upload under `.incoming`: bytes are written there; a file spooled
+    /// there already is synced where it is; one spooled elsewhere is copied.
+    private func stage(_ upload: AttachmentUpload) throws -> StagedFile {
+        try Self.makeDirectory(incoming)
+        switch upload.content {
+        case .spooledFile(let path) where (path as NSString).deletingLastPathComponent == incoming:
+            try Self.syncFile(at: path)
+            return StagedFile(path: path, attachmentId: upload.attachment.id)
+        case .bytes, .spooledFile:
+            let path = incoming + "/" + AccessToken.generate()
+            try Self.writeSynced(upload.bytes(), to: path)
+            return StagedFile(path: path, attachmentId: upload.attachment.id)
+        }
+    }
+
+    /// Moves staged files to their event's folder (created and synced by ``place(_:user:event:)``)
+    /// and syncs it.
     func install(_ staged: [StagedFile], user: String, event: String) throws {
+        guard !staged.isEmpty else { return }
         let directory = eventDirectory(user: user, event: event)
-        try Self.makeDirectory(directory)
         for file in staged {
             let target = directory + "/" + Self.escape(file.attachmentId)
             guard rename(file.path, target) == 0 else {
@@ -82,13 +139,17 @@ struct AttachmentFiles: Sendable {
             }
         }
         try Self.syncDirectory(directory)
-        try Self.syncDirectory(root + "/" + Self.escape(user))
-        try Self.syncDirectory(root)
     }
 
-    /// Removes staged files that will not be used (errors ignored: they are only orphans).
-    func discard<S: Sequence<StagedFile>>(_ staged: S) {
-        for file in staged { unlink(file.path) }
+    /// Removes the files of placements that will not be used (errors ignored: at worst they
+    /// are orphans).
+    func discard<S: Sequence<PlacedFile>>(_ placed: S) {
+        for file in placed {
+            switch file {
+            case .placed(let path): unlink(path)
+            case .staged(let staged): unlink(staged.path)
+            }
+        }
     }
 
     /// Removes staged files last changed more than `age` seconds ago: orphans of a crash between
@@ -152,6 +213,13 @@ struct AttachmentFiles: Sendable {
             offset += written
         }
         guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync an attachment", reason: errnoText()) }
+    }
+
+    private static func syncFile(at path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw StorageIOError(path: path, operation: "open an uploaded file", reason: errnoText()) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync an uploaded file", reason: errnoText()) }
     }
 
     private static func syncDirectory(_ path: String) throws {

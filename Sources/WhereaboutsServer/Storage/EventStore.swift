@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where the server keeps users, accesses, streams, events and attachments.
 ///
 /// Two backends implement it and pass the same test suite: ``SQLiteEventStore`` (one file, the
@@ -83,6 +85,12 @@ public protocol EventStore: Sendable {
 
     /// The bytes of one attachment, if the event and attachment exist.
     func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]?
+
+    /// The folder where the server spools a request's uploaded files as they arrive, before
+    /// they become ``AttachmentUpload/Content/spooledFile(path:)`` uploads: best on the file
+    /// system where the store keeps its own files, so that keeping one is a rename. The system's
+    /// temporary folder unless the store says otherwise.
+    var uploadSpoolDirectory: String { get }
 }
 
 extension EventStore {
@@ -123,6 +131,13 @@ public protocol SharedEventStore: EventStore {
     func watchChangesFromOtherProcesses(
         _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
     ) async throws
+}
+
+extension EventStore {
+    /// The system's temporary folder.
+    public var uploadSpoolDirectory: String {
+        FileManager.default.temporaryDirectory.path
+    }
 }
 
 /// An event to add, with the files attached to it.

@@ -313,9 +313,11 @@ public final class PostgresEventStore: SharedEventStore {
                     continue
                 }
                 for upload in write.uploads {
+                    // A spooled file is read on the blocking pool, once its event is known to be new.
+                    let bytes = try await BlockingFileWork.run { try upload.bytes() }
                     try await connection.query("""
                         INSERT INTO attachments (user_name, event_id, attachment_id, data)
-                        VALUES (\(userName), \(event.id), \(upload.attachment.id), \(ByteBuffer(bytes: upload.data)))
+                        VALUES (\(userName), \(event.id), \(upload.attachment.id), \(ByteBuffer(bytes: bytes)))
                         ON CONFLICT (user_name, event_id, attachment_id) DO UPDATE SET data = excluded.data
                         """, logger: logger)
                 }

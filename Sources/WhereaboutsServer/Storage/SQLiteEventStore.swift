@@ -7,8 +7,8 @@ import Whereabouts
 ///
 /// The directory holds `whereabouts.sqlite` (WAL mode, so readers never wait for the writer)
 /// and `attachments/<user>/<event>/<attachment>`. An attachment's file is written and synced
-/// before the row of its event commits, so a crash can leave an orphan file but never an event
-/// whose file is missing.
+/// at its final path before the row of its event commits, so a crash can leave an orphan file
+/// but never an event whose file is missing.
 ///
 /// ```swift
 /// let store = try SQLiteEventStore(directory: "./whereabouts-data")
@@ -62,7 +62,11 @@ public final class SQLiteEventStore: EventStore {
         // durability asked for here, after GRDB's set-up.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
         self.files = AttachmentFiles(root: (directory as NSString).appendingPathComponent("attachments"))
+        try files.prepare()
     }
+
+    /// `attachments/.incoming`: uploads spooled here are moved into place by a rename.
+    public var uploadSpoolDirectory: String { files.incoming }
 
     /// The `synchronous` setting of the connection that commits (1 is NORMAL, 2 is FULL): what
     /// ``durability`` promises, read back.
@@ -246,34 +250,37 @@ public final class SQLiteEventStore: EventStore {
         attachments, trashed, created, created_by, modified, modified_by
         """
 
-    /// Adds events in one transaction. Attachment files are written and synced first, under a
-    /// temporary name, and moved into place within the transaction; those of an event that was
-    /// already stored are discarded.
+    /// Adds events in one transaction. Attachment files are put at their final paths and
+    /// synced first, on the blocking pool and outside the writer's turn, so that the
+    /// transaction holds only the inserts; those of an event that was already stored are
+    /// removed after it.
     public func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
-        // Files first, outside the transaction: the writer lock is not held while the disk works.
-        var staged: [[StagedFile]] = []
-        staged.reserveCapacity(writes.count)
+        let attachmentFiles = files
+        var placements: [[PlacedFile]] = []
+        placements.reserveCapacity(writes.count)
         do {
             for write in writes {
-                staged.append(try write.uploads.map { try files.stage($0) })
+                let uploads = write.uploads, eventId = write.event.id
+                placements.append(uploads.isEmpty ? [] : try await BlockingFileWork.run {
+                    try attachmentFiles.place(uploads, user: userName, event: eventId)
+                })
             }
         } catch {
-            files.discard(staged.joined())
+            files.discard(placements.joined())
             throw error
         }
-        let stagedFiles = staged
-        let attachmentFiles = files
+        let placed = placements
         // The rows' values (JSON text of the content…) are made here, in parallel with other
         // requests, so that the writer's turn holds only the inserts.
         let rows = writes.map { SQLiteEventRow($0.event, userName: userName) }
         do {
-            let (results, discarded) = try await pool.write { db -> ([EventCreation], [StagedFile]) in
+            let (results, unused) = try await pool.write { db -> ([EventCreation], [PlacedFile]) in
                 guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
                 var results: [EventCreation] = []
-                var discarded: [StagedFile] = []
+                var unused: [PlacedFile] = []
                 results.reserveCapacity(writes.count)
                 let insert = try db.cachedStatement(sql: SQLiteEventRow.insertSQL)
-                for ((write, staged), row) in zip(zip(writes, stagedFiles), rows) {
+                for ((write, files), row) in zip(zip(writes, placed), rows) {
                     let event = write.event
                     try row.insert(with: insert, in: db)
                     if db.changesCount == 0 {
@@ -281,20 +288,20 @@ public final class SQLiteEventStore: EventStore {
                             throw StoreError.corrupt("event \(event.id) neither inserted nor found")
                         }
                         results.append(.existing(stored))
-                        discarded.append(contentsOf: staged)
+                        unused.append(contentsOf: files)
                     } else {
-                        if !staged.isEmpty {
-                            try attachmentFiles.install(staged, user: userName, event: event.id)
-                        }
+                        // Only a file whose final name was taken is still staged (rare).
+                        let staged = files.compactMap { if case .staged(let file) = $0 { file } else { nil } }
+                        try attachmentFiles.install(staged, user: userName, event: event.id)
                         results.append(.created(event))
                     }
                 }
-                return (results, discarded)
+                return (results, unused)
             }
-            files.discard(discarded)
+            files.discard(unused)
             return results
         } catch {
-            files.discard(stagedFiles.joined())
+            files.discard(placed.joined())
             throw error
         }
     }
