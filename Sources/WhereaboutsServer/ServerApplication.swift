@@ -41,11 +41,10 @@ public func makeServerApplication(
     }
     let router = Router(context: ServerRequestContext.self)
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
-    router.middlewares.add(AuthenticationMiddleware(
-        authenticator: authenticator,
-        rateLimiter: configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }))
+    let rateLimiter = configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }
+    router.middlewares.add(AuthenticationMiddleware(authenticator: authenticator, rateLimiter: rateLimiter))
     let routes: [any ServerRoutes] = [
-        APIRoutes(service: service, limits: configuration.bodyLimits),
+        APIRoutes(service: service, limits: configuration.bodyLimits, rateLimiter: rateLimiter),
         OperationsRoutes(store: store, metrics: metrics, metricsArePublic: configuration.venueAndMetricsArePublic),
         MapPage(venue: configuration.venue, venueIsPublic: configuration.venueAndMetricsArePublic),
         LiveRoutes(store: store, authenticator: authenticator, connections: liveConnections),

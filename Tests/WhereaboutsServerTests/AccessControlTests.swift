@@ -155,4 +155,49 @@ struct AccessControlTests {
             #expect(try await server.request(.GET, "/streams", token: second).status == 200)
         }
     }
+
+    @Test("A batch pays for its calls and an answer for its events, once done; the requests after them wait",
+          arguments: [StoreKind.sqlite])
+    func rateLimitChargesTheWork(kind: StoreKind) async throws {
+        var configuration = ServerConfiguration()
+        // Refills by one every 100 s: nothing refills while the test runs.
+        configuration.rateLimit = .init(requestsPerSecond: 0.01, burst: 12)
+        try await TestServer.run(kind, configuration: configuration) { server in
+            let (name, writer) = try await server.addUser("costly")
+            // A batch of 100 creates costs 1 + 100 × 0.1 = 11 of the 12.
+            let calls = (0..<100).map { index in
+                object(("method", .string("events.create")), ("params", positionEvent(time: Double(1_000 + index), latitude: 46, longitude: 7)))
+            }
+            let batch = try await server.request(.POST, "/", token: writer, json: .array(calls))
+            #expect(batch.status == 200, "\(batch.text)")
+            #expect(try await server.request(.GET, "/streams", token: writer).status == 200)  // the 12th
+            let limited = try await server.request(.GET, "/streams", token: writer)
+            #expect(limited.status == 429, "a batch of 100 cost as much as one request")
+            #expect(limited.headers["Retry-After"].first.flatMap(Int.init).map { $0 >= 100 } == true)
+
+            // Reading the 100 events: 1 + 10 for the answer, so the next request waits.
+            let reader = try await server.token(for: name, [Permission(streamId: "*", level: .read)])
+            let answer = try await server.request(.GET, "/events?limit=100", token: reader)
+            #expect(answer.json["events"]?.arrayValue?.count == 100)
+            #expect(try await server.request(.GET, "/streams", token: reader).status == 200)  // 12th
+            #expect(try await server.request(.GET, "/streams", token: reader).status == 429,
+                    "an answer of 100 events cost as much as one request")
+        }
+    }
+
+    @Test("Token buckets: a request costs one, work is charged after it, debt is waited out")
+    func tokenBucketArithmetic() {
+        var buckets = TokenBuckets(requestsPerSecond: 2, burst: 3)
+        #expect(buckets.admit("a") == nil)  // 2 left
+        #expect(buckets.admit("a", cost: 10) == nil)  // a bucket holding a request admits any cost: −8
+        // (1 − (−8)) / 2 = 4.5 s until one whole request: 5 whole seconds.
+        #expect(buckets.admit("a") == 5)
+        buckets.charge("b", cost: 4)  // a new key starts full (3): −1
+        #expect(buckets.admit("b") == 1)  // (1 − (−1)) / 2 = 1 s
+        #expect(buckets.isExhausted("b"))
+        #expect(!buckets.isExhausted("c"))
+        buckets.charge("c", cost: .infinity)  // ignored, as any cost that is not a finite positive number
+        buckets.charge("c", cost: -5)
+        #expect(buckets.admit("c") == nil)
+    }
 }

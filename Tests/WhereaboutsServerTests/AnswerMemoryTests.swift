@@ -5,9 +5,10 @@ import Testing
 import Whereabouts
 @testable import WhereaboutsServer
 
-/// Memory stays under a fixed bound whatever the query: a server over a store of a million
-/// events answers all of them in one `GET /events` (its cap raised to a million) and exports
-/// them as GeoJSON, and its peak memory grows by less than ``bound``.
+/// Memory stays under a fixed bound whatever the query or upload: a server over a store of a
+/// million events answers all of them in one `GET /events` (its cap raised to a million) and
+/// exports them as GeoJSON, then takes a 128 MiB attachment, and its peak memory grows by less
+/// than ``bound``.
 ///
 /// The answers run in a child process (this test binary, filtered to the child test) so that
 /// its memory is the server's and its client's alone, not that of tests running beside it. The
@@ -36,13 +37,20 @@ struct AnswerMemoryTests {
         #expect(figures["export-points"] == Self.eventCount, "\(figures)")
         let growth = try #require(figures["peak-growth"], "\(text.suffix(3_000))")
         #expect(growth < Self.bound, "peak memory grew by \(growth >> 20) MiB answering \(Self.eventCount) events")
+        #expect(figures["upload-status"] == 201, "\(figures)")
+        let uploadGrowth = try #require(figures["upload-peak-growth"], "\(text.suffix(3_000))")
+        #expect(uploadGrowth < Self.bound, "peak memory grew by \(uploadGrowth >> 20) MiB taking a \(Self.uploadSize >> 20) MiB upload")
     }
+
+    /// The attachment uploaded: held whole, even once, it alone passes ``bound``.
+    static let uploadSize = 128 << 20
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil))
     func childAnswersAMillionEvents() async throws {
         var configuration = ServerConfiguration()
         configuration.rateLimit = nil
         configuration.answerLimits = .init(eventsPerAnswer: Self.eventCount)
+        configuration.bodyLimits = .init(json: 1 << 20, attachments: Self.uploadSize + (1 << 20))
         try await TestServer.run(.sqlite, configuration: configuration) { server in
             let (user, token) = try await server.addUser("alice")
             let started = Date()
@@ -76,7 +84,47 @@ struct AnswerMemoryTests {
             print("memory-test events \(events)")
             print("memory-test export-points \(points)")
             print("memory-test peak-growth \(max(0, peak.value - baseline))")
+
+            // An upload, sent as it is made (the client holds a chunk at a time too).
+            let uploadBaseline = try Self.statusField("RssAnon")
+            peak.withValue { $0 = uploadBaseline }
+            let uploadSampler = Task {
+                while !Task.isCancelled {
+                    if let now = try? Self.statusField("RssAnon") { peak.withValue { $0 = max($0, now) } }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            let status = try await Self.upload(bytes: Self.uploadSize, to: base + "/events", token: token)
+            uploadSampler.cancel()
+            print("memory-test upload-status \(status)")
+            print("memory-test upload-peak-growth \(max(0, peak.value - uploadBaseline))")
         }
+    }
+
+    /// Posts an event with one attachment of `bytes` bytes, made chunk by chunk as it is sent;
+    /// returns the answer's status.
+    private static func upload(bytes: Int, to url: String, token: String) async throws -> Int {
+        let boundary = "memory-boundary"
+        let head = ByteBuffer(string: "--\(boundary)\r\nContent-Disposition: form-data; name=\"event\"\r\n\r\n"
+            + #"{"streamIds":["position"],"type":"picture/attached"}"#
+            + "\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n\r\n")
+        let tail = ByteBuffer(string: "\r\n--\(boundary)--\r\n")
+        let chunk = ByteBuffer(repeating: 0x5A, count: 1 << 16)
+        let chunks = bytes / chunk.readableBytes
+        let parts = AsyncStream<ByteBuffer> { continuation in
+            continuation.yield(head)
+            for _ in 0..<chunks { continuation.yield(chunk) }
+            continuation.yield(tail)
+            continuation.finish()
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: token)
+        request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
+        request.body = .stream(parts, length: .known(Int64(head.readableBytes + chunks * chunk.readableBytes + tail.readableBytes)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
+        _ = try await response.body.collect(upTo: 1 << 20)
+        return Int(response.status.code)
     }
 
     /// Reads the answer at `url` as it comes, holding only a few bytes of it, and counts the

@@ -62,7 +62,9 @@ extension APIService {
             }
         }
         await flushCreates()
-        return BatchResult(answers: answers)
+        var result = BatchResult(answers: answers)
+        result.eventsRead = limits.eventsPerAnswer - eventBudget
+        return result
     }
 
     /// A batch's `events.get`: at most `budget` events, which it lowers by as many.
@@ -136,6 +138,8 @@ public struct BatchResult: Sendable {
 
     /// The answers, one per call.
     public var answers: [Answer]
+    /// How many events the batch's `events.get` calls returned, together.
+    public var eventsRead = 0
 
     /// Creates a result from the answers, in call order.
     public init(answers: [Answer]) {

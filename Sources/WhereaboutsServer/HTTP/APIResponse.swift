@@ -47,11 +47,14 @@ public enum APIResponse {
     /// The answer to `events.get` as `{"events":[…],"next":…,"meta":…}`, written as the events
     /// are read from the store, a page at a time (`first` is the first page, read already):
     /// memory holds one page, however long the answer. `next` is there when the answer was cut
-    /// at the server's cap and more events match.
+    /// at the server's cap and more events match. `whenWritten` is called with each page's
+    /// count once the page is sent (the rate limit's charge for the events read).
     ///
     /// A store failure after the first page cannot change the status any more: the body stops
     /// short (not valid JSON, so no client takes it for a whole answer) and the log has the cause.
-    public static func events(_ answer: EventAnswer, first: [Event]?) -> Response {
+    public static func events(
+        _ answer: EventAnswer, first: [Event]?, whenWritten: @escaping @Sendable (_ pageCount: Int) async -> Void = { _ in }
+    ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
@@ -69,6 +72,7 @@ public enum APIResponse {
                         written += 1
                     }
                     try await writer.write(ByteBuffer(bytes: out))
+                    await whenWritten(events.count)
                     out.removeAll(keepingCapacity: true)
                     page = try await answer.next()
                 }

@@ -7,6 +7,15 @@ import Whereabouts
 struct APIRoutes: ServerRoutes {
     let service: APIService
     let limits: ServerConfiguration.BodyLimits
+    /// The per-token limit, charged for the events a request wrote or read once it is done
+    /// (``ServerConfiguration/RateLimit/eventCost``); the request itself was charged on entry.
+    let rateLimiter: RateLimiter?
+
+    /// Charges `events` events to the access's bucket.
+    private func charge(_ events: Int, to access: Access) async {
+        guard let rateLimiter, events > 0 else { return }
+        await rateLimiter.charge(access.id, cost: Double(events) * ServerConfiguration.RateLimit.eventCost)
+    }
 
     func addRoutes(to router: Router<ServerRequestContext>) {
         router.post("/events") { request, context in
@@ -31,7 +40,7 @@ struct APIRoutes: ServerRoutes {
                 } catch {
                     throw APIError.storeFailure(error)
                 }
-                return APIResponse.events(answer, first: first)
+                return APIResponse.events(answer, first: first) { count in await charge(count, to: access) }
             }
             guard let format = EventExport.Format(rawValue: formatName) else {
                 throw APIError.invalidParameters("`format` must be json, geojson, gpx or csv.")
@@ -52,6 +61,7 @@ struct APIRoutes: ServerRoutes {
                 } catch {
                     throw APIError.storeFailure(error)
                 }
+                await charge(events.count, to: access)
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
             }
             let store = service.store
@@ -67,9 +77,10 @@ struct APIRoutes: ServerRoutes {
             // A range is written as it is read, however long: a chunk of positions at a time.
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 do {
-                    _ = try await EventExport.write(format, reading: exportQuery, from: store, userName: access.userName) { text in
+                    let written = try await EventExport.write(format, reading: exportQuery, from: store, userName: access.userName) { text in
                         try await writer.write(ByteBuffer(string: text))
                     }
+                    await charge(written, to: access)
                 } catch {
                     throw APIResponse.streamFailure(error, what: "An export stopped before its end")
                 }
@@ -132,6 +143,7 @@ struct APIRoutes: ServerRoutes {
         router.post("/") { request, context in
             let access = try context.requireAccess()
             let result = try await service.batch(try await readJSON(request), access: access)
+            await charge(result.answers.count + result.eventsRead, to: access)
             // A call the server failed makes the whole answer a 5xx, so that no client takes it
             // for a success; the results still say which calls took effect.
             return APIResponse.json(status: result.serverFailureStatus ?? .ok, reservingCapacity: result.answers.count * 340,

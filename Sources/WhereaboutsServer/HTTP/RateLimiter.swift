@@ -16,20 +16,37 @@ public struct TokenBuckets: Sendable {
     }
 
     /// Takes one request from `key`'s bucket: `nil` when admitted, otherwise the whole seconds
-    /// to wait before the next request would be.
-    public mutating func admit(_ key: String) -> Int? {
+    /// to wait before the next request would be. A bucket holding at least one request admits
+    /// one whatever it costs (`cost`, 1 unless said): a costly request takes the bucket below
+    /// zero, and the requests after it wait until it has refilled.
+    public mutating func admit(_ key: String, cost: Double = 1) -> Int? {
         let now = ContinuousClock.now
-        if buckets[key] == nil, buckets.count >= Self.maximumKeys { forgetRefilled(at: now) }
-        var bucket = buckets[key] ?? (burst, now)
-        bucket.tokens = tokens(of: bucket, at: now)
-        bucket.updated = now
+        var bucket = current(key, at: now)
         if bucket.tokens >= 1 {
-            bucket.tokens -= 1
+            bucket.tokens -= cost
             buckets[key] = bucket
             return nil
         }
         buckets[key] = bucket
         return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
+    }
+
+    /// Takes `cost` from `key`'s bucket without refusing: the work a request turned out to do
+    /// once admitted (the calls of a batch, the events of an answer), paid by the requests after it.
+    public mutating func charge(_ key: String, cost: Double) {
+        guard cost > 0, cost.isFinite else { return }
+        var bucket = current(key, at: .now)
+        bucket.tokens -= cost
+        buckets[key] = bucket
+    }
+
+    /// `key`'s bucket refilled up to `now` (a full one for a new key).
+    private mutating func current(_ key: String, at now: ContinuousClock.Instant) -> (tokens: Double, updated: ContinuousClock.Instant) {
+        if buckets[key] == nil, buckets.count >= Self.maximumKeys { forgetRefilled(at: now) }
+        var bucket = buckets[key] ?? (burst, now)
+        bucket.tokens = tokens(of: bucket, at: now)
+        bucket.updated = now
+        return bucket
     }
 
     /// Whether `key` has no whole request left now (without spending one).
@@ -67,5 +84,10 @@ public actor RateLimiter {
     /// to wait before the next request would be.
     public func admit(_ key: String) -> Int? {
         buckets.admit(key)
+    }
+
+    /// Takes `cost` from `key`'s bucket without refusing (``TokenBuckets/charge(_:cost:)``).
+    public func charge(_ key: String, cost: Double) {
+        buckets.charge(key, cost: cost)
     }
 }

@@ -64,11 +64,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds"))
     var bodyTimeout: Double = 120
 
-    @Option(name: .long, help: ArgumentHelp("Requests per second allowed per token on average (0: no limit).", valueName: "rate"))
-    var rateLimit: Double = 1_000
+    @Option(name: .long, help: ArgumentHelp(
+        "Requests per second allowed per token on average; each event a batch writes or an answer reads costs a tenth of one (0: no limit).",
+        valueName: "rate"))
+    var rateLimit: Double = ServerConfiguration.RateLimit.standard.requestsPerSecond
 
     @Option(name: .long, help: ArgumentHelp("Requests a token may send at once before the rate applies.", valueName: "count"))
-    var burst: Double = 2_000
+    var burst: Double = ServerConfiguration.RateLimit.standard.burst
 
     @Option(name: .long, help: ArgumentHelp("Log level.", valueName: "level"))
     var logLevel: Logger.Level = .info
