@@ -26,8 +26,14 @@ struct CommandRunner {
     /// Runs `whereabouts` with `arguments` in the package root (with `environment` added to this
     /// process's) and waits for it.
     static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Output {
+        try runExecutable(productsDirectory.appendingPathComponent("whereabouts").path, arguments, input: input, environment: environment)
+    }
+
+    /// Runs the program at `path` with `arguments` in the package root and waits for it.
+    static func runExecutable(_ path: String, _ arguments: [String], input: Data? = nil,
+                              environment: [String: String] = [:]) throws -> Output {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("whereabouts")
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

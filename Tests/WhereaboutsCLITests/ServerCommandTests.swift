@@ -81,12 +81,13 @@ struct ServerCommandTests {
         }
     }
 
-    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil) async throws -> (status: Int, text: String) {
+    static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil,
+                     contentType: String = "application/json") async throws -> (status: Int, text: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "Authorization", value: token) }
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(string: body))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
@@ -265,5 +266,68 @@ struct ServerCommandTests {
         #expect(text.components(separatedBy: "<trkpt").count == 41)
         let unknown = try CommandRunner.run(["export", "--user", "nobody", "--data-dir", dataDir.path])
         #expect(unknown.standardError.contains("no user \"nobody\""))
+    }
+
+    @Test("A full disk: writes fail with a 503 and an error id, nothing acknowledged is lost, writing resumes once there is room",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
+    func fullDisk() async throws {
+        let dataDir = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dataDir) }
+        let added = try CommandRunner.run(["users", "add", "filler", "--data-dir", dataDir.path])
+        let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServerProcess(dataDir: dataDir)
+        defer { _ = server.stop(with: SIGKILL) }
+        try await server.waitUntilReady()
+        let base = "http://127.0.0.1:\(server.port)"
+        func position(_ index: Int) -> String {
+            #"{"id":"p\#(index)","streamIds":["position"],"time":\#(1_700_000_000 + index),"type":"position/wgs84","content":{"latitude":46.5,"longitude":6.5}}"#
+        }
+        /// Sets the server's soft limit on a file's size (the hard one stays, so it can be raised again).
+        func limitFileSize(_ value: String) throws {
+            let limit = try CommandRunner.runExecutable("/usr/bin/prlimit", ["--pid", String(server.process.processIdentifier), "--fsize=\(value):"])
+            #expect(limit.status == 0, "\(limit.standardError)")
+        }
+        var acknowledged: Set<Int> = []
+        for index in 0..<20 where try await Self.send("POST", base + "/events", token: token, body: position(index)).status == 201 {
+            acknowledged.insert(index)
+        }
+        #expect(acknowledged.count == 20)
+
+        // The disk fills up: no file of the server may grow past its size now (plus a little).
+        let files = try FileManager.default.subpathsOfDirectory(atPath: dataDir.path).map { dataDir.path + "/" + $0 }
+        let largest = files.compactMap { (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int }.max() ?? 0
+        try limitFileSize(String(largest + 65_536))
+        var refused: (status: Int, text: String)?
+        for index in 20..<2_000 {
+            let answer = try await Self.send("POST", base + "/events", token: token, body: position(index))
+            if answer.status == 201 { acknowledged.insert(index); continue }
+            refused = answer
+            break
+        }
+        let full = try #require(refused, "the store never reported the full disk")
+        #expect(full.status == 503, "\(full.text)")
+        #expect(full.text.contains(#""id":"unexpected-error""#) && full.text.contains("(error "), "\(full.text)")
+        #expect(!full.text.lowercased().contains("full") && !full.text.contains("sqlite"), "internals reached the client: \(full.text)")
+        // An upload larger than the room left: refused, its spooled part removed.
+        let boundary = "full-disk"
+        let upload = "--\(boundary)\r\nContent-Disposition: form-data; name=\"event\"\r\n\r\n"
+            + #"{"streamIds":["position"],"type":"picture/attached"}"#
+            + "\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n"
+            + String(repeating: "z", count: largest + 200_000) + "\r\n--\(boundary)--\r\n"
+        let uploaded = try await Self.send("POST", base + "/events", token: token, body: upload,
+                                           contentType: "multipart/form-data; boundary=\(boundary)")
+        #expect(uploaded.status == 503, "\(uploaded.text.prefix(300))")
+        #expect(try await Self.send("GET", base + "/health").status == 200, "the server must stay up")
+
+        // Room again: writes resume, and every acknowledged event is there.
+        try limitFileSize("unlimited")
+        let resumed = try await Self.send("POST", base + "/events", token: token, body: position(5_000))
+        #expect(resumed.status == 201, "\(resumed.text)")
+        acknowledged.insert(5_000)
+        let listed = try await Self.send("GET", base + "/events?fromTime=0&toTime=1800000000&limit=10000", token: token)
+        let stored = Set(acknowledged.filter { listed.text.contains(#""id":"p\#($0)""#) })
+        #expect(stored == acknowledged, "lost: \(acknowledged.subtracting(stored).sorted())")
+        let spool = dataDir.path + "/attachments/.incoming"
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: spool)) ?? []).isEmpty)
     }
 }

@@ -117,6 +117,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A file-size limit (`ulimit -f`) reached by a write must fail that write (EFBIG: a 503
+        // for its request), as a full disk does, not kill the server with SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
