@@ -275,6 +275,10 @@ struct ServerCommandTests {
         defer { try? FileManager.default.removeItem(at: dataDir) }
         let added = try CommandRunner.run(["users", "add", "filler", "--data-dir", dataDir.path])
         let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The server must not count on being started with SIGXFSZ ignored (as some launchers
+        // do, and children inherit): it is started here with the default, which kills. This
+        // process has no file-size limit, so the signal can never reach it.
+        signal(SIGXFSZ, SIG_DFL)
         let server = try ServerProcess(dataDir: dataDir)
         defer { _ = server.stop(with: SIGKILL) }
         try await server.waitUntilReady()
