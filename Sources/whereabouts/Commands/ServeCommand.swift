@@ -118,7 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         // A file-size limit (`ulimit -f`) reached by a write must fail that write (EFBIG: a 503
-        // for its request), as a full disk does, not kill the server with SIGXFSZ.
+        // for its request), as a full disk does, not kill the server with SIGXFSZ. The store's
+        // writes run on threads that block the signal already; this covers every other thread.
         signal(SIGXFSZ, SIG_IGN)
         let level = logLevel
         LoggingSystem.bootstrap { label in
