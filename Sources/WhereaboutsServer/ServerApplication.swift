@@ -27,11 +27,19 @@ import Whereabouts
 ///     port 0).
 public func makeServerApplication(
     configuration: ServerConfiguration,
-    store: any EventStore,
+    store givenStore: any EventStore,
     liveFeed: LiveFeed = LiveFeed(),
     logger: Logger = Logger(label: "whereabouts.server"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
+    // A database across the network can stop answering; requests then fail after a while
+    // instead of waiting for ever.
+    let shared = givenStore as? any SharedEventStore
+    let store: any EventStore = if shared != nil, let limit = configuration.storeTimeout {
+        TimeLimitedEventStore(givenStore, limit: limit)
+    } else {
+        givenStore
+    }
     let metrics = ServerMetrics()
     let streams = StreamDirectory(store: store, logger: logger)
     let authenticator = TokenAuthenticator(store: store, failedAttempts: configuration.failedAuthentications)
@@ -56,7 +64,7 @@ public func makeServerApplication(
     LiveWebSocketRoutes(feed: liveFeed, store: store, authenticator: authenticator, connections: liveConnections)
         .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
-    let relays: [any Service] = (store as? any SharedEventStore).map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
+    let relays: [any Service] = shared.map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
     var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter, timeouts: configuration.requestTimeouts)
     if let tls = configuration.tls {
         server = try .tls(server, tlsConfiguration: ServerSetupError.tlsConfiguration(tls))

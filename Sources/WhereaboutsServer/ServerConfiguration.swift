@@ -108,6 +108,11 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeouts = RequestTimeouts()
     /// How much one answer or one batch may hold (events per answer, calls per batch).
     public var answerLimits = APIService.Limits()
+    /// The longest one operation of a shared (PostgreSQL) store may take before its request is
+    /// answered 503 (default 40 s: PostgreSQL's statement timeout, 30 s, and 10 s to connect);
+    /// `nil` for no limit. See ``TimeLimitedEventStore``. A SQLite store is local and has its
+    /// own bound (it waits at most 10 s for the writer).
+    public var storeTimeout: Duration? = .seconds(40)
     /// The caps on open `/live` sockets.
     public var liveConnections = LiveConnectionLimits()
     /// How many unknown tokens one client address may try: 5 a second on average, bursts of 20

@@ -1,12 +1,14 @@
 import Foundation
+import Logging
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
 import WhereaboutsServerTesting
 
 /// Failures in the middle of things: the store failing on a write or half-way through an answer,
-/// a client vanishing half-way through an upload. Each ends in a clear error, nothing
-/// acknowledged is lost, and the server goes on serving.
+/// a client vanishing half-way through an upload, the database going away under load (and a full
+/// disk, in the CLI tests). Each ends in a clear error, nothing acknowledged is lost, and the
+/// server goes on serving.
 @Suite("Fault injection")
 struct FaultInjectionTests {
     @Test("A store write that fails is a 503 with an error id; the retry stores the event once", arguments: StoreKind.tested)
@@ -91,6 +93,79 @@ struct FaultInjectionTests {
             let whole = try await server.request(.POST, "/events", token: token, body: Array(body.utf8),
                                                  headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)")])
             #expect(whole.status == 201, "\(whole.text)")
+        }
+    }
+
+    @Test("PostgreSQL restarting under load: each request is stored and acknowledged, or answered 503 in bounded time; none is lost; the server recovers and stops",
+          .enabled(if: StoreKind.tested.contains(.postgres)), .timeLimit(.minutes(2)))
+    func databaseRestartsUnderLoad() async throws {
+        var components = try #require(URLComponents(string: PostgresTestServer.url))
+        let proxy = try TCPProxy(targetPort: components.port ?? 5432)
+        defer { proxy.stop() }
+        components.host = "127.0.0.1"
+        components.port = proxy.port
+        var logger = Logger(label: "whereabouts.postgres.tests")
+        logger.logLevel = .critical
+        let proxied = try PostgresEventStore(url: try #require(components.string), logger: logger)
+        try await proxied.migrate()
+        var configuration = ServerConfiguration()
+        configuration.storeTimeout = .seconds(4)
+        try await TestServer.run(.postgres, configuration: configuration, wrappingStore: { _ in proxied }) { server in
+            let (userName, token) = try await server.addUser("restart")
+            struct Outcome { var id: Int, status: Int, startedAfterResume: Bool, seconds: Double }
+            let outcomes = LockedValue<[Outcome]>([])
+            let resumed = LockedValue(false)
+            let stop = LockedValue(false)
+            let load = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for worker in 0..<4 {
+                        group.addTask {
+                            var index = worker
+                            while !stop.value {
+                                let afterResume = resumed.value
+                                let started = ContinuousClock.now
+                                let status = (try? await server.request(
+                                    .POST, "/events", token: token,
+                                    json: positionEvent(id: "r\(index)", time: Double(1_000 + index), latitude: 46, longitude: 7)).status) ?? 0
+                                let elapsed = ContinuousClock.now - started
+                                outcomes.withValue {
+                                    $0.append(Outcome(id: index, status: status, startedAfterResume: afterResume,
+                                                      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+                                }
+                                index += 4
+                            }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            proxy.interrupt()  // the database goes away, in the middle of requests
+            try await Task.sleep(for: .seconds(1))
+            try proxy.resume()  // and comes back
+            resumed.value = true
+            // Requests started after it came back succeed again within a few seconds.
+            var recovered = false
+            for _ in 0..<100 where !recovered {
+                try await Task.sleep(for: .milliseconds(100))
+                let later = outcomes.value.filter(\.startedAfterResume)
+                recovered = later.count >= 8 && later.suffix(8).allSatisfy { $0.status == 201 }
+            }
+            stop.value = true
+            _ = await load.result
+            let all = outcomes.value
+            #expect(recovered, "the server did not recover: \(all.suffix(8).map(\.status))")
+            // Every request ended, stored or refused, within the store's time limit (and a margin).
+            #expect(all.allSatisfy { $0.status == 201 || $0.status == 503 }, "\(Set(all.map(\.status)))")
+            #expect(all.allSatisfy { $0.seconds < 8 }, "slowest: \(all.map(\.seconds).max() ?? 0) s")
+            // Every acknowledged event is stored (read through a direct connection).
+            let acknowledged = Set(all.filter { $0.status == 201 }.map { "r\($0.id)" })
+            let direct = try PostgresEventStore(url: PostgresTestServer.url, logger: logger)
+            let query = EventQuery(fromTime: 0, toTime: 100_000, sortAscending: true, limit: 1_000_000)
+            let stored = Set(try await direct.events(matching: query, for: userName).map(\.id))
+            try await direct.close()
+            #expect(acknowledged.isSubset(of: stored), "lost: \(acknowledged.subtracting(stored).sorted())")
+            print("postgres restart: \(all.count) requests, \(acknowledged.count) acknowledged, "
+                  + "\(all.filter { $0.status == 503 }.count) answered 503, slowest \(all.map(\.seconds).max() ?? 0) s")
         }
     }
 }

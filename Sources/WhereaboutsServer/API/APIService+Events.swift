@@ -413,7 +413,7 @@ extension APIError {
             case .notFound: return .unknownResource(error.description)
             case .cycle: return .invalidParameters("A stream cannot move inside itself or its descendants (\(error.description)).")
             case .changed: return .itemChanged("The \(error.description); read it again and retry.")
-            case .corrupt: break
+            case .corrupt, .timedOut: break
             }
         }
         return unexpected(error, status: .serviceUnavailable, what: "The store could not complete the request")

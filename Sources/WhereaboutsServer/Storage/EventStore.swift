@@ -189,6 +189,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case cycle(streamId: String, parentId: String)
     /// The item changed since the caller read it (a conditional write did not happen).
     case changed(_ kind: String, id: String)
+    /// The store did not answer within `seconds` (a database that went away, or is still
+    /// coming back); the operation may or may not have taken effect.
+    case timedOut(operation: String, seconds: Double)
 
     /// A sentence saying what went wrong.
     public var description: String {
@@ -198,6 +201,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corrupt(let message): "stored data cannot be read: \(message)"
         case .cycle(let streamId, let parentId): "stream \"\(streamId)\" cannot move under \"\(parentId)\", which lies inside it"
         case .changed(let kind, let id): "the \(kind) with id \"\(id)\" changed since it was read"
+        case .timedOut(let operation, let seconds): "the store did not answer \(operation) within \(seconds) s"
         }
     }
 }
