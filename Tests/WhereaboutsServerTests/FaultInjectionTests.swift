@@ -143,9 +143,9 @@ struct FaultInjectionTests {
             try await Task.sleep(for: .seconds(1))
             try proxy.resume()  // and comes back
             resumed.value = true
-            // Requests started after it came back succeed again within a few seconds.
+            // Requests started after it came back succeed again within seconds.
             var recovered = false
-            for _ in 0..<100 where !recovered {
+            for _ in 0..<300 where !recovered {
                 try await Task.sleep(for: .milliseconds(100))
                 let later = outcomes.value.filter(\.startedAfterResume)
                 recovered = later.count >= 8 && later.suffix(8).allSatisfy { $0.status == 201 }
@@ -154,9 +154,10 @@ struct FaultInjectionTests {
             _ = await load.result
             let all = outcomes.value
             #expect(recovered, "the server did not recover: \(all.suffix(8).map(\.status))")
-            // Every request ended, stored or refused, within the store's time limit (and a margin).
+            // Every request ended, stored or refused, within the store's time limit (and a margin
+            // for a busy machine; without the limit, some wait until the client gives up, 30 s).
             #expect(all.allSatisfy { $0.status == 201 || $0.status == 503 }, "\(Set(all.map(\.status)))")
-            #expect(all.allSatisfy { $0.seconds < 8 }, "slowest: \(all.map(\.seconds).max() ?? 0) s")
+            #expect(all.allSatisfy { $0.seconds < 15 }, "slowest: \(all.map(\.seconds).max() ?? 0) s")
             // Every acknowledged event is stored (read through a direct connection).
             let acknowledged = Set(all.filter { $0.status == 201 }.map { "r\($0.id)" })
             let direct = try PostgresEventStore(url: PostgresTestServer.url, logger: logger)

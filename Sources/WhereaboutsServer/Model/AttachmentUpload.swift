@@ -40,7 +40,7 @@ public struct AttachmentUpload: Sendable {
     }
 
     /// The file's bytes, read from its spool file when there is one. Blocking: call it off the
-    /// concurrency pool (``BlockingFileWork``).
+    /// concurrency pool (on a thread pool for blocking work).
     public func bytes() throws -> [UInt8] {
         switch content {
         case .bytes(let bytes):
