@@ -222,37 +222,15 @@ private final class SpooledUpload {
         let writes = pending
         pending = []
         try await BlockingFileWork.run {
-            for write in writes { try SpoolFile.append(write.bytes, to: write.path, creating: write.create) }
+            for write in writes {
+                try BlockingFileWork.write(write.bytes, to: write.path, creating: write.create, exclusive: true,
+                                           what: "an uploaded file")
+            }
         }
     }
 
     /// Removes every file written so far (an upload that failed).
     func removeFiles() {
         for path in paths { unlink(path) }
-    }
-}
-
-/// Appends to a spool file with plain system calls.
-private enum SpoolFile {
-    static func append(_ bytes: [UInt8], to path: String, creating: Bool) throws {
-        let flags = creating ? (O_WRONLY | O_CREAT | O_EXCL) : (O_WRONLY | O_APPEND)
-        let fd = open(path, flags, 0o600)
-        guard fd >= 0 else { throw failure(path, "create an uploaded file") }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw failure(path, "write an uploaded file")
-            }
-            offset += written
-        }
-    }
-
-    private static func failure(_ path: String, _ operation: String) -> StorageIOError {
-        StorageIOError(path: path, operation: operation, reason: String(cString: strerror(errno)))
     }
 }

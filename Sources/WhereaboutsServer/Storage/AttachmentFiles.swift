@@ -122,7 +122,7 @@ struct AttachmentFiles: Sendable {
             return StagedFile(path: path, attachmentId: upload.attachment.id)
         case .bytes, .spooledFile:
             let path = incoming + "/" + AccessToken.generate()
-            try Self.writeSynced(upload.bytes(), to: path)
+            try BlockingFileWork.write(upload.bytes(), to: path, creating: true, sync: true, what: "an attachment")
             return StagedFile(path: path, attachmentId: upload.attachment.id)
         }
     }
@@ -195,24 +195,6 @@ struct AttachmentFiles: Sendable {
         } catch {
             throw StorageIOError(path: path, operation: "create a folder", reason: "\(error)")
         }
-    }
-
-    private static func writeSynced(_ bytes: [UInt8], to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw StorageIOError(path: path, operation: "create an attachment", reason: errnoText()) }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                write(fd, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StorageIOError(path: path, operation: "write an attachment", reason: errnoText())
-            }
-            offset += written
-        }
-        guard fsync(fd) == 0 else { throw StorageIOError(path: path, operation: "sync an attachment", reason: errnoText()) }
     }
 
     private static func syncFile(at path: String) throws {
