@@ -27,24 +27,24 @@ import Whereabouts
 ///     port 0).
 public func makeServerApplication(
     configuration: ServerConfiguration,
-    store givenStore: any EventStore,
+    store: any EventStore,
     liveFeed: LiveFeed = LiveFeed(),
     logger: Logger = Logger(label: "whereabouts.server"),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
     // A database across the network can stop answering; requests then fail after a while
     // instead of waiting for ever.
-    let shared = givenStore as? any SharedEventStore
-    let store: any EventStore = if shared != nil, let limit = configuration.storeTimeout {
-        TimeLimitedEventStore(givenStore, limit: limit)
+    let shared = store as? any SharedEventStore
+    let served: any EventStore = if shared != nil, let limit = configuration.storeTimeout {
+        TimeLimitedEventStore(store, limit: limit)
     } else {
-        givenStore
+        store
     }
     let metrics = ServerMetrics()
-    let streams = StreamDirectory(store: store, logger: logger)
-    let authenticator = TokenAuthenticator(store: store, failedAttempts: configuration.failedAuthentications)
+    let streams = StreamDirectory(store: served, logger: logger)
+    let authenticator = TokenAuthenticator(store: served, failedAttempts: configuration.failedAuthentications)
     let liveConnections = LiveConnections(limits: configuration.liveConnections)
-    let service = APIService(store: store, streams: streams, metrics: metrics, limits: configuration.answerLimits) { events, userName in
+    let service = APIService(store: served, streams: streams, metrics: metrics, limits: configuration.answerLimits) { events, userName in
         await liveFeed.publish(events, for: userName)
     }
     let router = Router(context: ServerRequestContext.self)
@@ -53,15 +53,15 @@ public func makeServerApplication(
     router.middlewares.add(AuthenticationMiddleware(authenticator: authenticator, rateLimiter: rateLimiter))
     let routes: [any ServerRoutes] = [
         APIRoutes(service: service, limits: configuration.bodyLimits, rateLimiter: rateLimiter),
-        OperationsRoutes(store: store, metrics: metrics, metricsArePublic: configuration.venueAndMetricsArePublic),
+        OperationsRoutes(store: served, metrics: metrics, metricsArePublic: configuration.venueAndMetricsArePublic),
         MapPage(venue: configuration.venue, venueIsPublic: configuration.venueAndMetricsArePublic),
-        LiveRoutes(store: store, authenticator: authenticator, connections: liveConnections),
+        LiveRoutes(store: served, authenticator: authenticator, connections: liveConnections),
         // Last: it checks every route above against the document.
         OpenAPIRoutes(logger: logger),
     ]
     for group in routes { group.addRoutes(to: router) }
     let webSocketRouter = Router(context: ServerRequestContext.self)
-    LiveWebSocketRoutes(feed: liveFeed, store: store, authenticator: authenticator, connections: liveConnections)
+    LiveWebSocketRoutes(feed: liveFeed, store: served, authenticator: authenticator, connections: liveConnections)
         .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     let relays: [any Service] = shared.map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
