@@ -97,7 +97,7 @@ struct FaultInjectionTests {
     }
 
     @Test("PostgreSQL restarting under load: each request is stored and acknowledged, or answered 503 in bounded time; none is lost; the server recovers and stops",
-          .enabled(if: StoreKind.tested.contains(.postgres)), .timeLimit(.minutes(2)))
+          .needsPostgreSQL, .timeLimit(.minutes(2)))
     func databaseRestartsUnderLoad() async throws {
         var components = try #require(URLComponents(string: PostgresTestServer.url))
         let proxy = try TCPProxy(targetPort: components.port ?? 5432)

@@ -8,7 +8,6 @@ import Whereabouts
 @Suite("Live events across processes (PostgreSQL)", .timeLimit(.minutes(1)))
 struct LiveRelayTests {
     /// The PostgreSQL half only; no cases when the tests run without PostgreSQL.
-    static let kinds = StoreKind.tested.filter { $0 == .postgres }
 
     static func position(_ id: String, time: Double = 1_763_700_000) -> EventWrite {
         EventWrite(event: Event(
@@ -30,9 +29,9 @@ struct LiveRelayTests {
         }
     }
 
-    @Test("a store hears the events and changes other instances commit, never its own", arguments: kinds)
-    func storeHearsOtherInstances(kind: StoreKind) async throws {
-        let harness = StoreHarness(kind)
+    @Test("a store hears the events and changes other instances commit, never its own", .needsPostgreSQL)
+    func storeHearsOtherInstances() async throws {
+        let harness = StoreHarness(.postgres)
         let listener = try await harness.open()
         let writer = try await harness.open()
         let user = try await harness.addUser("relay", to: writer)
@@ -71,10 +70,10 @@ struct LiveRelayTests {
         try await writer.close()
     }
 
-    @Test("a server's live feed shows events another process stored, and its own once", arguments: kinds)
-    func serverRelaysOtherProcesses(kind: StoreKind) async throws {
+    @Test("a server's live feed shows events another process stored, and its own once", .needsPostgreSQL)
+    func serverRelaysOtherProcesses() async throws {
         let feed = LiveFeed()
-        try await TestServer.run(kind, liveFeed: feed) { server in
+        try await TestServer.run(.postgres, liveFeed: feed) { server in
             let (user, token) = try await server.addUser("relayed")
             let otherProcess = try await server.harness.open()
             let live = await feed.subscribe(to: user)

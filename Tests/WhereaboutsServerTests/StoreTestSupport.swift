@@ -31,6 +31,15 @@ enum StoreKind: String, Sendable, CustomTestStringConvertible {
     }()
 }
 
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only when the PostgreSQL half of the suite runs, and says why when it does
+    /// not (rather than reporting that the test has no cases).
+    static var needsPostgreSQL: Self {
+        .enabled(if: StoreKind.tested.contains(.postgres),
+                 "no PostgreSQL answers at \(PostgresTestServer.displayURL) (start it, or set WHEREABOUTS_TEST_POSTGRES_URL)")
+    }
+}
+
 /// The PostgreSQL server the tests use.
 enum PostgresTestServer {
     static let url = ProcessInfo.processInfo.environment["WHEREABOUTS_TEST_POSTGRES_URL"]
