@@ -98,13 +98,11 @@ extension APIService {
                     try EventValidation.event(fromCreate: input.json, now: now, accessId: access.id, identifiers: &identifiers)
                 }
                 let uploads = input.files.map { file in
-                    var upload = AttachmentUpload(
+                    AttachmentUpload(
                         attachment: Attachment(
                             id: AccessToken.generateIdentifier(), fileName: file.fileName, type: file.type,
                             size: file.size, integrity: file.integrity),
-                        data: [])
-                    upload.content = file.content
-                    return upload
+                        content: file.content)
                 }
                 event.attachments = uploads.map(\.attachment)
                 try APIError.validating { () throws(EventValidationError) in
@@ -398,7 +396,6 @@ extension APIService {
             }
         }
     }
-
 }
 
 extension APIError {

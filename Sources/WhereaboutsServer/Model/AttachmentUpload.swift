@@ -39,6 +39,12 @@ public struct AttachmentUpload: Sendable {
         self.content = .spooledFile(path: path)
     }
 
+    /// Creates an upload of bytes wherever they are.
+    public init(attachment: Attachment, content: Content) {
+        self.attachment = attachment
+        self.content = content
+    }
+
     /// The file's bytes, read from its spool file when there is one. Blocking: call it off the
     /// concurrency pool (on a thread pool for blocking work).
     public func bytes() throws -> [UInt8] {
