@@ -7,7 +7,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whereabouts",
         abstract: "Turn Bluetooth beacon sightings into where people are.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Venues (venue.json) and recordings (*.jsonl) follow the formats in FORMATS.md.
         Start with `whereabouts demo`, which runs the bundled example.
 
@@ -15,7 +15,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
           whereabouts demo
           whereabouts eval --venue Examples/venue.json --test Examples/visit.jsonl
           whereabouts help locate
-        """,
+        """),
         version: WhereaboutsInfo.version,
         subcommands: [
             DemoCommand.self,

@@ -11,6 +11,46 @@ struct CommandTests {
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
+    /// The subcommands a help lists (the names under SUBCOMMANDS:).
+    static func subcommands(of command: [String]) throws -> [String] {
+        let help = try CommandRunner.run(command + ["--help"]).standardOutput
+        guard let start = help.range(of: "SUBCOMMANDS:") else { return [] }
+        return help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first else { return nil }
+            return String(name)
+        }
+    }
+
+    @Test("every help's examples fit in 80 columns, long ones as shell continuation lines, so they can be copied")
+    func examplesFitEightyColumns() throws {
+        var commands = try Self.subcommands(of: []).filter { $0 != "help" }.map { [$0] }
+        for command in commands {
+            commands += try Self.subcommands(of: command).filter { $0 != "help" }.map { command + [$0] }
+        }
+        #expect(commands.count > 20, "\(commands)")
+        var examples = 0
+        for command in commands {
+            let output = try CommandRunner.run(command + ["--help"], environment: ["COLUMNS": "80"])
+            var inExamples = false
+            var previous = ""
+            for line in output.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                if line == "Examples:" || line == "Example:" { inExamples = true; continue }
+                if line.isEmpty || line.hasPrefix("USAGE") || line.hasPrefix("OPTIONS") { inExamples = false }
+                guard inExamples else { continue }
+                examples += 1
+                #expect(line.count <= 80, "\(command.joined(separator: " ")): \(line)")
+                // A line of an example starts indented; one that does not was cut by the wrapping.
+                #expect(line.hasPrefix("  "), "\(command.joined(separator: " ")): cut after \"\(previous)\": \(line)")
+                // A continuation line follows a line ending in a backslash (or inside a quote).
+                if line.hasPrefix("      "), !previous.hasSuffix(" \\"), !previous.hasSuffix("'{"), !previous.hasSuffix(",") {
+                    Issue.record("\(command.joined(separator: " ")): a continuation without a backslash before it: \(line)")
+                }
+                previous = line
+            }
+        }
+        #expect(examples > 40)
+    }
+
     @Test func versionPrintsTheVersion() throws {
         let output = try CommandRunner.run(["version"])
         #expect(output.status == 0)

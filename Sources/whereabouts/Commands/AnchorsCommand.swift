@@ -7,7 +7,7 @@ struct AnchorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "anchors",
         abstract: "Set each device's location, heading and floor from the beacons it comes right up to (NaviBeacon's behaviour).",
-        discussion: """
+        discussion: HelpText.fitting("""
         Every beacon of the venue with a position is an anchor. The sightings are grouped into \
         ranging rounds of --round seconds (per device); in each round a beacon's proximity comes from \
         its mean RSSI through the venue's path-loss model (immediate under 0.5 m, near under 3 m). An \
@@ -22,7 +22,7 @@ struct AnchorsCommand: AsyncParsableCommand {
           whereabouts anchors --venue Examples/venue.json --recording Examples/visit.jsonl
           whereabouts anchors --venue venue.json --adapter hci0 --json
           whereabouts anchors --venue venue.json --btsnoop capture.log --round 2 --rearm 3
-        """
+        """)
     )
 
     @OptionGroup var venue: VenueOptions

@@ -7,7 +7,7 @@ struct CalibrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Fit txPower and the path-loss exponent from a recording with true positions.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Fits rssi = txPower − 10·n·log10(d) robustly (outliers do not dominate) for the whole venue, \
         and per beacon with shrinkage toward the venue fit when a beacon has few samples. Prints the \
         fits and their residual spread; with -o, writes the venue with the fitted values.
@@ -15,7 +15,7 @@ struct CalibrateCommand: ParsableCommand {
         Examples:
           whereabouts calibrate --venue venue.json --recording train.jsonl
           whereabouts calibrate --venue venue.json --recording train.jsonl --per-beacon -o calibrated.json
-        """
+        """)
     )
 
     @OptionGroup var venue: VenueOptions

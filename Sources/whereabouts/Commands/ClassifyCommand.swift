@@ -7,7 +7,7 @@ struct ClassifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classify",
         abstract: "Name the place (room) of every scan of a recording with a trained model.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Reads a model written by `whereabouts train` and classifies every scan, keeping one belief \
         per device and track when the model smooths streams. Each output line is one scan: t, device \
         (when the scan names one), place, probability, floor (when the places have floors). Scans \
@@ -17,7 +17,7 @@ struct ClassifyCommand: ParsableCommand {
         Examples:
           whereabouts classify --model model.json --recording visit.jsonl
           whereabouts classify --model model.json --recording visit.jsonl --json -o places.jsonl
-        """
+        """)
     )
 
     @Option(name: .long, help: ArgumentHelp("The model (from `whereabouts train`).", valueName: "model.json"))

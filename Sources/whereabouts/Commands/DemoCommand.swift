@@ -7,7 +7,7 @@ struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Run the bundled example end to end, in a few seconds.",
-        discussion: """
+        discussion: HelpText.fitting("""
         A visitor walks through a trade-fair campus (the halls of the Hekaerge sample, Examples/). \
         The walk is simulated with a realistic radio model. A site survey (the same walk, another \
         seed) calibrates the path-loss model and trains the fingerprints; then every scan of the \
@@ -17,7 +17,7 @@ struct DemoCommand: ParsableCommand {
         Examples:
           whereabouts demo
           whereabouts demo --seed 7 --every 30
-        """
+        """)
     )
 
     @Option(name: .long, help: "Seed of the visit (42 gives Examples/visit.jsonl).")

@@ -7,7 +7,7 @@ struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score positioning algorithms against a recording with ground truth.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Locates every scan of the test recording and reports the horizontal error against its truth \
         (mean, median, p75, p95, max, in venue units), how many scans were located (the others count \
         as not located, never as zero error), how often the truth lay inside the reported accuracy \
@@ -31,7 +31,7 @@ struct EvalCommand: ParsableCommand {
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --lag 1
-        """
+        """)
     )
 
     @OptionGroup var venue: VenueOptions

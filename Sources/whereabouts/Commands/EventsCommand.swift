@@ -8,7 +8,7 @@ struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "events",
         abstract: "Read events back from the server: a time range, a stream.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Without --from and --to, the last 24 hours (server time); without --stream, every stream \
         the token may read. Oldest first, at most --limit events. Times are ISO 8601 \
         (2026-11-21T08:00:00Z, or a date alone) or seconds since 1970. The text output has one \
@@ -19,7 +19,7 @@ struct EventsCommand: AsyncParsableCommand {
           whereabouts events
           whereabouts events --from 2026-11-20 --to 2026-11-21 --stream phone
           whereabouts events --json | head
-        """
+        """)
     )
 
     @OptionGroup var connection: ServerConnectionOptions

@@ -9,7 +9,7 @@ struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a user's positions from the server's store as GeoJSON, GPX or CSV.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Reads the store directly (the same --data-dir or --database as `serve`; the server may be \
         running). Exports the `position/wgs84` events not in the trash whose time lies in the \
         range, ordered by time, as a track. The same files come from the server with \
@@ -22,7 +22,7 @@ struct ExportCommand: AsyncParsableCommand {
           whereabouts export --user alice --format gpx > alice.gpx
           whereabouts export --user alice --from 2026-11-20 --to 2026-11-21 --format geojson -o day.geojson
           whereabouts export --user alice --from 1763700000 --format csv --stream position
-        """
+        """)
     )
 
     @Option(name: .long, help: ArgumentHelp("The user whose positions to export.", valueName: "name"))

@@ -7,7 +7,7 @@ struct LocateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "locate",
         abstract: "Locate every scan of a recording and write the fixes, one JSON object a line.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Each line of the output is one fix: t, device, x, y, z, floor, accuracy (the radius expected \
         to hold the truth 68 % of the time), latitude/longitude when the venue has an origin, method \
         and the beacons used. Scans that cannot be located get no line. Each device has its own \
@@ -29,7 +29,7 @@ struct LocateCommand: AsyncParsableCommand {
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
           whereabouts locate --venue venue.json --recording walk.jsonl --rssi-filter none --tracking stop-and-go --lag 1
           whereabouts locate --venue venue.json --adapter hci0 --rssi-filter none --tracking stop-and-go --lag 1
-        """
+        """)
     )
 
     @OptionGroup var positioning: PositioningOptions

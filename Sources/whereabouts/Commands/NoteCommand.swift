@@ -7,7 +7,7 @@ struct NoteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "note",
         abstract: "Queue a note (note/txt) or a picture (picture/attached) in the outbox and send it.",
-        discussion: """
+        discussion: HelpText.fitting("""
         The note or picture is written to the outbox first (a picture is copied there), then the \
         outbox is delivered. When the server cannot be reached, it waits there and the next \
         `whereabouts sync` or `track` sends it; the command says so and exits 0. It exits 1 when \
@@ -17,7 +17,7 @@ struct NoteCommand: AsyncParsableCommand {
           whereabouts note "Arrived at the library"
           whereabouts note "The view from hall 3" --picture view.jpg
           whereabouts note "Met Ana" --stream diary --time 2026-11-21T10:30:00Z
-        """
+        """)
     )
 
     @Argument(help: ArgumentHelp("The note's text (with --picture: its description; may be empty).", valueName: "text"))

@@ -7,7 +7,7 @@ struct RankCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rank",
         abstract: "Keep a venue's places ordered by distance from each fix, printing the order when it changes.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Locates every scan of the recording (as `locate` does) and ranks the venue's places by \
         Hekaerge's rules: the distance of a place is the distance from the fix to its centre minus \
         its radius (to its edge for a polygon; negative inside); inside two places of the same floor \
@@ -23,7 +23,7 @@ struct RankCommand: ParsableCommand {
           whereabouts rank --venue Examples/venue.json --recording Examples/visit.jsonl
           whereabouts rank --venue venue.json --recording walk.jsonl --top 3
           whereabouts rank --venue venue.json --recording walk.jsonl --json | head -2
-        """
+        """)
     )
 
     @OptionGroup var positioning: PositioningOptions

@@ -8,7 +8,7 @@ struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record the beacons heard, live or from a capture, as a recording (FORMATS.md §2).",
-        discussion: """
+        discussion: HelpText.fitting("""
         Every advertising report event that holds a beacon becomes one scan line: its time and \
         one reading per beacon (RSSI and the advertised power at 1 m). With --venue, beacons \
         of the venue are named by their id ("beacon": "23"); the others keep their advertised \
@@ -19,7 +19,7 @@ struct RecordCommand: AsyncParsableCommand {
           whereabouts record --adapter hci0 -o visit.jsonl
           whereabouts record --adapter hci0 --venue venue.json --duration 600 -o survey.jsonl
           whereabouts record --btsnoop btsnoop_hci.log --venue venue.json -o visit.jsonl
-        """
+        """)
     )
 
     @OptionGroup var source: SightingSourceOptions

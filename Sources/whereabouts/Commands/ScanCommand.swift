@@ -7,7 +7,7 @@ struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Show the beacons heard, live or from a capture, as a table.",
-        discussion: """
+        discussion: HelpText.fitting("""
         One row per beacon: its id (the venue's id with --venue, else the advertised identity), \
         how many times it was heard, the last RSSI, the RSSI after a Kalman filter, the distance \
         from a log-distance path-loss model (the beacon's advertised power, else the venue's or \
@@ -23,7 +23,7 @@ struct ScanCommand: AsyncParsableCommand {
           whereabouts scan --adapter hci1 --active --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0
           whereabouts scan --btsnoop btsnoop_hci.log         # replay an Android HCI snoop log
           whereabouts scan --btsnoop capture.log --pace fast --venue venue.json
-        """
+        """)
     )
 
     @OptionGroup var source: SightingSourceOptions

@@ -10,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the Whereabouts server: a location-event store with a Pryv-compatible API.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Keeps the events (positions, notes, pictures) that devices and gateways send, per user, \
         in SQLite (--data-dir, the default) or PostgreSQL (--database). Pryv-style clients work \
         unchanged (POST/GET /events, /streams, batch POST /); OwnTracks apps report to POST /pub \
@@ -32,8 +32,10 @@ struct ServeCommand: AsyncParsableCommand {
           whereabouts serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem --venue Examples/venue.json
           whereabouts serve --host 0.0.0.0 --insecure-http      # behind a TLS-terminating proxy
           whereabouts serve --database postgres://whereabouts:secret@db:5432/whereabouts
-          curl -H "Authorization: TOKEN" -d '{"streamIds":["position"],"type":"position/wgs84","content":{"latitude":46.5,"longitude":6.6}}' http://127.0.0.1:8080/events
-        """
+          curl -H "Authorization: TOKEN" http://127.0.0.1:8080/events -d '{
+              "streamIds": ["position"], "type": "position/wgs84",
+              "content": {"latitude": 46.5, "longitude": 6.6}}'
+        """)
     )
 
     @OptionGroup var store: StoreOptions

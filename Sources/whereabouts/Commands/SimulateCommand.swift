@@ -7,7 +7,7 @@ struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Simulate a walk through a venue and write the recording, with ground truth.",
-        discussion: """
+        discussion: HelpText.fitting("""
         The radio model is log-distance path loss with log-normal shadowing, multipath fades, packet \
         loss, walls (polygon places) and floors. The same seed always gives the same recording. \
         --persistent-shadowing adds what real buildings have and per-sample noise lacks: an offset \
@@ -25,7 +25,7 @@ struct SimulateCommand: ParsableCommand {
           whereabouts simulate --preset espresense-room --seed 1 --export-venue room.json -o room.jsonl
           whereabouts simulate --venue venue.json --walk survey.json --seed 1 --persistent-shadowing 4 --field-seed 9 -o train.jsonl
           whereabouts simulate --venue venue.json --walk visit.json --seed 2 --persistent-shadowing 4 --field-seed 9 -o test.jsonl
-        """
+        """)
     )
 
     @Option(name: .long, help: ArgumentHelp("A built-in scenario (venue, walk and radio model).", valueName: "name"))

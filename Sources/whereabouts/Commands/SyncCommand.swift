@@ -7,7 +7,7 @@ struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Deliver what waits in the outbox; exit 0 only when it is empty.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Sends the outbox's events and duration updates to the server, in order, in batches. While \
         the server cannot be reached (or answers 5xx or 429) it tries again, waiting longer each \
         time, for up to --wait seconds. Items the server refuses for good (an invalid event, a \
@@ -20,7 +20,7 @@ struct SyncCommand: AsyncParsableCommand {
           whereabouts sync --status
           whereabouts sync --server https://home.example:8443 --wait 300
           whereabouts sync --retry-failed
-        """
+        """)
     )
 
     @OptionGroup var connection: ServerConnectionOptions

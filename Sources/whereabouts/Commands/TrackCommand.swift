@@ -8,7 +8,7 @@ struct TrackCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "track",
         abstract: "Locate sightings and keep the track on a server: fixes → acceptance policy → outbox → server.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Each fix goes through the acceptance policy: fixes at 0/0 and fixes whose accuracy is above \
         --max-accuracy are ignored; a fix within its accuracy plus --min-distance of the device's \
         last event extends that event's duration; any other fix starts a new event, at most once \
@@ -37,7 +37,7 @@ struct TrackCommand: AsyncParsableCommand {
               --server https://home.example:8443 --stream phone
           whereabouts track --venue venue.json --recording walk.jsonl \\
               --min-interval 60 --max-accuracy 20 --outbox ./outbox.sqlite
-        """
+        """)
     )
 
     @OptionGroup(title: "Positioning") var positioning: PositioningOptions

@@ -7,7 +7,7 @@ struct TrainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
         abstract: "Train a room classifier on scans labelled with places, and save it.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Learns from the scans of the recording that have truth.place (a recording in FORMATS.md §2, \
         or Bluenet training data: a JSON array of {"devices", "timestamp"} entries with --place, or \
         an object from place id to such arrays) and writes a versioned model file (FORMATS.md §6) \
@@ -22,7 +22,7 @@ struct TrainCommand: ParsableCommand {
           whereabouts train --venue venue.json --recording survey.jsonl --classifier knn -o knn.json
           whereabouts train --venue venue.json --recording survey.jsonl --format bluenet -o training.json
           whereabouts train --venue venue.json --recording kitchen.json --place kitchen -o model.json
-        """
+        """)
     )
 
     @Option(name: .long, help: ArgumentHelp("The venue (beacon ids, place floors).", valueName: "venue.json"))

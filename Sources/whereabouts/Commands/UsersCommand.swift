@@ -8,7 +8,7 @@ struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Add users to the server's store and issue their tokens.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Works on the same store as `serve` (--data-dir or --database); the server need not be \
         stopped. Tokens are printed once and stored only as hashes: keep them. A revoked token \
         stops working within a second on every server sharing the store, and its /live \
@@ -19,7 +19,7 @@ struct UsersCommand: AsyncParsableCommand {
           whereabouts users token alice --name phone --stream position --level contribute --expires 30d
           whereabouts users revoke --user alice --name phone
           whereabouts users list --tokens --data-dir /var/lib/whereabouts
-        """,
+        """),
         subcommands: [Add.self, Token.self, Revoke.self, List.self]
     )
 
@@ -27,11 +27,11 @@ struct UsersCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a user and print a personal token (it manages all of the user's streams).",
-            discussion: """
+            discussion: HelpText.fitting("""
             Examples:
               whereabouts users add alice
               whereabouts users add alice --data-dir /var/lib/whereabouts
-            """)
+            """))
 
         @Argument(help: "The user's name: 1 to 60 lowercase letters, digits and '-'.")
         var name: String
@@ -59,7 +59,7 @@ struct UsersCommand: AsyncParsableCommand {
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue a new token for a user and print it.",
-            discussion: """
+            discussion: HelpText.fitting("""
             Without --stream the token has --level on every stream; with --stream, on that \
             stream and its descendants only (repeat --stream for several).
 
@@ -70,7 +70,7 @@ struct UsersCommand: AsyncParsableCommand {
               whereabouts users token alice --name phone
               whereabouts users token alice --stream position --level read
               whereabouts users token alice --name visitor --expires 7d
-            """)
+            """))
 
         @Argument(help: "The user the token acts for.")
         var user: String
@@ -133,7 +133,7 @@ struct UsersCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a token, or every token of a user with a label.",
-            discussion: """
+            discussion: HelpText.fitting("""
             The token stops working within a second on every server sharing the store, and the \
             /live connections it opened are closed. Give the token itself (its hash is looked \
             up), or --user and --name to revoke by label (the label given to `users token --name`).
@@ -141,7 +141,7 @@ struct UsersCommand: AsyncParsableCommand {
             Examples:
               whereabouts users revoke Qm9vb2sxMjM0NTY3ODkw
               whereabouts users revoke --user alice --name phone
-            """)
+            """))
 
         @Argument(help: "The token to revoke.")
         var token: String?
@@ -185,14 +185,14 @@ struct UsersCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the users of the store (with --tokens, each user's tokens too).",
-            discussion: """
+            discussion: HelpText.fitting("""
             With --tokens, each user is followed by one line a token: its label, what it may do, \
             when it was issued and when it expires (the tokens themselves are not stored).
 
             Examples:
               whereabouts users list --data-dir /var/lib/whereabouts
               whereabouts users list --tokens
-            """)
+            """))
 
         @Flag(name: .long, help: "Also list each user's tokens: label, permissions, issued, expires.")
         var tokens = false

@@ -7,7 +7,7 @@ struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check venues and recordings against the formats.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Each FILE is recognised by its content: a JSON object with "beacons" is a venue, JSON Lines \
         with "t" and "readings" are a recording. Every problem is listed with its file, line and key; \
         the exit status is 1 when any file has one.
@@ -18,7 +18,7 @@ struct ValidateCommand: ParsableCommand {
         Examples:
           whereabouts validate Examples/venue.json Examples/visit.jsonl
           whereabouts validate --venue Examples/venue.json Examples/visit.jsonl
-        """
+        """)
     )
 
     @Option(name: .long, help: ArgumentHelp("A venue to check recordings against.", valueName: "venue.json"))

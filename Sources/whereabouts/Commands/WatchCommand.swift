@@ -7,7 +7,7 @@ struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Turn sightings into a stream of events: regions and places entered and left.",
-        discussion: """
+        discussion: HelpText.fitting("""
         Each device gets an event hub (Bluenet Localization's events). Every proximity UUID of the \
         venue's beacons is tracked as a region named by the UUID: enterRegion on its first sighting, \
         exitRegion after --exit-timeout seconds of scan time without one. Every scan is located (as \
@@ -31,7 +31,7 @@ struct WatchCommand: AsyncParsableCommand {
           whereabouts watch --venue venue.json --recording walk.jsonl --json --exit-timeout 10
           whereabouts watch --venue venue.json --recording walk.jsonl --model model.json
           whereabouts watch --venue venue.json --adapter hci0 --model model.json
-        """
+        """)
     )
 
     @OptionGroup var positioning: PositioningOptions
