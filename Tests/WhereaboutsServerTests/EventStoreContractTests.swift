@@ -236,8 +236,8 @@ struct EventStoreContractTests {
             #expect(FileManager.default.createFile(atPath: inSpool, contents: Data(first)))
             #expect(FileManager.default.createFile(atPath: elsewhere, contents: Data(second)))
             let uploads = [
-                AttachmentUpload(attachment: Self.upload(id: "one", bytes: first).attachment, spooledFile: inSpool),
-                AttachmentUpload(attachment: Self.upload(id: "two", bytes: second).attachment, spooledFile: elsewhere),
+                AttachmentUpload(attachment: Self.upload(id: "one", bytes: first).attachment, content: .spooledFile(path: inSpool)),
+                AttachmentUpload(attachment: Self.upload(id: "two", bytes: second).attachment, content: .spooledFile(path: elsewhere)),
             ]
             var event = Self.point("spooled", at: 0, type: "picture/attached")
             event.attachments = uploads.map(\.attachment)

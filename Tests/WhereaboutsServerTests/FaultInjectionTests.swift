@@ -129,8 +129,7 @@ struct FaultInjectionTests {
                                     json: positionEvent(id: "r\(index)", time: Double(1_000 + index), latitude: 46, longitude: 7)).status) ?? 0
                                 let elapsed = ContinuousClock.now - started
                                 outcomes.withValue {
-                                    $0.append(Outcome(id: index, status: status, startedAfterResume: afterResume,
-                                                      seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18))
+                                    $0.append(Outcome(id: index, status: status, startedAfterResume: afterResume, seconds: elapsed.inSeconds))
                                 }
                                 index += 4
                             }

@@ -24,7 +24,7 @@ public struct PipelineStatistics: Hashable, Sendable {
 
     /// Scans taken in per second of time spent locating, or `nil` before any time was measured.
     public var scansPerSecond: Double? {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = elapsed.inSeconds
         guard scans > 0, seconds > 0 else { return nil }
         return Double(scans) / seconds
     }

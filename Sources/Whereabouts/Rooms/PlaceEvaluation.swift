@@ -29,7 +29,7 @@ public struct PlaceEvaluation: Sendable {
         let start = ContinuousClock.now
         let result = tracker.classify(scan)
         let elapsed = ContinuousClock.now - start
-        seconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        seconds += elapsed.inSeconds
         scans += 1
         if result != nil { located += 1 }
         guard let truth = scan.truth else { return }

@@ -40,13 +40,7 @@ extension APIService {
         /// Its Subresource Integrity string (`sha256-…`).
         public var integrity: String
 
-        /// A file held in memory.
-        public init(fileName: String, type: String, data: [UInt8]) {
-            self.init(fileName: fileName, type: type, content: .bytes(data), size: data.count,
-                      integrity: AttachmentUpload.integrity(of: data))
-        }
-
-        /// A file with its content, size and digest already known (a spooled upload).
+        /// Describes a file whose size and digest are known (counted as it arrived).
         public init(fileName: String, type: String, content: AttachmentUpload.Content, size: Int, integrity: String) {
             self.fileName = fileName
             self.type = type
@@ -285,11 +279,7 @@ extension APIService {
                 try EventValidation.apply(update: update, to: &event)
             }
             try checkStreams(event.streamIds, exist: tree, access: access, level: .contribute)
-            event.modified = Self.now()
-            event.modifiedBy = access.id
-            try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
-            await eventsDidChange([event], access.userName)
-            return APIResult([("event", event.jsonValue)])
+            return try await storeChange(event, madeBy: access, ifModifiedAt: read)
         }
     }
 
@@ -314,12 +304,19 @@ extension APIService {
                 return APIResult([("eventDeletion", .object([("id", .string(id))]))])
             }
             event.trashed = true
-            event.modified = Self.now()
-            event.modifiedBy = access.id
-            try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
-            await eventsDidChange([event], access.userName)
-            return APIResult([("event", event.jsonValue)])
+            return try await storeChange(event, madeBy: access, ifModifiedAt: read)
         }
+    }
+
+    /// Stamps `event` as changed now by `access`, stores it if it was not changed since `read`
+    /// (``StoreError/changed(_:id:)`` otherwise), tells the live feed, and answers `{"event"}`.
+    private func storeChange(_ event: Event, madeBy access: Access, ifModifiedAt read: Double) async throws -> APIResult {
+        var event = event
+        event.modified = Self.now()
+        event.modifiedBy = access.id
+        try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
+        await eventsDidChange([event], access.userName)
+        return APIResult([("event", event.jsonValue)])
     }
 
     /// Reads the event (as `access` may), checks the client's `unmodifiedSince`, and runs `write`

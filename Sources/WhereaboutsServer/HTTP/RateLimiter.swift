@@ -16,14 +16,13 @@ public struct TokenBuckets: Sendable {
     }
 
     /// Takes one request from `key`'s bucket: `nil` when admitted, otherwise the whole seconds
-    /// to wait before the next request would be. A bucket holding at least one request admits
-    /// one whatever it costs (`cost`, 1 unless said): a costly request takes the bucket below
-    /// zero, and the requests after it wait until it has refilled.
-    public mutating func admit(_ key: String, cost: Double = 1) -> Int? {
+    /// to wait before the next request would be. What the request turns out to cost beyond
+    /// that is charged afterwards (``charge(_:cost:)``).
+    public mutating func admit(_ key: String) -> Int? {
         let now = ContinuousClock.now
         var bucket = current(key, at: now)
         if bucket.tokens >= 1 {
-            bucket.tokens -= cost
+            bucket.tokens -= 1
             buckets[key] = bucket
             return nil
         }
@@ -57,9 +56,7 @@ public struct TokenBuckets: Sendable {
 
     /// A bucket's tokens at `now`, refilled since it was last updated.
     private func tokens(of bucket: (tokens: Double, updated: ContinuousClock.Instant), at now: ContinuousClock.Instant) -> Double {
-        let elapsed = now - bucket.updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return min(burst, bucket.tokens + seconds * rate)
+        min(burst, bucket.tokens + (now - bucket.updated).inSeconds * rate)
     }
 
     /// Drops the buckets that are full again (their keys sent nothing for burst/rate seconds);

@@ -33,12 +33,6 @@ public struct AttachmentUpload: Sendable {
         self.content = .bytes(data)
     }
 
-    /// Creates an upload of a file spooled to disk.
-    public init(attachment: Attachment, spooledFile path: String) {
-        self.attachment = attachment
-        self.content = .spooledFile(path: path)
-    }
-
     /// Creates an upload of bytes wherever they are.
     public init(attachment: Attachment, content: Content) {
         self.attachment = attachment

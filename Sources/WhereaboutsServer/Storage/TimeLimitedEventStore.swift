@@ -39,8 +39,7 @@ public struct TimeLimitedEventStore: EventStore {
                 let timer = Task {
                     try? await Task.sleep(for: limit)
                     guard !Task.isCancelled, let waiting = outcome.withValue({ $0.take() }) else { return }
-                    let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18
-                    waiting.resume(throwing: StoreError.timedOut(operation: operation, seconds: seconds))
+                    waiting.resume(throwing: StoreError.timedOut(operation: operation, seconds: limit.inSeconds))
                     work.withValue { $0?.cancel() }
                 }
                 let task = Task {

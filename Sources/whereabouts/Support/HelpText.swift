@@ -24,12 +24,13 @@ enum HelpText {
             var lines: [String] = []
             var current = indent
             for word in words {
-                let separator = current.count > indent.count && !current.hasSuffix(" ") ? " " : ""
-                if current.count > indent.count, current.count + separator.count + word.count + 2 > width {
+                if current.count == indent.count {
+                    current += word
+                } else if current.count + 1 + word.count + 2 > width {
                     lines.append(current + " \\")
                     current = indent + "    " + word
                 } else {
-                    current += separator + word
+                    current += " " + word
                 }
             }
             lines.append(current)

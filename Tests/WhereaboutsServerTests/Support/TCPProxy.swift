@@ -18,7 +18,6 @@ final class TCPProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var open: [Int32] = []
     private var refusing = false
-    private var stopped = false
 
     /// Listens on a free port of 127.0.0.1 and relays to `127.0.0.1:targetPort`.
     init(targetPort: Int) throws {
@@ -74,11 +73,7 @@ final class TCPProxy: @unchecked Sendable {
 
     /// Stops listening and drops every connection.
     func stop() {
-        let wasListening = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !refusing
-        }
-        if wasListening { interrupt() }
+        if !lock.withLock({ refusing }) { interrupt() }
     }
 
     private func acceptLoop(_ listener: Int32) {
