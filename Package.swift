@@ -10,11 +10,11 @@ let package = Package(
         .library(name: "WhereaboutsServer", targets: ["WhereaboutsServer"]),
         .library(name: "WhereaboutsTracking", targets: ["WhereaboutsTracking"]),
         .library(name: "WhereaboutsFacades", targets: ["WhereaboutsFacades"]),
+        .library(name: "WhereaboutsServerTesting", targets: ["WhereaboutsServerTesting"]),
         .executable(name: "whereabouts", targets: ["whereabouts"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
@@ -159,22 +159,6 @@ let package = Package(
                 "WhereaboutsServerTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
-        ),
-        .executableTarget(
-            name: "WhereaboutsBenchmarks",
-            dependencies: [
-                "Whereabouts",
-                "WhereaboutsBluetooth",
-                "WhereaboutsServer",
-                "WhereaboutsServerTesting",
-                "WhereaboutsTracking",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Benchmarks/WhereaboutsBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]
