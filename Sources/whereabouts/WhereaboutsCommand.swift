@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Whereabouts
 
 /// The `whereabouts` command-line tool.
@@ -53,4 +54,36 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             ]),
         ]
     )
+
+    /// Runs the command named on the command line. Failures are printed in one style across
+    /// commands, `error: FILE:LINE:COLUMN: what is wrong — what to do`, with the command's own
+    /// usage after a usage error; help and the version are printed as ArgumentParser prints them.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard code != .success else { exit(withError: error) }
+            let message = ErrorMessage.styled(fullMessage(for: error))
+            if !message.isEmpty { Terminal.error(message) }
+            Foundation.exit(code.rawValue)
+        }
+    }
+}
+
+/// The one style of the tool's error messages.
+enum ErrorMessage {
+    /// `text` with ArgumentParser's `Error: ` prefix written as the tool writes its own errors,
+    /// `error: `, and without trailing blank lines.
+    static func styled(_ text: String) -> String {
+        var text = Substring(text)
+        while text.last?.isNewline == true { text.removeLast() }
+        if text.hasPrefix("Error: ") { return "error: " + text.dropFirst("Error: ".count) }
+        return String(text)
+    }
 }

@@ -139,6 +139,44 @@ struct CommandTests {
         #expect(output.standardError.contains("\(recording.path):4: t: time goes back from 3.0 to 2.5"))
     }
 
+    /// `locate`, `rank` and `watch` refuse what `validate` refuses, with the same words: a scan
+    /// whose time goes back for its device.
+    @Test("the commands agree with validate on a recording whose time goes back", arguments: ["locate", "rank", "watch"])
+    func timeGoingBackIsRefusedAsValidateRefusesIt(command: String) throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("back.jsonl")
+        try Data("""
+        {"t": 1, "device": "p", "readings": [{"beacon": "h1-1", "rssi": -60}]}
+        {"t": 3, "device": "p", "readings": [{"beacon": "h1-1", "rssi": -61}]}
+        {"t": 2, "device": "p", "readings": [{"beacon": "h1-1", "rssi": -62}]}
+
+        """.utf8).write(to: recording)
+        let problem = "\(recording.path):3: t: time goes back from 3.0 to 2.0 for device \"p\""
+        let validated = try CommandRunner.run(["validate", recording.path])
+        #expect(validated.status == 1)
+        #expect(validated.standardError.contains("error: " + problem))
+        let output = try CommandRunner.run([command, "--venue", "Examples/venue.json", "--recording", recording.path])
+        #expect(output.status == 1)
+        #expect(output.standardError.contains("error: " + problem), "\(output.standardError)")
+    }
+
+    /// One style for every failure, ArgumentParser's usage errors included: `error: …`, then the
+    /// command's own usage.
+    @Test func usageErrorsReadLikeTheToolsOwnErrors() throws {
+        let output = try CommandRunner.run(["locate", "--venue", "Examples/venue.json", "--algorithm", "nope"])
+        #expect(output.status == 64)
+        #expect(output.standardError.hasPrefix("error: The value 'nope' is invalid for '--algorithm <name>'"), "\(output.standardError)")
+        #expect(output.standardError.contains("Usage: whereabouts locate"))
+        #expect(!output.standardError.contains("Error:"))
+        let missing = try CommandRunner.run(["eval", "--venue", "nothere.json", "--test", "Examples/visit.jsonl", "--quiet"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.hasPrefix("error: nothere.json: no such file (the venue)"), "\(missing.standardError)")
+        let help = try CommandRunner.run(["eval", "--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("--quiet"))
+    }
+
     @Test func validateReportsABadVenue() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -31,7 +31,7 @@ enum JSONDocument {
                 throw FormatError(file: file, message: "this looks like a recording (JSON Lines: one scan, with \"readings\", a line), "
                                     + "not a single JSON document such as a venue; check which file goes with which option")
             }
-            throw FormatError(file: file, message: "not valid JSON: \(error)")
+            throw FormatError(file: file, syntax: error)
         }
         do {
             return try body(value)

@@ -312,6 +312,8 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
         let checked = text.last == 0x0A ? text.count - 1 : text.count
         let multiline = text[0..<checked].contains(0x0A)
         placed.line = multiline ? line : nil
+        // In a one-line text, the end of the input after its final line break is the end of the line.
+        if !multiline && line > 1 { placed.column = checked + 1 }
         return placed
     }
 }

@@ -82,7 +82,7 @@ public enum FixCoding {
         do {
             value = try JSONParser.parse(line)
         } catch {
-            throw FormatError(message: "not valid JSON: \(error)")
+            throw FormatError(syntax: error, advice: "each line of a fixes file is one fix, a JSON object (FORMATS.md §5)")
         }
         return try decode(value)
     }

@@ -7,7 +7,8 @@ import Foundation
 /// and the key. With `Options.lenient` bad lines are skipped and counted (the first few are kept
 /// in ``problems``), so that one damaged line does not lose the rest of a long recording.
 /// Readings with an RSSI of 0 dBm or more are invalid: they are always skipped and counted in
-/// ``skippedReadings``.
+/// ``skippedReadings``. A scan whose time is earlier than the one before it of the same device
+/// and track is a bad line too (FORMATS.md §2: each device's clock never goes back).
 ///
 /// ```swift
 /// let reader = try RecordingReader(url: URL(fileURLWithPath: "walk.jsonl"))
@@ -26,12 +27,18 @@ public final class RecordingReader {
         public var maximumLineLength: Int
         /// How many skipped-line errors ``problems`` keeps.
         public var problemsKept: Int
+        /// Whether a scan whose time goes back for its device and track is a bad line (the
+        /// default); off for a reader whose caller checks the order itself, as
+        /// ``RecordingSummary`` does.
+        public var checksTimeOrder: Bool
 
-        /// Creates options; by default strict, lines up to 16 MiB.
-        public init(lenient: Bool = false, maximumLineLength: Int = 16 << 20, problemsKept: Int = 20) {
+        /// Creates options; by default strict, lines up to 16 MiB, time order checked.
+        public init(lenient: Bool = false, maximumLineLength: Int = 16 << 20, problemsKept: Int = 20,
+                    checksTimeOrder: Bool = true) {
             self.lenient = lenient
             self.maximumLineLength = maximumLineLength
             self.problemsKept = problemsKept
+            self.checksTimeOrder = checksTimeOrder
         }
 
         /// Skip and count bad lines.
@@ -62,6 +69,7 @@ public final class RecordingReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var endOfFile = false
+    private var clocks = TrackClocks()
     private static let chunkSize = 1 << 20
 
     /// Opens a recording file.
@@ -92,7 +100,7 @@ public final class RecordingReader {
     public func next() throws(FormatError) -> Scan? {
         while let line = try nextLine() {
             if isBlank(line) { continue }
-            switch decodeLine(line) {
+            switch decodeLine(line).flatMap(inTimeOrder) {
             case .success(let decoded):
                 scansRead += 1
                 readingsRead += decoded.scan.readings.count
@@ -108,13 +116,21 @@ public final class RecordingReader {
         return nil
     }
 
+    /// The decoded scan, or a problem when its time goes back for its device and track.
+    private func inTimeOrder(_ decoded: ScanCoding.Decoded) -> Result<ScanCoding.Decoded, FormatError> {
+        guard options.checksTimeOrder else { return .success(decoded) }
+        if let problem = clocks.admit(decoded.scan, line: nil) { return .failure(problem) }
+        return .success(decoded)
+    }
+
     private func decodeLine(_ line: Range<Int>) -> Result<ScanCoding.Decoded, FormatError> {
         let parsed = buffer.withUnsafeBufferPointer { all -> Result<JSONValue, JSONSyntaxError> in
             JSONParser.outcome(of: UnsafeBufferPointer(rebasing: all[line]))
         }
         switch parsed {
         case .failure(let error):
-            return .failure(FormatError(message: "not valid JSON: \(error)"))
+            return .failure(FormatError(
+                syntax: error, advice: "each line of a recording is one scan, a JSON object (FORMATS.md §2)"))
         case .success(let value):
             do throws(FormatError) { return .success(try ScanCoding.decode(value)) } catch { return .failure(error) }
         }

@@ -41,8 +41,7 @@ public struct RecordingSummary: Sendable {
     /// How many problems ``problems`` keeps.
     public var problemLimit = 20
 
-    private var lastTime: [DeviceTrack: Double] = [:]
-    private struct DeviceTrack: Hashable, Sendable { var device: String?, track: String? }
+    private var clocks = TrackClocks()
 
     /// Creates an empty summary; with a venue, readings, floors and places are checked against it.
     public init(venue: Venue? = nil) {
@@ -60,11 +59,7 @@ public struct RecordingSummary: Sendable {
         scansPerDevice[scan.device, default: 0] += 1
         if let track = scan.track { tracks.insert(track) }
         timeRange = timeRange.map { min($0.lowerBound, scan.time)...max($0.upperBound, scan.time) } ?? scan.time...scan.time
-        let key = DeviceTrack(device: scan.device, track: scan.track)
-        if let previous = lastTime[key], scan.time < previous {
-            report(FormatError(line: line, key: "t", message: "time goes back from \(previous) to \(scan.time) for \(describe(key))"))
-        }
-        lastTime[key] = scan.time
+        if let problem = clocks.admit(scan, line: line) { report(problem) }
         if let truth = scan.truth {
             if truth.planarPoint != nil { scansWithPosition += 1 }
             if truth.place != nil { scansWithPlace += 1 }
@@ -87,15 +82,6 @@ public struct RecordingSummary: Sendable {
     private mutating func report(_ problem: FormatError) {
         problemCount += 1
         if problems.count < problemLimit { problems.append(problem) }
-    }
-
-    private func describe(_ key: DeviceTrack) -> String {
-        switch (key.device, key.track) {
-        case (nil, nil): "scans without device or track"
-        case (let device?, nil): "device \"\(device)\""
-        case (nil, let track?): "track \"\(track)\""
-        case (let device?, let track?): "device \"\(device)\", track \"\(track)\""
-        }
     }
 
     private func describe(_ reference: BeaconReference) -> String {

@@ -1,4 +1,4 @@
-/// A failure the command explains in one sentence (printed as `Error: …`, exit status 1).
+/// A failure the command explains in one sentence (printed as `error: …`, exit status 1).
 struct CommandFailure: Error, CustomStringConvertible {
     /// What went wrong and, where possible, what to do.
     let description: String

@@ -59,6 +59,22 @@ struct JSONTests {
         }
     }
 
+    /// A file's JSON error reads `file:line:column: not valid JSON: …`, as a compiler names a
+    /// place; at the end of a one-line text, the column is the end of that line.
+    @Test func fileErrorsNameFileLineAndColumn() throws {
+        #expect {
+            try VenueFile.decode(Array("{\n  \"name\": \"hall\",\n  \"floors\": [1 2]\n}\n".utf8), file: "venue.json")
+        } throws: { error in
+            String(describing: error) == "venue.json:3:16: not valid JSON: expected ',' or ']' in array, found '2'"
+        }
+        #expect {
+            try VenueFile.decode(Array(#"{"name": "x","#.utf8) + [0x0A], file: "short.json")
+        } throws: { error in
+            String(describing: error).hasPrefix("short.json:1:14: not valid JSON:")
+        }
+        #expect(String(describing: FormatError(line: 4, column: 2, message: "m")) == "line 4, column 2: m")
+    }
+
     @Test func aRecordingGivenAsAVenueIsNamedSo() throws {
         let recording = #"{"t": 1, "readings": [{"beacon": "a", "rssi": -60}]}"# + "\n" + #"{"t": 2, "readings": []}"# + "\n"
         #expect {

@@ -40,6 +40,35 @@ struct RecordingTests {
         #expect(reader.readingsRead == 4)
     }
 
+    /// FORMATS.md §2: each device's (and track's) clock never goes back. A strict reader stops
+    /// at the scan that breaks it, as `validate` reports it; a lenient one skips that scan only.
+    @Test func aScanWhoseTimeGoesBackForItsDeviceIsABadLine() throws {
+        let text = """
+        {"t": 10, "device": "a", "readings": []}
+        {"t": 5, "device": "b", "readings": []}
+        {"t": 10, "device": "a", "track": "2", "readings": []}
+        {"t": 9, "device": "a", "track": "2", "readings": []}
+        {"t": 11, "device": "a", "readings": []}
+        {"t": 9.5, "device": "a", "readings": []}
+        {"t": 6, "device": "b", "readings": []}
+        """
+        let url = try temporaryFile(text)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let strict = try RecordingReader(url: url)
+        #expect(try strict.next()?.time == 10)
+        #expect(try strict.next()?.time == 5)
+        #expect(try strict.next()?.time == 10)
+        #expect {
+            try strict.next()
+        } throws: { error in
+            String(describing: error).hasPrefix(#"\#(url.path):4: t: time goes back from 10.0 to 9.0 for device "a", track "2""#)
+        }
+        let lenient = try RecordingReader(url: url, options: .lenient)
+        #expect(try readAll(lenient).map(\.time) == [10, 5, 10, 11, 6])
+        #expect(lenient.skippedLines == 2)
+        #expect(lenient.problems.map(\.line) == [4, 6])
+    }
+
     @Test func invalidReadingsAreSkippedAndCounted() throws {
         let url = try temporaryFile("""
         {"t": 1, "readings": [{"beacon": "a", "rssi": 0}, {"beacon": "b", "rssi": -60}, {"beacon": "c", "rssi": 12}]}
@@ -61,7 +90,7 @@ struct RecordingTests {
         (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"x": 1}}"#, #":2: truth: "x" and "y" must be given together"#),
         (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"floor": 0.5}}"#, ":2: truth.floor: expected an integer, found 0.5"),
         (#"{"t": 1, "readings": {}}"#, ":2: readings: expected an array, found an object"),
-        (#"{"t": 1, "readings": [}"#, ":2: not valid JSON: expected a value, found '}' (column 23)"),
+        (#"{"t": 1, "readings": [}"#, ":2:23: not valid JSON: expected a value, found '}' — each line of a recording is one scan"),
         ("[1, 2]", ":2: expected an object, found an array"),
     ])
     func strictErrors(line: String, message: String) throws {

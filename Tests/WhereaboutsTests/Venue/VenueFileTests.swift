@@ -91,7 +91,7 @@ struct VenueFileTests {
         (#"{"beacons": [], "places": [{"id": "p", "x": 1, "y": 1, "radius": -3}]}"#, "venue.json: places[0].radius: radius must be positive"),
         (#"{"units": "cell", "origin": {"latitude": 1, "longitude": 2}, "beacons": []}"#, "venue.json: origin: a venue measured in grid cells cannot be anchored"),
         (#"{"floors": [{"level": 0}, {"level": 0}], "beacons": []}"#, "venue.json: floors[1]: duplicate floor level 0"),
-        (#"{"beacons": [{"id": "a"}"#, "venue.json: not valid JSON: expected ',' or ']' in array, found end of input"),
+        (#"{"beacons": [{"id": "a"}"#, "venue.json:1:25: not valid JSON: expected ',' or ']' in array, found end of input"),
         ("[]", "venue.json: expected an object, found an array"),
     ])
     func invalid(text: String, message: String) {
