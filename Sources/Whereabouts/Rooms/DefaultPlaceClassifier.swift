@@ -60,8 +60,16 @@ public struct DefaultPlaceClassifier: Sendable {
             return
         }
         var best: (options: NaiveBayesPlaceClassifier.Options, smoothing: PlaceSmoothing, accuracy: Double)?
+        let stage = "cross-validating the room classifier's settings"
+        let steps = Self.standardDeviationFloors.count * Self.pooledVarianceWeights.count
+        var step = 0
+        WorkProgress.report(stage, completed: 0, total: steps)
         for floor in Self.standardDeviationFloors {
             for weight in Self.pooledVarianceWeights {
+                defer {
+                    step += 1
+                    WorkProgress.report(stage, completed: step, total: steps)
+                }
                 let options = NaiveBayesPlaceClassifier.Options(standardDeviationFloor: floor, pooledVarianceWeight: weight)
                 let models = (0..<folds).map { f in NaiveBayesPlaceClassifier(training: set.subset { fold[$0] != f }, options: options) }
                 for temperature in Self.temperatures {

@@ -38,7 +38,14 @@ struct CalibrateCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
     var lenient = false
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func run() throws {
+        progressOptions.apply()
+        try ProgressLine.showingWork { try work() }
+    }
+
+    private func work() throws {
         let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue.path))
         var options = Calibration.Options()
         options.loss = loss

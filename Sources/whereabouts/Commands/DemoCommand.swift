@@ -36,8 +36,8 @@ struct DemoCommand: ParsableCommand {
         let places = PlaceLocator(venue)
 
         print("Whereabouts demo: the bundled example (Examples/)\n")
-        print("Venue    \(venue.name ?? "unnamed"): \(venue.floors.count) floors, \(venue.beacons.count) beacons, "
-              + "\(venue.places.count) places (\(venue.places.map(\.id).joined(separator: ", ")))")
+        print("Venue    \(venue.name ?? "unnamed"): \(venue.floors.count.counted("floor")), \(venue.beacons.count.counted("beacon")), "
+              + "\(venue.places.count.counted("place")) (\(venue.places.map(\.id).joined(separator: ", ")))")
         print("Visitor  \(walk.waypoints.count) waypoints at \(walk.speed.formatted(1)) m/s, \(walk.duration.formatted(0)) s, simulated with seed \(seed)")
         print("Radio    σ \(radio.shadowing.formatted(1)) dB shadowing, \((radio.multipathShare * 100).formatted(0)) % multipath fades of "
               + "\(radio.multipathLoss.formatted(0)) dB, \((radio.packetLoss * 100).formatted(0)) % packet loss, "

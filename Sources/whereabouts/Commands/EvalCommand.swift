@@ -59,7 +59,14 @@ struct EvalCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
     var lenient = false
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func run() throws {
+        progressOptions.apply()
+        try ProgressLine.showingWork { try work() }
+    }
+
+    private func work() throws {
         let algorithm = self.algorithm ?? .algorithm(.default)
         var algorithms = algorithm.algorithms
         if algorithm == .all, train == nil {

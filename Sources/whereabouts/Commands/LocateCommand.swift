@@ -47,7 +47,14 @@ struct LocateCommand: AsyncParsableCommand {
         }
     }
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func run() async throws {
+        progressOptions.apply()
+        try await ProgressLine.showingWork { try await work() }
+    }
+
+    private func work() async throws {
         let algorithm = positioning.algorithm
         let venueValue = try positioning.venue.read()
         let reader = try source.open(lenient: positioning.lenient)

@@ -102,7 +102,14 @@ struct SimulateCommand: ParsableCommand {
         if let interval, !(interval > 0) { throw ValidationError("--interval must be positive.") }
     }
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func run() throws {
+        progressOptions.apply()
+        try ProgressLine.showingWork { try work() }
+    }
+
+    private func work() throws {
         var simulator: Simulator
         if let preset {
             simulator = preset.simulator(seed: seed)

@@ -100,7 +100,7 @@ struct TrackCommand: AsyncParsableCommand {
                                    timeShift: isLive ? offset : 0)
         let tracker = try await Tracker(outbox: outbox, acceptor: acceptor, source: sourceName, skipsDecidedFixes: isReplay)
         if tracker.hasResumed, isReplay {
-            Terminal.error("Resuming the interrupted replay of \(sourceName): its first \(tracker.resumedFixes) fixes were decided before.")
+            Terminal.error("Resuming the interrupted replay of \(sourceName): its first \(tracker.resumedFixes.counted("fix", "fixes")) were decided before.")
         }
         // A stream of the user's choice must exist before its events can be delivered; when the
         // server could not be asked at start, the sender asks before its first delivery.
@@ -237,7 +237,7 @@ struct TrackStatusLine {
             lastCount = lastDraw
             queued = (try? await outbox.status().pending) ?? queued
         }
-        var text = "tracking: \(counts.fixes) fixes · \(counts.accepted) accepted · \(counts.extended) extended · "
+        var text = "tracking: \(counts.fixes.counted("fix", "fixes")) · \(counts.accepted) accepted · \(counts.extended) extended · "
             + "\(counts.ignoredTotal) ignored · \(queued) queued · \(statistics.delivered) delivered"
         if let error = statistics.lastError { text += " · " + String(error.description.prefix(80)) }
         FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))

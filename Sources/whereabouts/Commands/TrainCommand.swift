@@ -46,7 +46,14 @@ struct TrainCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
     var lenient = false
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     func run() throws {
+        progressOptions.apply()
+        try ProgressLine.showingWork { try work() }
+    }
+
+    private func work() throws {
         let venueValue = try VenueOptions.read(at: venue)
         let scans = try readScans(venue: venueValue)
         let set = PlaceTrainingSet(scans: scans, venue: venueValue)
@@ -58,12 +65,12 @@ struct TrainCommand: ParsableCommand {
         do {
             if format == .bluenet {
                 try Data(JSONWriter().string(from: BluenetTrainingData.encodeByPlace(scans, venue: venueValue)).utf8).write(to: url, options: .atomic)
-                Terminal.error("Wrote \(output): \(set.samples.count) scans of \(set.labels.count) places in Bluenet's training format.")
+                Terminal.error("Wrote \(output): \(set.samples.count.counted("scan")) of \(set.labels.count.counted("place")) in Bluenet's training format.")
                 return
             }
             let model = PlaceModel.train(classifier, on: set)
             try PlaceModelFile.write(model, to: url)
-            var note = "Wrote \(output): \(classifier.rawValue) classifier of \(set.labels.count) places and \(set.samples.count) scans"
+            var note = "Wrote \(output): \(classifier.rawValue) classifier of \(set.labels.count.counted("place")) and \(set.samples.count.counted("scan"))"
             if let accuracy = model.validationAccuracy { note += String(format: ", grouped cross-validation accuracy %.3f", accuracy) }
             if let smoothing = model.smoothing { note += String(format: " (temperature %g, switching %g)", smoothing.temperature, smoothing.switching) }
             Terminal.error(note + ".")

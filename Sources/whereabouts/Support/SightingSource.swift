@@ -94,7 +94,7 @@ final class SightingSource {
     var summary: String? {
         guard case .capture(let replay, _, _) = backing else { return nil }
         let statistics = replay.readStatistics
-        return "\(name): \(statistics.records) records, \(statistics.events) events, \(statistics.reports) advertising reports"
+        return "\(name): \(statistics.records.counted("record")), \(statistics.events.counted("event")), \(statistics.reports.counted("advertising report"))"
             + (statistics.malformedEvents > 0 ? ", \(statistics.malformedEvents) malformed events skipped" : "")
     }
 }

@@ -286,7 +286,7 @@ extension CalibrationResult {
                 line += converged ? "settled after \(iterations) refits" : "stopped after \(iterations) refits"
             }
             if !unfittedBeacons.isEmpty {
-                line += "; no fit for \(unfittedBeacons.count) beacons heard only near the floor ("
+                line += "; no fit for \(unfittedBeacons.count.counted("beacon")) heard only near the floor ("
                     + unfittedBeacons.prefix(8).joined(separator: ", ") + (unfittedBeacons.count > 8 ? ", …)" : ")")
             }
             return line

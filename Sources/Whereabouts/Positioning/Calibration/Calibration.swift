@@ -366,7 +366,9 @@ public struct Calibration: Sendable {
         for (i, sample) in samples.enumerated() { groups[sample.beacon].append(i) }
         var beaconFits: [CalibrationResult.BeaconFit] = []
         var unfittedBeacons: [String] = []
+        WorkProgress.report("fitting each beacon", completed: 0, total: groups.count)
         for (index, members) in groups.enumerated() where !members.isEmpty {
+            defer { WorkProgress.report("fitting each beacon", completed: index + 1, total: groups.count) }
             func fitBeacon(_ subset: [Int]) -> CalibrationSolver.Outcome? {
                 CalibrationSolver.fit(
                     x: subset.map { x[$0] }, y: subset.map { corrected[$0] }, loss: options.loss, prior: prior,

@@ -15,15 +15,15 @@ public enum CalibrationError: Error, Hashable, Sendable, CustomStringConvertible
             if counts.readings == 0 && counts.scansWithoutTruth < counts.scans {
                 reasons.append("the scans with truth heard no beacon")
             }
-            if counts.invalidReadings > 0 { reasons.append("\(counts.invalidReadings) readings are invalid (RSSI ≥ 0)") }
+            if counts.invalidReadings > 0 { reasons.append("\(counts.invalidReadings.counted("reading")) invalid (RSSI ≥ 0)") }
             if counts.unresolvedReadings > 0 {
-                reasons.append("\(counts.unresolvedReadings) readings name no beacon of the venue")
+                reasons.append("\(counts.unresolvedReadings.counted("reading")) naming no beacon of the venue")
             }
             if counts.readingsFromUnplacedBeacons > 0 {
-                reasons.append("\(counts.readingsFromUnplacedBeacons) readings come from beacons without a position")
+                reasons.append("\(counts.readingsFromUnplacedBeacons.counted("reading")) from beacons without a position")
             }
             if counts.readingsAcrossFloors > 0 {
-                reasons.append("\(counts.readingsAcrossFloors) readings come from beacons on another floor")
+                reasons.append("\(counts.readingsAcrossFloors.counted("reading")) from beacons on another floor")
             }
             return "no usable samples for calibration: " + reasons.joined(separator: "; ")
         }

@@ -181,13 +181,13 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
             + "of \(counts.scans) scans, \(dimension) distances in \(unit), n held to "
             + "\(Self.format(options.exponentRange.lowerBound, 1))–\(Self.format(options.exponentRange.upperBound, 1))")
         var skipped: [String] = []
-        if counts.scansWithoutTruth > 0 { skipped.append("\(counts.scansWithoutTruth) scans without truth x/y") }
-        if counts.invalidReadings > 0 { skipped.append("\(counts.invalidReadings) invalid readings") }
-        if counts.unresolvedReadings > 0 { skipped.append("\(counts.unresolvedReadings) readings of unknown beacons") }
+        if counts.scansWithoutTruth > 0 { skipped.append("\(counts.scansWithoutTruth.counted("scan")) without truth x/y") }
+        if counts.invalidReadings > 0 { skipped.append("\(counts.invalidReadings.counted("invalid reading"))") }
+        if counts.unresolvedReadings > 0 { skipped.append("\(counts.unresolvedReadings.counted("reading")) of unknown beacons") }
         if counts.readingsFromUnplacedBeacons > 0 {
-            skipped.append("\(counts.readingsFromUnplacedBeacons) readings of beacons without position")
+            skipped.append("\(counts.readingsFromUnplacedBeacons.counted("reading")) of beacons without position")
         }
-        if counts.readingsAcrossFloors > 0 { skipped.append("\(counts.readingsAcrossFloors) readings across floors") }
+        if counts.readingsAcrossFloors > 0 { skipped.append("\(counts.readingsAcrossFloors.counted("reading")) across floors") }
         lines.append("Skipped: " + (skipped.isEmpty ? "nothing" : skipped.joined(separator: ", ")))
         let v = venueFit
         var details = "robust σ \(Self.format(v.robustSigma, 2)) dB, RMS \(Self.format(v.rms, 2)) dB"

@@ -112,6 +112,7 @@ public struct DefaultSolver: PositionSolver {
             let folds = SpatialFolds(locations: located.compactMap { scan in scan.truth?.planarPoint.map { ($0, scan.truth?.floor) } },
                                      blockSize: Self.blockSize / (venue.venue.units.metres ?? 1), folds: Self.folds)
             for fold in 0..<folds.count {
+                WorkProgress.report("fingerprints of the validation folds", completed: fold, total: folds.count)
                 func heldOut(_ scan: Scan) -> Bool {
                     guard let point = scan.truth?.planarPoint else { return false }
                     return folds.fold(of: point, floor: scan.truth?.floor) == fold
@@ -119,17 +120,24 @@ public struct DefaultSolver: PositionSolver {
                 let others = training.filter { !heldOut($0) }
                 validation.append((fused(FingerprintSolver(venue: venue, training: others, configuration: fixed)), training, heldOut))
             }
+            WorkProgress.report("fingerprints of the validation folds", completed: folds.count, total: folds.count)
         } else {
             validation = [(fusion, training, { _ in true })]
         }
         // Each candidate pipeline replayed; the one with the lowest mean error is kept.
         let candidates = configuration.choosesFilterAndTracking ? Self.pipelineCandidates(for: configuration) : [configuration]
         var best: Measurement?
-        for candidate in candidates {
-            let measured = Self.measure(validation, venue: venue, configuration: candidate, simulated: !hasPositions)
+        // Progress: each candidate replays each validation member twice (untracked, then tracked).
+        let steps = candidates.count * validation.count * 2
+        WorkProgress.report("validation replay", completed: 0, total: steps)
+        for (index, candidate) in candidates.enumerated() {
+            let measured = Self.measure(validation, venue: venue, configuration: candidate, simulated: !hasPositions) { step in
+                WorkProgress.report("validation replay", completed: index * validation.count * 2 + step, total: steps)
+            }
             if let chosen = best, !(measured.meanError < chosen.meanError) { continue }
             best = measured
         }
+        WorkProgress.report("validation replay", completed: steps, total: steps)
         let chosen = best ?? Measurement(configuration: configuration, accuracyScale: 1, trackedAccuracyScale: nil, meanError: .nan)
         accuracyScale = chosen.accuracyScale
         trackedAccuracyScale = chosen.trackedAccuracyScale
@@ -166,13 +174,19 @@ public struct DefaultSolver: PositionSolver {
     /// radius is measured but is also kept at least each estimate's own
     /// (``MotionTracker/Configuration/isFlooredAtEstimateAccuracy``).
     private static func measure(_ validation: [(solver: TrustFusion, scans: [Scan], scoring: (Scan) -> Bool)],
-                                venue: PositioningVenue, configuration: LocatorConfiguration, simulated: Bool) -> Measurement {
+                                venue: PositioningVenue, configuration: LocatorConfiguration, simulated: Bool,
+                                progress: (_ stepsDone: Int) -> Void) -> Measurement {
         // The radius is each estimate's own, before any tracking: a tracker takes it as the
         // estimate's noise and works out its own.
         var untracked = configuration
         untracked.tracking = nil
+        var stepsDone = 0
         let fixes = validation.flatMap { member in
-            Self.scored(member.solver, venue: venue, scans: member.scans, configuration: untracked, scoring: member.scoring)
+            defer {
+                stepsDone += 1
+                progress(stepsDone)
+            }
+            return Self.scored(member.solver, venue: venue, scans: member.scans, configuration: untracked, scoring: member.scoring)
         }
         let scale = Self.scale(from: fixes.map(\.ratio))
         guard var tracking = configuration.tracking else {
@@ -190,8 +204,12 @@ public struct DefaultSolver: PositionSolver {
         var tracked = configuration
         tracked.tracking = tracking
         let trackedFixes = validation.flatMap { member in
-            Self.scored(DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: scale), venue: venue,
-                        scans: member.scans, configuration: tracked, scoring: member.scoring)
+            defer {
+                stepsDone += 1
+                progress(stepsDone)
+            }
+            return Self.scored(DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: scale), venue: venue,
+                               scans: member.scans, configuration: tracked, scoring: member.scoring)
         }
         var measured = configuration
         measured.tracking?.isFlooredAtEstimateAccuracy = floored

@@ -242,7 +242,7 @@ struct CalibrationTests {
         #expect(counts.samples == 2)
         #expect(result.beaconFits.map(\.beaconID) == ["a"])
         #expect(abs(result.venueFit.pathLossExponent - 2) < 1e-9)
-        #expect(result.summary.contains("3 scans without truth x/y, 1 invalid readings, 1 readings of unknown beacons"))
+        #expect(result.summary.contains("3 scans without truth x/y, 1 invalid reading, 1 reading of unknown beacons"))
     }
 
     @Test func noUsableSamplesIsAnErrorThatSaysWhy() {
@@ -255,7 +255,7 @@ struct CalibrationTests {
         guard case .noUsableSamples(let counts)? = error else { return }
         #expect(counts.unresolvedReadings == 1 && counts.scansWithoutTruth == 1)
         #expect(error?.description.contains("1 of 2 scans have no truth x/y") == true)
-        #expect(error?.description.contains("1 readings name no beacon of the venue") == true)
+        #expect(error?.description.contains("1 reading naming no beacon of the venue") == true)
         #expect(throws: CalibrationError.self) { try Calibration.fit([Scan](), in: venue) }
     }
 

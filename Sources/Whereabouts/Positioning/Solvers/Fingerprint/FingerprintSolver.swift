@@ -210,6 +210,14 @@ public struct FingerprintSolver: PositionSolver {
             var trials: [Validation.Trial] = []
             var best: (trial: Validation.Trial, ratios: [Double])?
             var located = 0
+            // Progress: one step a combination of settings tried, when there is a choice to make.
+            let combinations = filterings.count * merges.count * metrics.reduce(0) { count, metric in
+                if case .sharedWithPenalty = metric { return count + 1 }
+                return count + fills.count
+            }
+            var done = 0
+            let stage = "tuning the fingerprints"
+            if combinations > 1 { WorkProgress.report(stage, completed: 0, total: combinations) }
             for filtering in filterings {
                 for metric in metrics {
                     // The fill matters only to metrics that use it.
@@ -222,6 +230,8 @@ public struct FingerprintSolver: PositionSolver {
                                                  minimumSpread: minimumSpread,
                                                  maximumQueries: configuration.maximumValidationQueries)
                         located = run.queries
+                        done += 1
+                        if combinations > 1 { WorkProgress.report(stage, completed: done, total: combinations) }
                         for (index, k) in ks.enumerated() where run.queries > 0 {
                             let trial = Validation.Trial(metric: metric, mergesSamePosition: merge, filtersTraining: filtering,
                                                          fillRSSI: fill, k: k,
