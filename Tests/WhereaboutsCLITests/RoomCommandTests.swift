@@ -107,6 +107,12 @@ struct RoomCommandTests {
         let all = try CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path,
                                          "--classifier", "all", "--json"])
         for name in ["default", "naive-bayes", "basic", "knn"] { #expect(all.standardOutput.contains(#""algorithm":"\#(name)""#)) }
+        // Every record says it scores a classifier, under a name no other record has.
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(all.standardOutput.utf8)) as? [[String: Any]])
+        #expect(records.allSatisfy { $0["kind"] as? String == "classifier" })
+        let names = records.compactMap { $0["name"] as? String }
+        #expect(names.count == records.count && Set(names).count == names.count)
+        #expect(names.contains("classifier:knn"))
         let unknown = try CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path, "--classifier", "svm"])
         #expect(unknown.status != 0)
         #expect(unknown.standardError.contains("The value 'svm' is invalid for '--classifier <name>'"))

@@ -99,10 +99,28 @@ public struct ErrorStatistics: Hashable, Sendable {
 
 /// The evaluation report of FORMATS.md §3 (`whereabouts eval --json`).
 public struct EvaluationReport: Hashable, Sendable {
+    /// What a report scores.
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        /// A positioning algorithm: fixes with errors, the accuracy radius, floors, and the
+        /// places the fixes fall in.
+        case positioning
+        /// A room classifier: a place and a floor for each scan, no position.
+        case classifier
+    }
+
+    /// What the report scores; positioning unless said otherwise.
+    public var kind: Kind = .positioning
     /// Name of the data set.
     public var dataset: String
     /// Name of the algorithm.
     public var algorithm: String
+
+    /// A name unique among the reports of one evaluation: the algorithm's for positioning,
+    /// `classifier:NAME` for a classifier (a classifier and an algorithm may share a name, such
+    /// as `default` or `knn`).
+    public var name: String {
+        kind == .positioning ? algorithm : "\(kind.rawValue):\(algorithm)"
+    }
     /// Unit of the errors (`m`, `ft` or `cell`).
     public var units: String
     /// Scans evaluated.
@@ -127,6 +145,7 @@ public struct EvaluationReport: Hashable, Sendable {
     public var json: JSONValue {
         func rounded(_ value: Double, _ digits: Double = 1000) -> JSONValue { .number((value * digits).rounded() / digits) }
         var members: [(key: String, value: JSONValue)] = [
+            ("kind", .string(kind.rawValue)), ("name", .string(name)),
             ("dataset", .string(dataset)), ("algorithm", .string(algorithm)), ("units", .string(units)),
             ("scans", .number(Double(scans))), ("located", .number(Double(located))),
         ]

@@ -3,7 +3,7 @@ import Foundation
 extension EvaluationReport {
     /// A short human-readable block: counts, errors with their unit, the share inside the
     /// accuracy radius, floor and place accuracy, and the throughput; lines that do not apply are
-    /// left out.
+    /// left out (a classifier's report has no error or radius lines).
     ///
     /// ```
     /// uji-lib — centroid
@@ -14,10 +14,13 @@ extension EvaluationReport {
     /// ```
     public var summary: String {
         let unit = units
-        var lines = ["\(dataset) — \(algorithm)"]
+        let isClassifier = kind == .classifier
+        var lines = ["\(dataset) — \(algorithm)\(isClassifier ? " classifier" : "")"]
         let share = scans > 0 ? " (\(Self.percent(Double(located) / Double(scans))))" : ""
-        lines.append("  scans      \(scans), located \(located)\(share)")
-        if let error {
+        lines.append("  scans      \(scans), \(isClassifier ? "classified" : "located") \(located)\(share)")
+        if isClassifier {
+            // A classifier gives no position: no error, radius or solver lines.
+        } else if let error {
             lines.append("  error      mean \(Self.decimal(error.mean)) \(unit), median \(Self.decimal(error.median)) \(unit), "
                          + "p75 \(Self.decimal(error.p75)) \(unit), p95 \(Self.decimal(error.p95)) \(unit), max \(Self.decimal(error.max)) \(unit)")
         } else {
@@ -30,7 +33,10 @@ extension EvaluationReport {
         if let placeAccuracy {
             lines.append("  place      \(Self.percent(placeAccuracy)) right\(placeLocated.map { ", \($0) predicted" } ?? "")")
         }
-        if let fixesPerSecond { lines.append("  speed      \(Self.grouped(fixesPerSecond)) fixes/s (solver only)") }
+        if let fixesPerSecond {
+            lines.append("  speed      \(Self.grouped(fixesPerSecond)) "
+                         + (isClassifier ? "classifications/s (classifier only)" : "fixes/s (solver only)"))
+        }
         return lines.joined(separator: "\n")
     }
 

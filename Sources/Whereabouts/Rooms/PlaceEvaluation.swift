@@ -1,7 +1,8 @@
 /// Scores a room classifier against the truth of a recording, into the report of FORMATS.md §3:
 /// `placeAccuracy` (a scan with a true place and no prediction counts as wrong), `placeLocated`,
 /// `floorAccuracy` (from the classification's floor) and `located` (scans that got an answer).
-/// Classifiers give no position, so the report has no errors.
+/// Classifiers give no position, so the report (of kind ``EvaluationReport/Kind/classifier``) has
+/// no errors.
 ///
 /// ```swift
 /// var evaluation = PlaceEvaluation(model: model)
@@ -46,7 +47,8 @@ public struct PlaceEvaluation: Sendable {
 
     /// The report (`fixesPerSecond` is classifications per second).
     public func report(dataset: String, units: Venue.LengthUnit = .metre) -> EvaluationReport {
-        EvaluationReport(dataset: dataset, algorithm: name, units: units.rawValue, scans: scans, located: located, error: nil,
+        EvaluationReport(kind: .classifier, dataset: dataset, algorithm: name, units: units.rawValue, scans: scans,
+                         located: located, error: nil,
                          floorAccuracy: withFloor > 0 ? Double(floorRight) / Double(withFloor) : nil,
                          placeAccuracy: withPlace > 0 ? Double(placeRight) / Double(withPlace) : nil,
                          placeLocated: withPlace > 0 ? placeLocated : nil,

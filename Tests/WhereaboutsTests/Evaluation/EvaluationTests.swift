@@ -83,8 +83,10 @@ struct EvaluationTests {
     @Test func reportJSONKeepsTheFormatsKeyOrder() {
         let report = handScored().report(dataset: "hand", algorithm: "test", units: .metre, fixesPerSecond: 1234.4)
         let json = report.json
-        #expect(keys(json) == ["dataset", "algorithm", "units", "scans", "located", "error", "floorAccuracy",
+        #expect(keys(json) == ["kind", "name", "dataset", "algorithm", "units", "scans", "located", "error", "floorAccuracy",
                                "placeAccuracy", "placeLocated", "fixesPerSecond", "accuracyCoverage"])
+        #expect(json["kind"] == .string("positioning"))
+        #expect(json["name"] == .string("test"))
         #expect(keys(json["error"] ?? .null) == ["mean", "median", "p75", "p95", "max"])
         #expect(json["error"]?["mean"] == .number(5.333))   // 16/3 to three decimals
         #expect(json["floorAccuracy"] == .number(0.3333))
@@ -96,13 +98,13 @@ struct EvaluationTests {
         var positionsOnly = Evaluation()
         positionsOnly.add(truth: GroundTruth(x: 1, y: 1), fix: fix(1, 2, accuracy: 2))
         let json = positionsOnly.report(dataset: "d", algorithm: "a", units: .cell).json
-        #expect(keys(json) == ["dataset", "algorithm", "units", "scans", "located", "error", "accuracyCoverage"])
+        #expect(keys(json) == ["kind", "name", "dataset", "algorithm", "units", "scans", "located", "error", "accuracyCoverage"])
         #expect(json["units"] == .string("cell"))
 
         var nothingLocated = Evaluation()
         nothingLocated.add(truth: GroundTruth(x: 1, y: 1, floor: 0), fix: nil)
         let empty = nothingLocated.report(dataset: "d", algorithm: "a", units: .metre).json
-        #expect(keys(empty) == ["dataset", "algorithm", "units", "scans", "located", "floorAccuracy"])
+        #expect(keys(empty) == ["kind", "name", "dataset", "algorithm", "units", "scans", "located", "floorAccuracy"])
         #expect(empty["located"] == .number(0))
         #expect(empty["floorAccuracy"] == .number(0))
     }
@@ -117,6 +119,24 @@ struct EvaluationTests {
         #expect(summary.contains("floor      33.3 % right"))
         #expect(summary.contains("place      33.3 % right, 2 predicted"))
         #expect(summary.contains("1,234,567 fixes/s"))
+    }
+
+    /// A classifier's report is named apart from an algorithm of the same name, and its summary
+    /// has only the lines that apply to a classifier.
+    @Test func aClassifiersReportSaysWhatItIs() {
+        var report = handScored().report(dataset: "hand", algorithm: "knn", units: .metre, fixesPerSecond: 1000)
+        report.kind = .classifier
+        report.error = nil
+        report.accuracyCoverage = nil
+        #expect(report.name == "classifier:knn")
+        #expect(report.json["kind"] == .string("classifier"))
+        let summary = report.summary
+        #expect(summary.hasPrefix("hand — knn classifier\n"))
+        #expect(summary.contains("scans      5, classified 4 (80 %)"))
+        #expect(summary.contains("1,000 classifications/s (classifier only)"))
+        #expect(!summary.contains("error"))
+        #expect(!summary.contains("fixes/s"))
+        #expect(!summary.contains("no located scan"))
     }
 
     @Test func tableAlignsColumnsAndMarksMissingValues() throws {
