@@ -226,14 +226,23 @@ struct MapPageTests {
                 #expect(try await page.evaluate("document.querySelectorAll('#map circle.newest').length") == .number(1))
                 #expect(try await page.evaluate("document.querySelectorAll('#map polyline.track-line').length") == .number(1))
 
-                // A position a kilometre north, outside the view: the map is redrawn around it.
+                // A position a kilometre north, far outside the view (the plan, or the bulk of
+                // the track): the map is redrawn, not rescaled; the position, the newest, is an
+                // arrow at the map's edge, with a note.
+                let viewBox = try await page.evaluate("document.getElementById('map').getAttribute('viewBox')")
                 let farTime = now - 30
                 try await server.postPosition(token: token, id: "live2", time: farTime,
                                               latitude: 46.5281, longitude: 6.5668, accuracy: 10)
                 try await page.waitUntil("\(svgPoints) === '5'")
-                #expect(try await page.evaluate("document.querySelectorAll('#map circle.newest').length") == .number(1))
-                #expect(try await page.evaluate("document.querySelector('#map circle.newest').getAttribute('data-id')")
+                if withVenue {   // (the plain canvas is drawn around the track's median, which moved)
+                    #expect(try await page.evaluate("document.getElementById('map').getAttribute('viewBox')") == viewBox)
+                }
+                #expect(try await page.evaluate("window.whereaboutsMap.outside") == .number(1))
+                #expect(try await page.evaluate("document.querySelectorAll('#map .newest').length") == .number(1))
+                #expect(try await page.evaluate("document.querySelector('#map .edge-marker.newest').getAttribute('data-id')")
                     == .string("live2"))
+                #expect(try await page.evaluate("document.querySelectorAll('#map circle.point').length") == .number(4))
+                #expect(try await page.evaluate("document.getElementById('outside-note').hidden") == .bool(false))
                 let caption = try await page.evaluate("document.getElementById('map-caption').textContent")
                 #expect(caption == .string("5 positions from \(Self.utcText(now - 3 * 3600)) to \(Self.utcText(farTime))"
                     + (withVenue ? " on Test hall" : "") + "; the newest is highlighted."))

@@ -18,7 +18,13 @@ import Whereabouts
 /// latitude/longitude canvas.
 ///
 /// For tests, the page exposes its state: the `<svg id="map">` carries `data-points="N"` (the
-/// positions drawn), and `window.whereaboutsMap` is `{connected, points, mode, error}`.
+/// positions drawn) and `data-outside="N"` (those outside the view, drawn as arrows at its edge),
+/// and `window.whereaboutsMap` is `{connected, points, outside, mode, error}`.
+///
+/// The view fits the venue's plan (without one, the bulk of the track), never every position: a
+/// position far from the venue is an arrow at the edge pointing toward it, with a note under the
+/// map, so one stray fix cannot squash the plan. Place names are placed so that they do not
+/// collide, and are drawn over the track.
 ///
 /// ```swift
 /// let router = Router(context: ServerRequestContext.self)

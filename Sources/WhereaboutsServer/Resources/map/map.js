@@ -12,6 +12,7 @@
   const state = {
     connected: false,
     points: 0,
+    outside: 0,          // of the points, those outside the view, drawn as arrows at its edge
     mode: "plain",
     error: null,
     LocalFrame: LocalFrame,
@@ -310,6 +311,85 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Fitting the view.
+  //
+  // The view fits the venue's plan, not the track: one position posted far from the venue (a
+  // phone that reported its home town, a test event) must not squash the plan into a blob at
+  // the end of a 600 km axis. Without a plan, it fits the bulk of the track, so that one outlier
+  // cannot rescale it either. Positions near the fitted region widen the view a little; the
+  // others are drawn as arrows at its edge, pointing toward them, with a note under the map.
+
+  const PLAN_SLACK = 0.5;           // positions up to half the plan's size off it widen the view,
+  const MIN_PLAN_SLACK_METRES = 25; // or up to 25 m (a poor GPS fix next to a small venue)
+  const TRACK_TRIM = 0.1;           // without a plan: the share of positions left out at each end of each axis
+  const MIN_TRACK_SLACK_METRES = 100;
+
+  function emptyBox() { return { minX: Infinity, minY: Infinity, maxX: -Infinity, maxY: -Infinity }; }
+  function extendBox(box, x, y) {
+    box.minX = Math.min(box.minX, x); box.maxX = Math.max(box.maxX, x);
+    box.minY = Math.min(box.minY, y); box.maxY = Math.max(box.maxY, y);
+  }
+  function boxSpan(box) { return Math.max(box.maxX - box.minX, box.maxY - box.minY); }
+
+  // The extent of beacons and places (circles and polygons; a label-only place has no extent),
+  // or null when there are none.
+  function planExtent(beacons, places) {
+    const box = emptyBox();
+    beacons.forEach(function (b) { extendBox(box, b.x, b.y); });
+    places.forEach(function (p) {
+      if (p.polygon) p.polygon.forEach(function (v) { extendBox(box, v.x, v.y); });
+      else { extendBox(box, p.center.x - p.radius, p.center.y - p.radius); extendBox(box, p.center.x + p.radius, p.center.y + p.radius); }
+    });
+    return Number.isFinite(box.minX) ? box : null;
+  }
+
+  // The extent of the bulk of the points, or null when there are none: on each axis, from the
+  // TRACK_TRIM quantile to the 1 - TRACK_TRIM one, with at least the extreme point left out at
+  // each end once there are three points, so that a single outlier is never part of it (the
+  // ordinary points left out are brought back by fitRegion's slack).
+  function bulkExtent(xy) {
+    const n = xy.length;
+    if (n === 0) return null;
+    const trim = n >= 3 ? Math.max(1, Math.floor(n * TRACK_TRIM)) : 0;
+    const xs = xy.map(function (q) { return q.x; }).sort(function (a, b) { return a - b; });
+    const ys = xy.map(function (q) { return q.y; }).sort(function (a, b) { return a - b; });
+    return { minX: xs[trim], maxX: xs[n - 1 - trim], minY: ys[trim], maxY: ys[n - 1 - trim] };
+  }
+
+  // The region the view fits, or null when there is nothing to draw: the plan (`planBox`), else
+  // the bulk of the track; widened to take in the positions within a slack of it. The slack is
+  // half the plan's size, at least 25 m; for a track, the bulk's size, at least 100 m, and at
+  // least three times the median distance of the positions from the bulk (so that a short track
+  // of a few spread-out positions, e.g. three along a drive, is not taken for outliers).
+  // Positions beyond the slack are left out.
+  function fitRegion(xy, planBox, metresPerUnit) {
+    const core = planBox || bulkExtent(xy);
+    if (!core) return null;
+    function distance(q) {   // from the core, 0 inside it
+      return Math.hypot(Math.max(core.minX - q.x, 0, q.x - core.maxX), Math.max(core.minY - q.y, 0, q.y - core.maxY));
+    }
+    const slack = planBox
+      ? Math.max(PLAN_SLACK * boxSpan(core), MIN_PLAN_SLACK_METRES / metresPerUnit)
+      : Math.max(boxSpan(core), MIN_TRACK_SLACK_METRES / metresPerUnit, 3 * median(xy.map(distance)));
+    const box = Object.assign({}, core);
+    xy.forEach(function (q) { if (distance(q) <= slack) extendBox(box, q.x, q.y); });
+    return box;
+  }
+
+  // The median of numbers.
+  function median(values) {
+    const sorted = values.slice().sort(function (a, b) { return a - b; });
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  }
+
+  // A distance in metres as the page writes it: "850 m", "4.2 km", "612 km".
+  function formatDistance(metres) {
+    if (metres < 1000) return Math.round(metres) + " m";
+    return (metres < 10000 ? (metres / 1000).toFixed(1) : String(Math.round(metres / 1000))) + " km";
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Drawing.
 
   // Nice grid spacing: 1, 2 or 5 times a power of ten, about `count` lines over `span`.
@@ -320,6 +400,22 @@
     return 10 * power;
   }
 
+  // The box an element covers in the drawing's coordinates, or null when the browser cannot say
+  // (the map is not displayed).
+  function boxOf(node) {
+    try {
+      const b = node.getBBox();
+      return b.width > 0 || b.height > 0 ? { x: b.x, y: b.y, width: b.width, height: b.height } : null;
+    } catch (ignored) {
+      return null;
+    }
+  }
+  function overlaps(a, b) {
+    return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+  }
+
+  // Draws the map: grid, plan shapes, track, arrows toward positions outside the view, then the
+  // places' labels, in that order, so that labels are painted over the track.
   function render() {
     const map = el.map;
     while (map.firstChild) map.removeChild(map.firstChild);
@@ -331,9 +427,10 @@
     });
 
     // Projection: the venue's local frame (y up); or, without a venue, metres east and north of
-    // the track's mean position on the mean-radius sphere (equirectangular), labelled in degrees.
-    // Drawing in metres around the track, rather than in raw degrees, keeps a track of a few
-    // metres clear of the browser's single-precision SVG rounding.
+    // the track's median position on the mean-radius sphere (equirectangular), labelled in
+    // degrees. Drawing in metres around the track, rather than in raw degrees, keeps a track of
+    // a few metres clear of the browser's single-precision SVG rounding; the median, unlike the
+    // mean, stays on the track when one position is far away.
     let project, toAxes;
     if (plan) {
       project = function (p) {
@@ -343,9 +440,8 @@
       };
       toAxes = null;
     } else {
-      const count = Math.max(1, shown.length);
-      const latitude0 = shown.reduce(function (s, p) { return s + p.latitude; }, 0) / count;
-      const longitude0 = shown.reduce(function (s, p) { return s + p.longitude; }, 0) / count;
+      const latitude0 = shown.length ? median(shown.map(function (p) { return p.latitude; })) : 0;
+      const longitude0 = shown.length ? median(shown.map(function (p) { return p.longitude; })) : 0;
       const k = Math.cos(radians(latitude0));
       const metresPerDegree = Math.PI / 180 * 6371008.8;
       project = function (p) {
@@ -361,30 +457,25 @@
     const metresPerUnit = plan ? plan.metresPerUnit : 1;
     const xy = shown.map(project);
 
-    // Bounds of everything drawn.
-    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
-    function extend(x, y) { minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y); }
-    xy.forEach(function (q) { extend(q.x, q.y); });
+    // The view: the plan on this floor (else on any floor, when this one has nothing drawn),
+    // else the bulk of the track; see fitRegion.
     const beacons = plan ? plan.beacons.filter(function (b) { return b.floor === null || b.floor === floor; }) : [];
     const places = plan ? plan.places.filter(function (p) { return p.floor === floor; }) : [];
-    if (plan) {
-      beacons.forEach(function (b) { extend(b.x, b.y); });
-      places.forEach(function (p) {
-        if (p.polygon) p.polygon.forEach(function (v) { extend(v.x, v.y); });
-        else { extend(p.center.x - p.radius, p.center.y - p.radius); extend(p.center.x + p.radius, p.center.y + p.radius); }
-      });
-    }
-    if (!Number.isFinite(minX)) { minX = -1; maxX = 1; minY = -1; maxY = 1; }
-    let span = Math.max(maxX - minX, maxY - minY);
+    const planBox = plan ? (planExtent(beacons, places) || planExtent(plan.beacons, plan.places)) : null;
+    const fit = fitRegion(xy, planBox, metresPerUnit) || { minX: -1, maxX: 1, minY: -1, maxY: 1 };
+    let span = boxSpan(fit);
     if (!(span > 0)) span = 10;
     const margin = span * 0.08;
-    const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2, half = span / 2 + margin;
+    const cx = (fit.minX + fit.maxX) / 2, cy = (fit.minY + fit.maxY) / 2;
     // SVG y grows downwards: y on the map is -y.
-    // Fill the element: stretch the view along its longer side.
+    // Fill the element: the region and its margin fit the element's shape along the side that
+    // limits it; the view extends along the other.
     const aspect = (map.clientWidth || 1) / (map.clientHeight || 1);
-    const halfX = half * Math.max(1, aspect), halfY = half * Math.max(1, 1 / aspect);
+    const fitX = Math.max((fit.maxX - fit.minX) / 2, span / 20) + margin, fitY = Math.max((fit.maxY - fit.minY) / 2, span / 20) + margin;
+    const halfX = Math.max(fitX, fitY * aspect), halfY = halfX / aspect;
     map.setAttribute("viewBox", [cx - halfX, -cy - halfY, 2 * halfX, 2 * halfY].join(" "));
-    const unit = 2 * half / 100;   // one hundredth of the view, for sizes
+    const half = Math.min(halfX, halfY);
+    const unit = 2 * half / 100;   // one hundredth of the view's shorter side, for sizes
 
     // Grid: venue units on the plan, degrees on the plain canvas.
     const grid = svg("g", { class: "grid" }, map);
@@ -415,7 +506,7 @@
       gridLines(cy - halfY, cy + halfY, step, function (y, d) { horizontalLine(y, y.toFixed(d) + " " + plan.units); });
     }
 
-    // The venue.
+    // The venue's shapes; their labels come last, over the track.
     if (plan) {
       const layer = svg("g", { class: "plan" }, map);
       for (const place of places) {
@@ -423,13 +514,6 @@
           ? svg("polygon", { class: "place", points: place.polygon.map(function (v) { return v.x + "," + (-v.y); }).join(" ") }, layer)
           : svg("circle", { class: "place", cx: place.center.x, cy: -place.center.y, r: place.radius }, layer);
         titled(node, "Place " + place.id);
-        let lx, ly;
-        if (place.polygon) {
-          lx = place.polygon.reduce(function (s, v) { return s + v.x; }, 0) / place.polygon.length;
-          ly = place.polygon.reduce(function (s, v) { return s + v.y; }, 0) / place.polygon.length;
-        } else { lx = place.center.x; ly = place.center.y; }
-        const text = svg("text", { class: "place-label", x: lx, y: -ly, "font-size": 2.6 * unit, "text-anchor": "middle" }, layer);
-        text.textContent = place.id;
       }
       for (const beacon of beacons) {
         const size = 1.6 * unit;
@@ -438,19 +522,181 @@
       }
     }
 
-    // The track.
+    // The track: the positions inside the view as dots joined by a line, the newest highlighted.
+    const x0 = cx - halfX, x1 = cx + halfX, y0 = cy - halfY, y1 = cy + halfY;
+    function inView(q) { return q.x >= x0 && q.x <= x1 && q.y >= y0 && q.y <= y1; }
+    const inside = [], outside = [];
+    shown.forEach(function (p, i) { (inView(xy[i]) ? inside : outside).push(i); });
     const layer = svg("g", { class: "track" }, map);
-    const line = svg("polyline", { class: "track-line", points: xy.map(function (q) { return q.x + "," + (-q.y); }).join(" ") }, layer);
+    const line = svg("polyline", { class: "track-line", points: inside.map(function (i) { return xy[i].x + "," + (-xy[i].y); }).join(" ") }, layer);
     const accuracy = svg("circle", { class: "accuracy", cx: 0, cy: 0, r: 0, visibility: "hidden" }, layer);
     view = {
       project: project, metresPerUnit: metresPerUnit, unit: unit, layer: layer, line: line, accuracy: accuracy,
-      x0: cx - halfX, x1: cx + halfX, y0: cy - halfY, y1: cy + halfY, newest: null, count: 0,
-      first: shown.length ? shown[0].time : null,
+      x0: x0, x1: x1, y0: y0, y1: y1, newest: null, count: shown.length, outside: outside.length,
+      first: shown.length ? shown[0].time : null, newestTime: shown.length ? shown[shown.length - 1].time : null,
     };
-    shown.forEach(function (p, i) {
-      if (i < shown.length - 1) { pointCircle(p, xy[i], false); view.count += 1; } else drawPoint(p, xy[i]);
+    const last = shown.length - 1;
+    inside.forEach(function (i) {
+      if (i < last) pointCircle(shown[i], xy[i], false); else drawPoint(shown[i], xy[i]);
     });
+
+    // Positions outside the view: arrows at its edge, never a rescaled view.
+    const markers = svg("g", { class: "outside" }, map);
+    const drawn = drawOutside(outside.map(function (i) { return { point: shown[i], q: xy[i], newest: i === last }; }),
+      markers, { cx: cx, cy: cy, halfX: halfX, halfY: halfY, unit: unit, metresPerUnit: metresPerUnit });
+    el.outsideNote.hidden = outside.length === 0;
+    el.outsideNote.textContent = outside.length === 0 ? "" :
+      (outside.length === 1 ? "1 position" : outside.length + " positions") +
+      (planBox ? " outside the plan of " + plan.name : " far from the rest of the track") +
+      (outside.length === 1 ? ", " : ", up to ") + formatDistance(drawn.distance) + " away: " +
+      (drawn.arrows === 1 ? "the arrow at the map's edge points" : "the arrows at the map's edge point") +
+      (outside.length === 1 ? " toward it." : " toward them.");
+
+    // The places' names, on top of everything, clear of each other, of the grid's labels and of
+    // the arrows.
+    if (plan) {
+      const obstacles = [];
+      for (const node of grid.querySelectorAll("text")) { const b = boxOf(node); if (b) obstacles.push(b); }
+      for (const node of markers.children) { const b = boxOf(node); if (b) obstacles.push(b); }
+      placeLabels(places, svg("g", { class: "labels" }, map),
+        { x: x0, y: -y1, width: x1 - x0, height: y1 - y0 }, obstacles, unit);
+    }
     updateCounts();
+  }
+
+  // Draws `items` ({point, q (drawing coordinates), newest}), the positions outside the view,
+  // as arrows at the view's edge on the line from its centre toward them, each with the distance
+  // of its farthest position; positions in about the same direction share an arrow. Returns the
+  // number of arrows and the largest distance from the view's centre, in metres.
+  function drawOutside(items, layer, geometry) {
+    const g = geometry;
+    const inset = 1.2 * g.unit, length = 4 * g.unit, width = 3.2 * g.unit;
+    const hx = Math.max(g.halfX - inset, 0), hy = Math.max(g.halfY - inset, 0);
+    const arrows = new Map();
+    let maxDistance = 0;
+    for (const item of items) {
+      const dx = item.q.x - g.cx, dy = item.q.y - g.cy;
+      const norm = Math.hypot(dx, dy);
+      if (!(norm > 0)) continue;
+      // Where the ray from the centre leaves the view (inset so that the arrow shows whole).
+      const t = Math.min(dx !== 0 ? hx / Math.abs(dx) : Infinity, dy !== 0 ? hy / Math.abs(dy) : Infinity);
+      const tip = { x: g.cx + dx * t, y: g.cy + dy * t };
+      const distance = norm * g.metresPerUnit;
+      maxDistance = Math.max(maxDistance, distance);
+      const key = Math.round(tip.x / (2 * g.unit)) + "," + Math.round(tip.y / (2 * g.unit));
+      let arrow = arrows.get(key);
+      if (!arrow) { arrow = { tip: tip, ux: dx / norm, uy: dy / norm, count: 0, distance: 0, latest: null, newest: false }; arrows.set(key, arrow); }
+      arrow.count += 1;
+      arrow.distance = Math.max(arrow.distance, distance);
+      arrow.latest = item.point;   // items come by time
+      arrow.newest = arrow.newest || item.newest;
+    }
+    for (const arrow of arrows.values()) {
+      // In SVG coordinates (y down): the tip, and the base `length` behind it.
+      const tx = arrow.tip.x, ty = -arrow.tip.y, ux = arrow.ux, uy = -arrow.uy;
+      const bx = tx - ux * length, by = ty - uy * length;
+      const corners = [[tx, ty], [bx - uy * width / 2, by + ux * width / 2], [bx + uy * width / 2, by - ux * width / 2]];
+      const node = svg("polygon", {
+        class: arrow.newest ? "edge-marker newest" : "edge-marker",
+        points: corners.map(function (c) { return c[0] + "," + c[1]; }).join(" "),
+        "data-id": arrow.latest.id, "data-time": arrow.latest.time, "data-count": arrow.count,
+        "data-distance": Math.round(arrow.distance),
+      }, layer);
+      titled(node, (arrow.count === 1 ? "" : arrow.count + " positions, up to ") + formatDistance(arrow.distance) +
+        " from the centre of the view" + (arrow.count === 1 ? ": " : "; the latest: ") + pointText(arrow.latest));
+      if (arrow.newest) view.newest = node;
+      // The distance, just inside the arrow's base, aligned so that it stays in the view.
+      const label = svg("text", {
+        class: "edge-distance", x: bx - ux * 0.8 * g.unit, y: by - uy * 0.8 * g.unit, "font-size": 2.2 * g.unit,
+        "text-anchor": ux > 0.4 ? "end" : ux < -0.4 ? "start" : "middle",
+        "dominant-baseline": uy < -0.4 ? "hanging" : uy > 0.4 ? "auto" : "central",
+      }, layer);
+      label.textContent = formatDistance(arrow.distance);
+    }
+    return { arrows: arrows.size, distance: maxDistance };
+  }
+
+  // Where a place's label goes by default, and what the place covers: a polygon's centroid, a
+  // circle's centre; its area; its bounding box in SVG coordinates (y down).
+  function labelAnchor(place) {
+    if (!place.polygon) {
+      const c = place.center, r = place.radius;
+      return { x: c.x, y: c.y, area: Math.PI * r * r, box: { x: c.x - r, y: -c.y - r, width: 2 * r, height: 2 * r } };
+    }
+    const vs = place.polygon;
+    const extent = planExtent([], [place]);
+    const box = { x: extent.minX, y: -extent.maxY, width: extent.maxX - extent.minX, height: extent.maxY - extent.minY };
+    let area = 0, sx = 0, sy = 0;
+    for (let i = 0; i < vs.length; i += 1) {
+      const a = vs[i], b = vs[(i + 1) % vs.length];
+      const cross = a.x * b.y - b.x * a.y;
+      area += cross; sx += (a.x + b.x) * cross; sy += (a.y + b.y) * cross;
+    }
+    if (Math.abs(area) < 1e-12) {   // degenerate: the mean of the vertices
+      return { x: vs.reduce(function (s, v) { return s + v.x; }, 0) / vs.length,
+               y: vs.reduce(function (s, v) { return s + v.y; }, 0) / vs.length, area: 0, box: box };
+    }
+    return { x: sx / (3 * area), y: sy / (3 * area), area: Math.abs(area) / 2, box: box };
+  }
+
+  // Writes the places' names without overprinting, greedily: smallest place first (a room
+  // needs its spot near it more than the hall around it, which has room elsewhere), each label
+  // at the first spot where it stays inside `bounds` and overlaps neither an earlier label nor
+  // `obstacles` (boxes in SVG coordinates). The spots tried: on its anchor; above, below, right,
+  // left and diagonally off it; just inside the top and the bottom of the place. Spots that do
+  // not cover a smaller place are preferred (so that a hall's name is not written inside a room
+  // of it); at full size, then smaller. A label that fits nowhere is left out: its place keeps
+  // its name as a tooltip.
+  function placeLabels(places, layer, bounds, obstacles, unit) {
+    const pad = 0.25 * unit;
+    const taken = obstacles.slice();
+    const items = places.map(function (place) { return { place: place, anchor: labelAnchor(place) }; });
+    items.sort(function (a, b) { return a.anchor.area - b.anchor.area; });
+    function free(box) {
+      if (box.x < bounds.x || box.y < bounds.y || box.x + box.width > bounds.x + bounds.width ||
+          box.y + box.height > bounds.y + bounds.height) return false;
+      return !taken.some(function (other) { return overlaps(box, other); });
+    }
+    items.forEach(function (item, index) {
+      const ax = item.anchor.x, ay = -item.anchor.y, shape = item.anchor.box;
+      const smaller = items.slice(0, index).map(function (other) { return other.anchor.box; });
+      const text = svg("text", { class: "place-label", x: ax, y: ay, "text-anchor": "middle", "dominant-baseline": "central" }, layer);
+      text.textContent = item.place.id;
+      let spot = null;
+      for (const scale of [1, 0.8, 0.64]) {
+        const size = 2.6 * unit * scale;
+        text.setAttribute("font-size", String(size));
+        text.setAttribute("x", String(ax));
+        text.setAttribute("y", String(ay));
+        const measured = boxOf(text);
+        if (!measured) { spot = { x: ax, y: ay, box: null }; break; }   // not displayed: nothing to avoid
+        // The label's box, padded, relative to the point it is drawn at.
+        const box = { x: measured.x - ax - pad, y: measured.y - ay - pad, width: measured.width + 2 * pad, height: measured.height + 2 * pad };
+        const w = box.width, h = box.height;
+        const spots = [[ax, ay], [ax, ay - h], [ax, ay + h], [ax + w * 0.6, ay], [ax - w * 0.6, ay],
+                       [ax + w * 0.6, ay - h], [ax - w * 0.6, ay - h], [ax + w * 0.6, ay + h], [ax - w * 0.6, ay + h],
+                       [ax, shape.y + h / 2 + pad], [ax, shape.y + shape.height - h / 2 - pad]]
+          .map(function (s) { return { x: s[0], y: s[1], box: { x: s[0] + box.x, y: s[1] + box.y, width: w, height: h } }; })
+          .filter(function (s) { return free(s.box); });
+        spot = spots.find(function (s) { return !smaller.some(function (other) { return overlaps(s.box, other); }); }) || spots[0] || null;
+        if (spot) break;
+      }
+      if (!spot) { layer.removeChild(text); return; }
+      text.setAttribute("x", String(spot.x));
+      text.setAttribute("y", String(spot.y));
+      if (spot.box) taken.push(spot.box);
+    });
+  }
+
+  // The tooltip text of a position: its time, accuracy and coordinates.
+  function pointText(p) {
+    if (p.local) {
+      const units = plan ? plan.units : "";
+      return formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy.toFixed(1) + " " + units + ")" : "") +
+        " — x " + p.x.toFixed(2) + ", y " + p.y.toFixed(2);
+    }
+    return formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
+      " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6);
   }
 
   // The circle of a point, with its time (and accuracy and coordinates) as its title.
@@ -459,20 +705,15 @@
       class: isNewest ? "point newest" : "point", cx: q.x, cy: -q.y, r: (isNewest ? 1.4 : 0.8) * view.unit,
       "data-time": p.time, "data-id": p.id,
     }, view.layer);
-    if (p.local) {
-      const units = plan ? plan.units : "";
-      return titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy.toFixed(1) + " " + units + ")" : "") +
-        " — x " + p.x.toFixed(2) + ", y " + p.y.toFixed(2));
-    }
-    return titled(circle, formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
-      " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6));
+    return titled(circle, pointText(p));
   }
 
-  // Draws a point as the newest of the track, demoting the previous newest.
+  // Draws a point as the newest of the track, demoting the previous newest (a dot, or an arrow
+  // at the edge).
   function drawPoint(p, q) {
     if (view.newest) {
-      view.newest.setAttribute("class", "point");
-      view.newest.setAttribute("r", String(0.8 * view.unit));
+      view.newest.classList.remove("newest");
+      if (view.newest.tagName === "circle") view.newest.setAttribute("r", String(0.8 * view.unit));
     }
     const circle = pointCircle(p, q, true);
     view.newest = circle;
@@ -482,13 +723,14 @@
     // A local point's accuracy is in venue units already; a geographic one's in metres.
     view.accuracy.setAttribute("r", String(p.accuracy ? (p.local ? p.accuracy : p.accuracy / view.metresPerUnit) : 0));
     view.accuracy.setAttribute("visibility", p.accuracy ? "visible" : "hidden");
-    view.count += 1;
   }
 
   function updateCounts() {
     const count = view.count;
     el.map.setAttribute("data-points", String(count));
+    el.map.setAttribute("data-outside", String(view.outside));
     state.points = count;
+    state.outside = view.outside;
     state.mode = plan ? "venue" : "plain";
     el.caption.textContent = count === 0
       ? "No positions in this range" + (plan ? " on " + plan.name + "." : ".")
@@ -507,6 +749,7 @@
     view.line.setAttribute("points", (points ? points + " " : "") + q.x + "," + (-q.y));
     if (view.first === null) view.first = p.time;
     drawPoint(p, q);
+    view.count += 1;
     updateCounts();
     return true;
   }
@@ -621,6 +864,7 @@
     el.status = document.getElementById("status");
     el.map = document.getElementById("map");
     el.caption = document.getElementById("map-caption");
+    el.outsideNote = document.getElementById("outside-note");
     el.note = document.getElementById("note");
 
     const params = new URLSearchParams(location.search);
