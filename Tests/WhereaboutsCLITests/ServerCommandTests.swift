@@ -269,7 +269,8 @@ struct ServerCommandTests {
     }
 
     @Test("A full disk: writes fail with a 503 and an error id, nothing acknowledged is lost, writing resumes once there is room",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit")))
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"),
+                   "needs /usr/bin/prlimit (util-linux) to fill the disk of a running server"))
     func fullDisk() async throws {
         let dataDir = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dataDir) }

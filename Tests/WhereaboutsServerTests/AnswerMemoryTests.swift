@@ -23,7 +23,9 @@ struct AnswerMemoryTests {
     static let bound = 100 << 20
     static let eventCount = 1_000_000
 
-    @Test(.enabled(if: FileManager.default.isReadableFile(atPath: "/proc/self/status")), .timeLimit(.minutes(20)))
+    @Test(.enabled(if: FileManager.default.isReadableFile(atPath: "/proc/self/status"),
+                   "needs /proc/self/status (Linux) to read the child's peak memory"),
+          .timeLimit(.minutes(20)))
     func aMillionEventsInBoundedMemory() async throws {
         let child = try ChildTestProcess(filter: "childAnswersAMillionEvents", environment: [Self.childVariable: "1"])
         let text = child.waitForOutput()
@@ -45,7 +47,8 @@ struct AnswerMemoryTests {
     /// The attachment uploaded: held whole, even once, it alone passes ``bound``.
     static let uploadSize = 128 << 20
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil))
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil,
+                   "the child half of the memory test: runs only in the process that test starts and measures"))
     func childAnswersAMillionEvents() async throws {
         var configuration = ServerConfiguration()
         configuration.rateLimit = nil

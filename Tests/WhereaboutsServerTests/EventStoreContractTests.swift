@@ -607,7 +607,8 @@ struct SQLiteCrashTests {
         try await reopened.close()
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil))
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childDirectoryVariable] != nil,
+                   "the child half of the crash test: runs only in the process that test starts and kills"))
     func childWritesUntilKilled() async throws {
         let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
         let store = try SQLiteEventStore(directory: directory)

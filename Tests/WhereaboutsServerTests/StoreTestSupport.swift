@@ -21,6 +21,8 @@ enum StoreKind: String, Sendable, CustomTestStringConvertible {
     /// (then an unreachable server makes the tests fail rather than skip).
     static let tested: [StoreKind] = {
         if PostgresTestServer.isReachable || ProcessInfo.processInfo.environment["CI"] != nil {
+            // Scripts/test-summary.sh reads this line as the evidence that the half ran.
+            print("note: the PostgreSQL half of the tests runs against \(PostgresTestServer.displayURL)")
             return [.sqlite, .postgres]
         }
         print("""

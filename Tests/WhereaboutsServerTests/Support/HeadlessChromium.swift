@@ -42,6 +42,16 @@ enum HeadlessChromium {
     /// browser is a failure rather than a reason to skip.
     static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] != nil }
 
+    /// Says once, on standard output, that the browser half of the tests runs:
+    /// Scripts/test-summary.sh reads this line as the evidence that it ran.
+    private static func announce(_ executable: String) {
+        announcement.withValue { announced in
+            if !announced { print("note: the browser half of the tests runs with \(executable)") }
+            announced = true
+        }
+    }
+    private static let announcement = LockedValue(false)
+
     /// Whether browser tests should run: the browser is installed, or CI requires it.
     static var shouldRun: Bool { executablePath != nil || isRequired }
 
@@ -69,6 +79,7 @@ enum HeadlessChromium {
         startTimeout: Duration = .seconds(60), _ body: (DevToolsPage) async throws -> T
     ) async throws -> T {
         guard let executable = executablePath else { throw Failure.notInstalled }
+        announce(executable)
         let profile = FileManager.default.temporaryDirectory
             .appendingPathComponent("whereabouts-chromium-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
@@ -202,6 +213,14 @@ struct DevToolsPage: Sendable {
         if case .string(let error)? = result["errorText"] {
             throw HeadlessChromium.Failure.protocolError("navigating to \(url): \(error)")
         }
+    }
+
+    /// Gives the page a `width` × `height` CSS-pixel viewport (scale 1), for tests of its layout.
+    func setViewport(width: Int, height: Int) async throws {
+        try await send("Emulation.setDeviceMetricsOverride", [
+            ("width", .number(Double(width))), ("height", .number(Double(height))),
+            ("deviceScaleFactor", .number(1)), ("mobile", .bool(false)),
+        ])
     }
 
     /// Makes the page's `Date` use `timeZone` (an IANA name such as "UTC").

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Runs the README's shell examples as a newcomer would: every command of every ```sh block, in
+# order, in one shell, from a scratch folder that holds only a link to the repository's
+# Examples/ — so a command that needs a file outside the repository fails here.
+#
+#   Scripts/readme-test.sh            # `.ci/run` runs it after the tests
+#
+# What it changes, and why:
+# - `swift …` runs on this package wherever the shell is (`--package-path`), and HOME is a
+#   scratch folder, so the install step installs into it, onto this shell's PATH, and nowhere
+#   else;
+# - the placeholders TOKEN and URL become the token that `whereabouts users add` printed and
+#   http://127.0.0.1:8080, where the README's `whereabouts serve` listens;
+# - a command that ends with `&` runs in the background; for `whereabouts serve` the script waits
+#   until its /health answers. Background commands are stopped at the end.
+# What it skips, saying so: the test command itself (`swift test`), commands that need a
+# Bluetooth adapter (`--adapter`) or the public datasets (`$DATA`, not part of the repository),
+# and the benchmark and load scripts (minutes to hours of load each; their figures carry their
+# own commands).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+readme="$repo/README.md"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/whereabouts-readme.XXXXXX")
+background=()
+cleanup() {
+    for pid in "${background[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+if python3 -c 'import socket, sys; s = socket.socket(); sys.exit(s.connect_ex(("127.0.0.1", 8080)) != 0)'; then
+    echo "error: something already listens on 127.0.0.1:8080, where the README's server goes; stop it first" >&2
+    exit 1
+fi
+
+# The commands, one a line: "LINE<TAB>run<TAB>COMMAND" or "LINE<TAB>skip<TAB>REASON: COMMAND".
+python3 - "$readme" >"$work/commands.tsv" <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+in_block, pending, start = False, "", 0
+skips = [
+    (r"^swift test\b", "the test command itself"),
+    (r"--adapter\b", "needs a Bluetooth adapter"),
+    (r"\$DATA\b", "needs the public datasets ($DATA), which are not part of the repository"),
+    (r"swift package .*benchmark|Scripts/(load|soak|attack)-test\.sh|Scripts/schemathesis\.sh|^cd Benchmarks",
+     "a benchmark or a load run: minutes of work, measured by hand"),
+]
+for number, line in enumerate(lines, 1):
+    if not in_block:
+        in_block = line.strip() == "```sh"
+        continue
+    if line.strip() == "```":
+        in_block = False
+        continue
+    if not pending:
+        start = number
+    if line.endswith("\\"):
+        pending += line[:-1] + " "
+        continue
+    command = (pending + line).strip()
+    pending = ""
+    if not command or command.startswith("#"):
+        continue
+    reason = next((why for pattern, why in skips if re.search(pattern, command)), None)
+    if reason:
+        print(f"{start}\tskip\t{reason}: {command}")
+    else:
+        print(f"{start}\trun\t{command}")
+PY
+
+# `swift` acts on this package from the scratch folder (SwiftPM's own folders stay in the real HOME).
+real_home="$HOME"
+swift() { HOME="$real_home" command swift "$1" --package-path "$repo" "${@:2}"; }
+export HOME="$work/home"
+mkdir -p "$HOME" "$work/cwd"
+export PATH="$HOME/.local/bin:$PATH"
+ln -s "$repo/Examples" "$work/cwd/Examples"
+cd "$work/cwd"
+
+token=""
+url="http://127.0.0.1:8080"
+ran=0
+skipped=0
+while IFS=$'\t' read -r line kind command; do
+    if [ "$kind" = skip ]; then
+        echo "-- README.md:$line skipped, $command"
+        skipped=$((skipped + 1))
+        continue
+    fi
+    if [[ "$command" =~ (^|[^A-Za-z_])TOKEN([^A-Za-z_]|$) ]]; then
+        [ -n "$token" ] || { echo "error: README.md:$line uses TOKEN before any \`whereabouts users add\`" >&2; exit 1; }
+        command=$(sed -E "s/(^|[^A-Za-z_])TOKEN([^A-Za-z_]|$)/\1$token\2/g" <<<"$command")
+    fi
+    command=$(sed -E "s#(^|[^A-Za-z_/])URL([^A-Za-z_]|$)#\1$url\2#g" <<<"$command")
+    echo "== README.md:$line: $command"
+    ran=$((ran + 1))
+    if [[ "$command" =~ \&[[:space:]]*(#.*)?$ ]]; then
+        foreground="${command%%&*}"
+        eval "$foreground" >>"$work/background.log" 2>&1 &
+        background+=("$!")
+        if [[ "$command" == *"whereabouts serve"* ]]; then
+            for _ in $(seq 1 300); do
+                if python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:8080/health", timeout=1)' 2>/dev/null; then
+                    break
+                fi
+                if ! kill -0 "${background[-1]}" 2>/dev/null; then
+                    echo "error: README.md:$line: the server stopped:" >&2
+                    tail -n 20 "$work/background.log" >&2
+                    exit 1
+                fi
+                sleep 0.1
+            done
+        fi
+        continue
+    fi
+    status=0
+    if [[ "$command" == *"whereabouts users add"* ]]; then
+        token=$(eval "$command") || status=$?
+        echo "(token: ${token:0:6}…)"
+    else
+        eval "$command" </dev/null >"$work/output.log" 2>&1 || status=$?
+        tail -n 5 "$work/output.log"
+    fi
+    if [ "$status" -ne 0 ]; then
+        echo "error: README.md:$line failed with status $status: $command" >&2
+        cat "$work/output.log" >&2 2>/dev/null || true
+        exit 1
+    fi
+done <"$work/commands.tsv"
+
+echo "README commands: $ran ran, $skipped skipped (said above, with the reason)"

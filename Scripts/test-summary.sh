@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Says what a `swift test` run really ran, from its output (the file given as the argument):
+# how many tests passed, failed and were skipped, and why each was skipped; whether the
+# PostgreSQL half (the store suites against a real server) and the browser half (the map page in
+# headless Chromium) ran. swift-testing's own last line counts a skipped test as one that passed.
+#
+#     swift test 2>&1 | tee test.log; Scripts/test-summary.sh test.log
+#
+# Exits 1 when CI is set and either half was skipped, or when the run failed.
+set -euo pipefail
+
+log="${1:?usage: Scripts/test-summary.sh FILE (the output of swift test)}"
+if [ ! -r "$log" ]; then
+    echo "error: cannot read $log" >&2
+    exit 2
+fi
+
+passed=$(grep '^✔ Test .* passed after' "$log" | grep -vc '^✔ Test run with' || true)
+failed=$(grep '^✘ Test .* failed after' "$log" | grep -vc '^✘ Test run with' || true)
+skipped_lines=$(grep '^➜ Test .* skipped' "$log" || true)
+skipped=0
+if [ -n "$skipped_lines" ]; then skipped=$(printf '%s\n' "$skipped_lines" | wc -l); fi
+
+# Each half prints a note when it runs (StoreTestSupport.swift, HeadlessChromium.swift), and its
+# tests are skipped with a reason when it cannot.
+postgres="not run (no test of it was selected)"
+if grep -q 'note: the PostgreSQL half of the tests runs against' "$log"; then
+    postgres="ran ($(grep -m1 -o 'runs against .*' "$log"))"
+fi
+if grep -q 'note: PostgreSQL store tests skipped' "$log" \
+    || printf '%s\n' "$skipped_lines" | grep -q 'no PostgreSQL answers'; then
+    postgres="SKIPPED (no PostgreSQL server answered; see the notes above)"
+fi
+browser="not run (no test of it was selected)"
+if grep -q 'note: the browser half of the tests runs with' "$log"; then
+    browser="ran ($(grep -m1 -o 'runs with .*' "$log"))"
+fi
+if printf '%s\n' "$skipped_lines" | grep -q 'chromium is not installed'; then
+    browser="SKIPPED (chromium is not installed)"
+fi
+
+echo
+echo "== What the tests ran =="
+echo "swift-testing: $passed passed, $failed failed, $skipped skipped"
+if [ "$skipped" -gt 0 ]; then
+    printf '%s\n' "$skipped_lines" | sed 's/^➜ Test /  skipped: /'
+fi
+echo "PostgreSQL half: $postgres"
+echo "browser half:    $browser"
+
+status=0
+if [ "$failed" -gt 0 ]; then status=1; fi
+if [ -n "${CI:-}" ] && { [ "${postgres#ran }" = "$postgres" ] || [ "${browser#ran }" = "$browser" ]; }; then
+    echo "error: CI is set, and a half of the tests did not run" >&2
+    status=1
+fi
+exit $status
