@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Load test of `whereabouts serve` (SQLite, default durability) on loopback with wrk
+# Load test of `whereabouts serve` (SQLite, default durability unless DURABILITY=full) on loopback with wrk
 # (Debian's `wrk` package). Prints wrk's figures for each phase and the server's memory.
 #
 #   Scripts/load-test.sh                   # 20 s phases, fill to 10 million events
 #   DURATION=10 FILL=1000000 Scripts/load-test.sh
+#   DURABILITY=full DURATION=10 FILL=0 Scripts/load-test.sh   # every commit synced to disk
 #
 # Phases:
 #   1. single-event POST /events over keep-alive, 64 connections: the maximum rate;

@@ -4,6 +4,8 @@
 # load generators) are stopped, the server killed and the directory removed on exit.
 #
 #   USERS=20 PREFIX=load PORT=18080 source Scripts/load/server.sh
+#
+# DURABILITY=full serves with --durability full (every commit synced to disk).
 
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 
@@ -27,7 +29,7 @@ done
 # The per-token rate limit is off: these scripts measure what the server can do, which one
 # load-generating token would otherwise be held below (a day's answer of 2,880 events costs 289
 # of the default 1,500 a second).
-"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning --rate-limit 0 &
+"$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning --rate-limit 0 --durability "${DURABILITY:-normal}" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do
     curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break

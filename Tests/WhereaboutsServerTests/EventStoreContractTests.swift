@@ -613,13 +613,21 @@ struct SQLiteCrashTests {
         let directory = try #require(ProcessInfo.processInfo.environment[Self.childDirectoryVariable])
         let store = try SQLiteEventStore(directory: directory)
         try await store.migrate()
-        for index in 0..<1_000_000 {
-            let id = "e\(index)"
-            let upload = EventStoreContractTests.upload(id: "file", bytes: Array(id.utf8))
-            var event = EventStoreContractTests.point(id, at: Double(index))
-            event.attachments = [upload.attachment]
-            _ = try await store.addEvents([EventWrite(event: event, uploads: [upload])], for: "alice")
-            FileHandle.standardOutput.write(Data("acked \(id)\n".utf8))  // unbuffered
+        // Four writers at once, so that the writes are committed in groups.
+        try await withThrowingTaskGroup(of: Void.self) { writers in
+            for writer in 0..<4 {
+                writers.addTask {
+                    for index in stride(from: writer, to: 1_000_000, by: 4) {
+                        let id = "e\(index)"
+                        let upload = EventStoreContractTests.upload(id: "file", bytes: Array(id.utf8))
+                        var event = EventStoreContractTests.point(id, at: Double(index))
+                        event.attachments = [upload.attachment]
+                        _ = try await store.addEvents([EventWrite(event: event, uploads: [upload])], for: "alice")
+                        FileHandle.standardOutput.write(Data("acked \(id)\n".utf8))  // unbuffered
+                    }
+                }
+            }
+            try await writers.waitForAll()
         }
     }
 }

@@ -8,7 +8,9 @@ import Whereabouts
 /// The directory holds `whereabouts.sqlite` (WAL mode, so readers never wait for the writer)
 /// and `attachments/<user>/<event>/<attachment>`. An attachment's file is written and synced
 /// at its final path before the row of its event commits, so a crash can leave an orphan file
-/// but never an event whose file is missing.
+/// but never an event whose file is missing. Event writes that arrive while others are being
+/// committed wait and are committed together, in one transaction (``GroupCommit``): under load,
+/// one commit — with `durability: .full`, one sync to disk — acknowledges many requests.
 ///
 /// ```swift
 /// let store = try SQLiteEventStore(directory: "./whereabouts-data")
@@ -23,6 +25,9 @@ public final class SQLiteEventStore: EventStore {
 
     private let pool: DatabasePool
     private let files: AttachmentFiles
+    /// Event inserts that arrive while others are being committed are committed together, in
+    /// one transaction: with `durability: .full`, one sync to disk acknowledges them all.
+    let eventInserts: GroupCommit<EventInsert, EventInsertOutcome>
 
     /// The database file's name within ``directory``.
     public static let databaseFileName = "whereabouts.sqlite"
@@ -61,8 +66,13 @@ public final class SQLiteEventStore: EventStore {
         // whatever `prepareDatabase` set: the writer, the only connection that commits, gets the
         // durability asked for here, after GRDB's set-up.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
-        self.files = AttachmentFiles(root: (directory as NSString).appendingPathComponent("attachments"))
+        let files = AttachmentFiles(root: (directory as NSString).appendingPathComponent("attachments"))
+        self.files = files
         try files.prepare()
+        let pool = self.pool
+        eventInserts = GroupCommit(limits: Self.eventGroupLimits, weight: { $0.writes.count }) { group in
+            await Self.insert(group, into: pool, files: files)
+        }
     }
 
     /// `attachments/.incoming`: uploads spooled here are moved into place by a rename.
@@ -274,36 +284,92 @@ public final class SQLiteEventStore: EventStore {
         // requests, so that the writer's turn holds only the inserts.
         let rows = writes.map { SQLiteEventRow($0.event, userName: userName) }
         do {
-            let (results, unused) = try await pool.write { db -> ([EventCreation], [PlacedFile]) in
-                guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
-                var results: [EventCreation] = []
-                var unused: [PlacedFile] = []
-                results.reserveCapacity(writes.count)
-                let insert = try db.cachedStatement(sql: SQLiteEventRow.insertSQL)
-                for ((write, files), row) in zip(zip(writes, placed), rows) {
-                    let event = write.event
-                    try row.insert(with: insert, in: db)
-                    if db.changesCount == 0 {
-                        guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
-                            throw StoreError.corrupt("event \(event.id) neither inserted nor found")
-                        }
-                        results.append(.existing(stored))
-                        unused.append(contentsOf: files)
-                    } else {
-                        // Only a file whose final name was taken is still staged (rare).
-                        let staged = files.compactMap { if case .staged(let file) = $0 { file } else { nil } }
-                        try attachmentFiles.install(staged, user: userName, event: event.id)
-                        results.append(.created(event))
-                    }
-                }
-                return (results, unused)
-            }
-            files.discard(unused)
-            return results
+            let outcome = try await eventInserts.submit(EventInsert(userName: userName, writes: writes, placed: placed, rows: rows))
+            files.discard(outcome.unused)
+            return outcome.results
         } catch {
             files.discard(placed.joined())
             throw error
         }
+    }
+
+    /// One call's events, ready to insert: their rows, and their files already at their final
+    /// paths (or staged).
+    struct EventInsert: Sendable {
+        let userName: String
+        let writes: [EventWrite]
+        let placed: [[PlacedFile]]
+        let rows: [SQLiteEventRow]
+    }
+
+    /// What inserting one call's events did: a result each, and the files of events that turned
+    /// out to exist already (to remove).
+    struct EventInsertOutcome: Sendable {
+        let results: [EventCreation]
+        let unused: [PlacedFile]
+    }
+
+    /// The largest group of calls committed together: 64 calls, or 20,000 events (a call larger
+    /// than that goes alone).
+    static let eventGroupLimits = GroupCommit<EventInsert, EventInsertOutcome>.Limits(writes: 64, weight: 20_000)
+
+    /// Inserts a group of calls in one transaction, each in a savepoint of its own, so that one
+    /// call's failure (an unknown user) rolls back that call only; a failure that ends the
+    /// transaction itself (a full disk) fails them all, as their commit does.
+    static func insert(_ group: [EventInsert], into pool: DatabasePool, files: AttachmentFiles) async
+        -> [Result<EventInsertOutcome, any Error>] {
+        do {
+            return try await pool.write { db in
+                var outcomes: [Result<EventInsertOutcome, any Error>] = []
+                outcomes.reserveCapacity(group.count)
+                for insert in group {
+                    var outcome: EventInsertOutcome?
+                    do {
+                        try db.inSavepoint {
+                            outcome = try Self.insert(insert, db, files: files)
+                            return .commit
+                        }
+                    } catch {
+                        // SQLite ends the whole transaction on some errors (a full disk, I/O).
+                        guard db.isInsideTransaction else { throw error }
+                        outcomes.append(.failure(error))
+                        continue
+                    }
+                    outcomes.append(outcome.map { .success($0) }
+                        ?? .failure(StoreError.corrupt("no outcome for the events of \(insert.userName)")))
+                }
+                return outcomes
+            }
+        } catch {
+            return group.map { _ in .failure(error) }
+        }
+    }
+
+    /// Inserts one call's events (inside the caller's transaction).
+    private static func insert(_ insert: EventInsert, _ db: Database, files: AttachmentFiles) throws -> EventInsertOutcome {
+        let userName = insert.userName
+        guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
+        var results: [EventCreation] = []
+        var unused: [PlacedFile] = []
+        results.reserveCapacity(insert.writes.count)
+        let statement = try db.cachedStatement(sql: SQLiteEventRow.insertSQL)
+        for ((write, placed), row) in zip(zip(insert.writes, insert.placed), insert.rows) {
+            let event = write.event
+            try row.insert(with: statement, in: db)
+            if db.changesCount == 0 {
+                guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
+                    throw StoreError.corrupt("event \(event.id) neither inserted nor found")
+                }
+                results.append(.existing(stored))
+                unused.append(contentsOf: placed)
+            } else {
+                // Only a file whose final name was taken is still staged (rare).
+                let staged = placed.compactMap { if case .staged(let file) = $0 { file } else { nil } }
+                try files.install(staged, user: userName, event: event.id)
+                results.append(.created(event))
+            }
+        }
+        return EventInsertOutcome(results: results, unused: unused)
     }
 
     /// The event with this identifier, trashed or not.

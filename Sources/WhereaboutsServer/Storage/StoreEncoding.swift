@@ -15,7 +15,8 @@ public enum Durability: String, Sendable, CaseIterable {
     /// checkpoint rather than each commit. The default, and many times faster.
     case normal
     /// Also survives a power cut: every commit waits for the disk. SQLite: WAL with
-    /// `synchronous=FULL`.
+    /// `synchronous=FULL`; event writes that arrive while one is being committed are committed
+    /// together (group commit), so that one sync acknowledges all of them.
     case full
 }
 

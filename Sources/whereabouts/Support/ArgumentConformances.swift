@@ -26,7 +26,7 @@ extension Durability: ExpressibleByArgument {
     public static var allValueDescriptions: [String: String] {
         [
             Self.normal.rawValue: "a write acknowledged survives the server being killed; a power cut may lose the last ones",
-            Self.full.rawValue: "fsync every commit",
+            Self.full.rawValue: "fsync every commit (writes that arrive together share one)",
         ]
     }
 }

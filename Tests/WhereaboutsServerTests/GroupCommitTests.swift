@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import Whereabouts
+@testable import WhereaboutsServer
+
+/// Writes that arrive while a group is being committed go together in the next one; each is
+/// acknowledged only after its group's commit, with its own result.
+@Suite("Group commit")
+struct GroupCommitTests {
+    /// A commit that records each group and, for the first, waits until released.
+    private final class RecordingCommit: Sendable {
+        let groups = LockedValue<[[Int]]>([])
+        let firstStarted = AsyncStream<Void>.makeStream()
+        let release = AsyncStream<Void>.makeStream()
+
+        func commit(_ group: [Int]) async -> [Result<Int, any Error>] {
+            let isFirst = groups.withValue { groups in
+                groups.append(group)
+                return groups.count == 1
+            }
+            if isFirst {
+                firstStarted.continuation.yield()
+                for await _ in release.stream { break }
+            }
+            return group.map { $0 < 0 ? .failure(StoreError.notFound("user", id: "\($0)")) : .success($0 * 10) }
+        }
+    }
+
+    @Test func writesThatArriveDuringACommitGoTogetherInTheNext() async throws {
+        let recorder = RecordingCommit()
+        let commits = GroupCommit<Int, Int>(limits: .init(writes: 100, weight: 1_000), weight: { _ in 1 }) { group in
+            await recorder.commit(group)
+        }
+        try await withThrowingTaskGroup(of: (Int, Int?).self) { tasks in
+            tasks.addTask { (0, try await commits.submit(0)) }
+            for await _ in recorder.firstStarted.stream { break }
+            // The first group is being committed: these wait, then go together.
+            for value in [1, 2, -3, 4, 5] {
+                tasks.addTask { (value, try? await commits.submit(value)) }
+            }
+            while commits.waitingCount < 5 { await Task.yield() }
+            #expect(recorder.groups.value.count == 1)
+            recorder.release.continuation.yield()
+            var results: [Int: Int?] = [:]
+            for try await (value, output) in tasks { results[value] = output }
+            #expect(results == [0: 0, 1: 10, 2: 20, -3: nil, 4: 40, 5: 50])
+        }
+        #expect(recorder.groups.value.count == 2)
+        #expect(recorder.groups.value.last.map(Set.init) == [1, 2, -3, 4, 5])
+        #expect(commits.groupsCommitted == 2)
+    }
+
+    @Test func groupsStayWithinTheirLimits() async throws {
+        let recorder = RecordingCommit()
+        let commits = GroupCommit<Int, Int>(limits: .init(writes: 3, weight: 10), weight: { $0 }) { group in
+            await recorder.commit(group)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { _ = try await commits.submit(1) }
+            for await _ in recorder.firstStarted.stream { break }
+            // Queued one after the other, so that they wait in this order.
+            for (offset, value) in [1, 1, 1, 1, 6, 5, 20, 1].enumerated() {
+                tasks.addTask { _ = try await commits.submit(value) }
+                while commits.waitingCount < offset + 1 { await Task.yield() }
+            }
+            recorder.release.continuation.yield()
+            try await tasks.waitForAll()
+        }
+        let later = Array(recorder.groups.value.dropFirst())
+        // At most 3 writes and a weight of 10 a group; a write heavier than that goes alone.
+        #expect(later == [[1, 1, 1], [1, 6], [5], [20], [1]])
+    }
+
+    @Test func concurrentCallsToTheSQLiteStoreFailAlone() async throws {
+        let directory = NSTemporaryDirectory() + "whereabouts-group-" + AccessToken.generate()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteEventStore(directory: directory, durability: .full)
+        try await store.migrate()
+        try await store.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0))
+        let calls = 40
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { tasks in
+            for index in 0..<calls {
+                tasks.addTask {
+                    // Every fifth call names a user that does not exist.
+                    let user = index % 5 == 4 ? "nobody" : "alice"
+                    let events = (0..<3).map { EventStoreContractTests.point("c\(index)e\($0)", at: Double(index * 3 + $0)) }
+                    let created = try? await store.addEvents(events.map { EventWrite(event: $0) }, for: user)
+                    return (index, created?.count == 3)
+                }
+            }
+            var outcomes: [Int: Bool] = [:]
+            for await (index, ok) in tasks { outcomes[index] = ok }
+            return outcomes
+        }
+        for index in 0..<calls { #expect(outcomes[index] == (index % 5 != 4), "call \(index)") }
+        let stored = Set(try await store.events(matching: EventQuery(limit: 1_000), for: "alice").map(\.id))
+        let expected = Set((0..<calls).filter { $0 % 5 != 4 }.flatMap { index in (0..<3).map { "c\(index)e\($0)" } })
+        #expect(stored == expected)
+        #expect(store.eventInserts.groupsCommitted <= calls)
+        try await store.close()
+    }
+}
