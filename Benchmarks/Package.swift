@@ -33,6 +33,13 @@ let package = Package(
             path: "Benchmarks/WhereaboutsBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Not a benchmark suite: the bare-framework server Scripts/ingest-benchmark.sh measures
+        // the real server against.
+        .executableTarget(
+            name: "HummingbirdCeiling",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/HummingbirdCeiling"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

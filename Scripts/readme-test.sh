@@ -24,8 +24,11 @@ readme="$repo/README.md"
 work=$(mktemp -d "${TMPDIR:-/tmp}/whereabouts-readme.XXXXXX")
 background=()
 cleanup() {
-    for pid in "${background[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    # Each background command runs in a process group of its own (set -m below): stop the group,
+    # the server it started included, not only the shell that ran it.
+    for pid in "${background[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
+    cd "$repo"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -98,8 +101,10 @@ while IFS=$'\t' read -r line kind command; do
     ran=$((ran + 1))
     if [[ "$command" =~ \&[[:space:]]*(#.*)?$ ]]; then
         foreground="${command%%&*}"
+        set -m
         eval "$foreground" >>"$work/background.log" 2>&1 &
         background+=("$!")
+        set +m
         if [[ "$command" == *"whereabouts serve"* ]]; then
             for _ in $(seq 1 300); do
                 if python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:8080/health", timeout=1)' 2>/dev/null; then
@@ -130,4 +135,15 @@ while IFS=$'\t' read -r line kind command; do
     fi
 done <"$work/commands.tsv"
 
+cleanup
+trap - EXIT
+# The server stops gracefully: give it up to 10 s to close its port.
+for _ in $(seq 1 100); do
+    python3 -c 'import socket, sys; s = socket.socket(); sys.exit(s.connect_ex(("127.0.0.1", 8080)) == 0)' && break
+    sleep 0.1
+done
+if python3 -c 'import socket, sys; s = socket.socket(); sys.exit(s.connect_ex(("127.0.0.1", 8080)) != 0)'; then
+    echo "error: the README's server still listens on 127.0.0.1:8080 after the test stopped it" >&2
+    exit 1
+fi
 echo "README commands: $ran ran, $skipped skipped (said above, with the reason)"

@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Ingest at the machine's limit, in one run: every server pinned to one core (SERVER_CORE) and
+# wrk to another (LOAD_CORE), release builds, loopback. Measures
+#   - fsync's own cost on the data directory's file system (the limit of durability one write at
+#     a time: one sync per acknowledgement);
+#   - the ceiling: a bare Hummingbird server (Benchmarks/…/HummingbirdCeiling) whose POST /events
+#     reads the body and answers a constant, with the same requests as below;
+#   - `whereabouts serve`, SQLite, in both durability modes: single-event POST /events and
+#     OwnTracks' POST /pub at their maximum (64 connections) and at about half that rate (32
+#     paced connections: the latency percentiles), the syncs counted during the maximum;
+#   - the batch call (1,000 events a request, 8 connections) and, on a store filled to FILL
+#     events, one user's day read back (1 connection);
+# and prints one Markdown table — each figure with its p50/p99 and its share of the ceiling —
+# and the conditions it was measured under.
+#
+#   Scripts/ingest-benchmark.sh                       # 10 s rounds, a day out of 1 M events
+#   DURATION=20 FILL=10000000 Scripts/ingest-benchmark.sh
+#   WHEREABOUTS=/path/to/other/whereabouts Scripts/ingest-benchmark.sh   # another build, to compare
+#
+# Needs wrk, taskset and python3 (Debian's wrk, util-linux, python3); perf (linux-perf) to count
+# the syncs, which are shown as "–" without it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10}
+FILL=${FILL:-1000000}
+SERVER_CORE=${SERVER_CORE:-0}
+LOAD_CORE=${LOAD_CORE:-1}
+PORT=${PORT:-18080}
+USERS=20
+for tool in wrk taskset python3 curl; do
+    command -v "$tool" >/dev/null || { echo "error: $tool is needed (apt-get install wrk util-linux python3 curl)" >&2; exit 1; }
+done
+
+echo "building (release)…" >&2
+if [ -n "${WHEREABOUTS:-}" ]; then
+    BIN="$WHEREABOUTS"   # another build to compare, such as an earlier commit's
+else
+    swift build -c release --product whereabouts >&2
+    BIN="$(swift build -c release --show-bin-path)/whereabouts"
+fi
+swift build -c release --package-path Benchmarks --product HummingbirdCeiling >&2
+CEILING="$(swift build -c release --package-path Benchmarks --show-bin-path)/HummingbirdCeiling"
+URL="http://127.0.0.1:$PORT"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/whereabouts-ingest.XXXXXX")
+SERVER_PID=""
+stop_server() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+        SERVER_PID=""
+    fi
+}
+trap 'stop_server; rm -rf "$work"' EXIT
+
+wait_for_health() {
+    for _ in $(seq 1 200); do
+        curl -sf "$URL/health" >/dev/null && return 0
+        sleep 0.05
+    done
+    echo "error: the server on $URL did not answer /health" >&2
+    exit 1
+}
+
+# wrk pinned to the load core; prints "RATE P50_MS P99_MS" (latencies in milliseconds).
+load() {
+    local connections=$1 script=$2
+    shift 2
+    taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
+        | tee -a "$work/wrk.log" | awk '
+            function ms(text) {
+                if (text ~ /us$/) return substr(text, 1, length(text) - 2) / 1000
+                if (text ~ /ms$/) return substr(text, 1, length(text) - 2) + 0
+                if (text ~ /s$/) return substr(text, 1, length(text) - 1) * 1000
+                return text + 0
+            }
+            /Requests\/sec/ { rate = $2 }
+            $1 == "50%" { p50 = ms($2) }
+            $1 == "99%" { p99 = ms($2) }
+            END { printf "%d %.2f %.2f\n", rate, p50, p99 }'
+    if grep -q "unexpected status" "$work/wrk.err"; then
+        echo "error: the server refused requests during $script:" >&2
+        sort "$work/wrk.err" | uniq -c | sort -rn | head -n 3 >&2
+        exit 1
+    fi
+}
+
+# At about half of RATE: 32 connections, each waiting so that together they send RATE/2.
+half_load() {
+    local rate=$1 script=$2
+    shift 2
+    local half=$((rate / 2 > 0 ? rate / 2 : 1))
+    WHEREABOUTS_DELAY_MS=$((32 * 1000 / half)) load 32 "$script" "$@"
+}
+
+# The syncs (fsync and fdatasync) made while `load` runs: start_sync_count before
+# it (perf in the background, in PERF_PID), count_syncs after it; "–" without perf.
+PERF_PID=""
+start_sync_count() {
+    PERF_PID=""
+    if command -v perf >/dev/null && perf stat -e 'syscalls:sys_enter_fdatasync' -- true >/dev/null 2>&1; then
+        rm -f "$work/perf.txt"
+        # System-wide: the store's writer threads come and go (libdispatch), and `perf -p` follows
+        # only the threads that exist when it starts; nothing else here syncs during a round.
+        perf stat -a -x, -e 'syscalls:sys_enter_fdatasync,syscalls:sys_enter_fsync' -o "$work/perf.txt" \
+            -- sleep "$DURATION" &
+        PERF_PID=$!
+    fi
+}
+# Sets SYNCS (not in a subshell: only this shell can wait for perf).
+count_syncs() {
+    SYNCS="–"
+    [ -n "$PERF_PID" ] || return 0
+    wait "$PERF_PID" 2>/dev/null || true
+    SYNCS=$(awk -F, '/syscalls/ { total += $1 } END { print total + 0 }' "$work/perf.txt")
+}
+
+ROWS=()
+row() { ROWS+=("$1"); }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f %%", 100 * a / b; else printf "–" }'; }
+
+# --- fsync's own cost -------------------------------------------------------------------------
+SYNC_US=$(python3 - "$work" <<'PY'
+import os, statistics, sys, time
+path = os.path.join(sys.argv[1], "sync-probe")
+fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+block = b"x" * 4096
+times = []
+for i in range(300):
+    os.pwrite(fd, block, (i % 64) * 4096)
+    start = time.perf_counter()
+    os.fdatasync(fd)
+    times.append((time.perf_counter() - start) * 1e6)
+os.close(fd)
+print(round(statistics.median(times)))
+PY
+)
+SYNC_RATE=$((1000000 / (SYNC_US > 0 ? SYNC_US : 1)))
+echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs, so at most ${SYNC_RATE} syncs/s one at a time" >&2
+
+# --- the ceiling ------------------------------------------------------------------------------
+taskset -c "$SERVER_CORE" "$CEILING" "$PORT" >"$work/ceiling.log" 2>&1 &
+SERVER_PID=$!
+wait_for_health
+read -r CEILING_RATE CEILING_P50 CEILING_P99 < <(load 64 Scripts/load/post-event.lua none)
+echo "ceiling: $CEILING_RATE requests/s" >&2
+row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s | $CEILING_P50 ms | $CEILING_P99 ms | 100 % |"
+stop_server
+
+# --- the server, in both durability modes -----------------------------------------------------
+serve() {
+    local durability=$1
+    DATA="$work/data-$durability"
+    TOKENS=()
+    AUTHORIZATIONS=()
+    for i in $(seq 1 "$USERS"); do
+        local token
+        token=$("$BIN" users add "load-$i" --data-dir "$DATA" 2>/dev/null)
+        TOKENS+=("$token")
+        AUTHORIZATIONS+=("Basic $(printf '%s' "load-$i:$token" | base64 -w0)")
+    done
+    taskset -c "$SERVER_CORE" "$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning --rate-limit 0 \
+        --durability "$durability" >"$work/serve-$durability.log" 2>&1 &
+    SERVER_PID=$!
+    wait_for_health
+}
+
+for durability in normal full; do
+    serve "$durability"
+    start_sync_count
+    read -r RATE P50 P99 < <(load 64 Scripts/load/post-event.lua "${TOKENS[@]}")
+    count_syncs
+    syncs=$SYNCS
+    read -r _ HALF_P50 HALF_P99 < <(half_load "$RATE" Scripts/load/post-event.lua "${TOKENS[@]}")
+    echo "POST /events, $durability: $RATE/s, $syncs syncs" >&2
+    row "| \`POST /events\`, one event, durability $durability ($syncs syncs in ${DURATION} s) | $RATE/s | $P50 ms | $P99 ms (at half: $HALF_P50 / $HALF_P99 ms) | $(ratio "$RATE" "$CEILING_RATE") |"
+
+    start_sync_count
+    read -r RATE P50 P99 < <(load 64 Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}")
+    count_syncs
+    syncs=$SYNCS
+    read -r _ HALF_P50 HALF_P99 < <(half_load "$RATE" Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}")
+    echo "POST /pub, $durability: $RATE/s, $syncs syncs" >&2
+    row "| \`POST /pub\` (OwnTracks), durability $durability ($syncs syncs in ${DURATION} s) | $RATE/s | $P50 ms | $P99 ms (at half: $HALF_P50 / $HALF_P99 ms) | $(ratio "$RATE" "$CEILING_RATE") |"
+
+    if [ "$durability" = normal ]; then
+        read -r BATCHES P50 P99 < <(load 8 Scripts/load/post-batch.lua "${TOKENS[@]}")
+        echo "batch: $((BATCHES * 1000)) events/s" >&2
+        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $((BATCHES * 1000)) events/s | $P50 ms | $P99 ms | – |"
+
+        # Fill the store (batches of a year of random tracks), give one user a full day, read it.
+        STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
+        if [ "${STORED:-0}" -lt "$FILL" ]; then
+            seconds=$(awk -v need=$((FILL - ${STORED:-0})) -v r="$BATCHES" 'BEGIN { printf "%d", need / ((r > 0 ? r : 1) * 1000) + 1 }')
+            echo "filling the store to about $FILL events (${seconds} s)…" >&2
+            taskset -c "$LOAD_CORE" wrk -t1 -c8 -d"${seconds}s" -s Scripts/load/post-batch.lua "$URL" -- "${TOKENS[@]}" >/dev/null
+        fi
+        STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
+        DAY=1751328000  # 2025-07-01: a position every 30 s, 2,880 events
+        for part in 0 1 2; do
+            awk -v day="$DAY" -v part="$part" 'BEGIN {
+                printf "["
+                for (i = 0; i < 960; i++) {
+                    t = day + (part * 960 + i) * 30
+                    printf "%s{\"method\":\"events.create\",\"params\":{\"streamIds\":[\"position\"],\"time\":%d,\"type\":\"position/wgs84\",\"content\":{\"latitude\":%.6f,\"longitude\":%.6f}}}",
+                        (i > 0 ? "," : ""), t, 46.5 + i / 100000, 6.6 + i / 100000
+                }
+                printf "]"
+            }' | curl -sf -o /dev/null -H "Authorization: ${TOKENS[0]}" -H "Content-Type: application/json" --data-binary @- "$URL/"
+        done
+        read -r DAYS P50 P99 < <(WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}")
+        row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s | $P50 ms | $P99 ms | – |"
+    fi
+    stop_server
+done
+
+# --- the table and its conditions -------------------------------------------------------------
+CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+FS=$(df -T "$work" | awk 'NR == 2 { print $2 }')
+echo
+echo "| measurement | rate | p50 | p99 | of the ceiling |"
+echo "|---|---:|---:|---:|---:|"
+for line in "${ROWS[@]}"; do echo "$line"; done
+echo
+echo "Conditions: $(date -u +%Y-%m-%d), ${WHEREABOUTS:-commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')}, release builds;"
+echo "$(nproc) cores ($CPU), Linux $(uname -r); servers pinned to core $SERVER_CORE, wrk (1 thread) to core $LOAD_CORE;"
+echo "64 connections at the maximum, 32 paced at about half; ${DURATION} s rounds; $USERS users; data on $FS;"
+echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs (at most ${SYNC_RATE} acknowledgements/s one sync at a time)."
+echo "Command: DURATION=$DURATION FILL=$FILL Scripts/ingest-benchmark.sh"
