@@ -21,6 +21,8 @@
 # the syncs, which are shown as "–" without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=load/day-track.sh
+source Scripts/load/day-track.sh
 
 DURATION=${DURATION:-10}
 FILL=${FILL:-1000000}
@@ -166,23 +168,24 @@ serve() {
     wait_for_health
 }
 
+# One kind of POST: its maximum (64 connections, the syncs counted) and its latencies at about
+# half that rate, as a row of the table.
+measure_posts() {
+    local label=$1 script=$2
+    shift 2
+    local rate p50 p99 half_p50 half_p99
+    start_sync_count
+    read -r rate p50 p99 < <(load 64 "$script" "$@")
+    count_syncs
+    read -r _ half_p50 half_p99 < <(half_load "$rate" "$script" "$@")
+    echo "$label: $rate/s, $SYNCS syncs" >&2
+    row "| $label ($SYNCS syncs in ${DURATION} s) | $rate/s | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $(ratio "$rate" "$CEILING_RATE") |"
+}
+
 for durability in normal full; do
     serve "$durability"
-    start_sync_count
-    read -r RATE P50 P99 < <(load 64 Scripts/load/post-event.lua "${TOKENS[@]}")
-    count_syncs
-    syncs=$SYNCS
-    read -r _ HALF_P50 HALF_P99 < <(half_load "$RATE" Scripts/load/post-event.lua "${TOKENS[@]}")
-    echo "POST /events, $durability: $RATE/s, $syncs syncs" >&2
-    row "| \`POST /events\`, one event, durability $durability ($syncs syncs in ${DURATION} s) | $RATE/s | $P50 ms | $P99 ms (at half: $HALF_P50 / $HALF_P99 ms) | $(ratio "$RATE" "$CEILING_RATE") |"
-
-    start_sync_count
-    read -r RATE P50 P99 < <(load 64 Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}")
-    count_syncs
-    syncs=$SYNCS
-    read -r _ HALF_P50 HALF_P99 < <(half_load "$RATE" Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}")
-    echo "POST /pub, $durability: $RATE/s, $syncs syncs" >&2
-    row "| \`POST /pub\` (OwnTracks), durability $durability ($syncs syncs in ${DURATION} s) | $RATE/s | $P50 ms | $P99 ms (at half: $HALF_P50 / $HALF_P99 ms) | $(ratio "$RATE" "$CEILING_RATE") |"
+    measure_posts "\`POST /events\`, one event, durability $durability" Scripts/load/post-event.lua "${TOKENS[@]}"
+    measure_posts "\`POST /pub\` (OwnTracks), durability $durability" Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}"
 
     if [ "$durability" = normal ]; then
         read -r BATCHES P50 P99 < <(load 8 Scripts/load/post-batch.lua "${TOKENS[@]}")
@@ -198,17 +201,7 @@ for durability in normal full; do
         fi
         STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
         DAY=1751328000  # 2025-07-01: a position every 30 s, 2,880 events
-        for part in 0 1 2; do
-            awk -v day="$DAY" -v part="$part" 'BEGIN {
-                printf "["
-                for (i = 0; i < 960; i++) {
-                    t = day + (part * 960 + i) * 30
-                    printf "%s{\"method\":\"events.create\",\"params\":{\"streamIds\":[\"position\"],\"time\":%d,\"type\":\"position/wgs84\",\"content\":{\"latitude\":%.6f,\"longitude\":%.6f}}}",
-                        (i > 0 ? "," : ""), t, 46.5 + i / 100000, 6.6 + i / 100000
-                }
-                printf "]"
-            }' | curl -sf -o /dev/null -H "Authorization: ${TOKENS[0]}" -H "Content-Type: application/json" --data-binary @- "$URL/"
-        done
+        post_day_track "$URL" "${TOKENS[0]}" "$DAY"
         read -r DAYS P50 P99 < <(WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}")
         row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s | $P50 ms | $P99 ms | – |"
     fi

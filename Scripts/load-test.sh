@@ -23,6 +23,8 @@ USERS=20
 PREFIX=load
 # shellcheck source=load/server.sh
 source Scripts/load/server.sh
+# shellcheck source=load/day-track.sh
+source Scripts/load/day-track.sh
 rss() { echo "server memory (RSS): $(($(ps -o rss= -p "$SERVER_PID") / 1024)) MiB"; }
 rss
 
@@ -57,18 +59,7 @@ echo "stored events: $(sqlite3 "$DATA/whereabouts.sqlite" "SELECT count(*) FROM 
 DAY=1751328000  # 2025-07-01
 # The fill spreads tracks at random, so a given day may hold none of load-1's: give that day a
 # full track (a position every 30 s, 2,880 events) to read back.
-for part in 0 1 2; do
-    awk -v day="$DAY" -v part="$part" 'BEGIN {
-        printf "["
-        for (i = 0; i < 960; i++) {
-            t = day + (part * 960 + i) * 30
-            printf "%s{\"method\":\"events.create\",\"params\":{\"streamIds\":[\"position\"],\"time\":%d,\"type\":\"position/wgs84\",\"content\":{\"latitude\":%.6f,\"longitude\":%.6f}}}",
-                (i > 0 ? "," : ""), t, 46.5 + i / 100000, 6.6 + i / 100000
-        }
-        printf "]"
-    }' | curl -sf -o /dev/null -H "Authorization: ${TOKENS[0]}" -H "Content-Type: application/json" \
-        --data-binary @- "$URL/" || { echo "could not post the day's track" >&2; exit 1; }
-done
+post_day_track "$URL" "${TOKENS[0]}" "$DAY"
 echo "events of user load-1 on 2025-07-01: $(curl -s -H "Authorization: ${TOKENS[0]}" "$URL/events?fromTime=$DAY&toTime=$((DAY + 86400))&limit=100000" | grep -o '"id"' | wc -l)"
 echo "== GET one user's day, 1 connection, 10s"
 WHEREABOUTS_DAY=$DAY wrk -t1 -c1 -d10s --latency -s Scripts/load/get-day.lua "$URL" -- "${TOKENS[0]}"
