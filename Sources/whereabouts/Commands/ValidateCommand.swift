@@ -114,7 +114,7 @@ struct ValidateCommand: ParsableCommand {
         for problem in problems { Terminal.error("error: \(problem)") }
         if problemCount > problems.count { Terminal.error("… and \(problemCount - problems.count) more problems") }
         if !summary.unknownBeacons.isEmpty {
-            Terminal.error("\(path): \(summary.unknownBeacons.values.reduce(0, +).counted("reading")) name \(summary.unknownBeacons.count.counted("beacon")) the venue does not have")
+            Terminal.error("\(path): \(summary.unknownBeacons.values.reduce(0, +).counted("reading")) of \(summary.unknownBeacons.count.counted("beacon")) the venue does not have")
         }
         return problemCount == 0
     }
