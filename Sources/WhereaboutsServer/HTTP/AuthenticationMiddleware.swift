@@ -75,26 +75,51 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     /// The token a request carries, if any.
     public static func token(in request: Request) -> String? {
-        if let header = request.headers[.authorization]?.trimmingCharacters(in: .whitespaces), !header.isEmpty {
-            if header.lowercased().hasPrefix("basic ") {
-                let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
-                if let data = Data(base64Encoded: encoded), let text = String(data: data, encoding: .utf8) {
+        // Every authenticated request comes through here: the header is trimmed and its scheme
+        // compared on its bytes, without Foundation's character sets or lower-cased copies.
+        if let value = request.headers[.authorization] {
+            let header = trimmed(value[...])
+            if header.isEmpty {
+                // no token in the header; the query may have one
+            } else if hasScheme("basic ", header) {
+                let encoded = trimmed(header.dropFirst(6))
+                if let data = Data(base64Encoded: String(encoded)), let text = String(data: data, encoding: .utf8) {
                     let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
                     let user = parts.first.map(String.init) ?? ""
                     let password = parts.count > 1 ? String(parts[1]) : ""
                     let token = password.isEmpty ? user : password
                     if !token.isEmpty { return token }
                 }
-            } else if header.lowercased().hasPrefix("bearer ") {
-                let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-                if !token.isEmpty { return token }
+            } else if hasScheme("bearer ", header) {
+                let token = trimmed(header.dropFirst(7))
+                if !token.isEmpty { return String(token) }
             } else {
-                return header
+                return String(header)
             }
         }
         if request.uri.path == LiveRoutes.path, let token = QueryParameters(query: request.uri.query)["auth"], !token.isEmpty {
             return token
         }
         return nil
+    }
+
+    /// `text` without the spaces and tabs (HTTP's optional white space) around it.
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+
+    /// Whether `header` starts with `scheme` (lower-case ASCII letters and a space), in any case.
+    private static func hasScheme(_ scheme: StaticString, _ header: Substring) -> Bool {
+        let expected = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
+        var bytes = header.utf8.makeIterator()
+        for wanted in expected {
+            guard let byte = bytes.next() else { return false }
+            let isUpperCaseOfWanted = wanted >= 0x61 && wanted <= 0x7A && byte == wanted - 0x20
+            guard byte == wanted || isUpperCaseOfWanted else { return false }
+        }
+        return true
     }
 }

@@ -52,12 +52,16 @@ final class TCPProxy: @unchecked Sendable {
     }
 
     /// Drops every relayed connection and stops listening: connections are refused.
+    ///
+    /// The listener is shut down, which wakes its accept loop, and the loop closes it: were it
+    /// closed here, a loop between two `accept` calls could call the next on a descriptor number
+    /// already reused by another socket of the process, and block there for ever (a listener
+    /// closed under a blocked `accept` does not wake it on Linux), keeping the process alive.
     func interrupt() {
         lock.withLock {
             refusing = true
             for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
             shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
         }
     }
 
@@ -76,12 +80,19 @@ final class TCPProxy: @unchecked Sendable {
         if !lock.withLock({ refusing }) { interrupt() }
     }
 
+    /// Accepts on `listener` until it is shut down, then closes it.
     private func acceptLoop(_ listener: Int32) {
+        defer { close(listener) }
         while true {
             let client = accept(listener, nil, nil)
             if client < 0 {
                 if errno == EINTR { continue }
-                return  // the listener was closed
+                return  // the listener was shut down
+            }
+            // A connection that raced an interrupt is dropped: the database is away.
+            guard !lock.withLock({ refusing && self.listener == listener }) else {
+                close(client)
+                continue
             }
             guard let upstream = connectUpstream() else {
                 close(client)
