@@ -126,6 +126,14 @@ struct MapPageLayoutTests {
         return []
     }
 
+    /// Opens alice's map at the test's viewport, in UTC, and waits until it shows `count` positions.
+    static func open(_ page: DevToolsPage, on server: MapTestServer, showing count: Int) async throws {
+        try await page.setViewport(width: viewport.width, height: viewport.height)
+        try await page.setTimeZone("UTC")
+        try await page.navigate(to: "\(server.baseURL)/map?auth=\(MapTestServer.aliceToken)")
+        try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.connected && window.whereaboutsMap.points === \(count)")
+    }
+
     /// The distance in a note such as "…, up to 674 km away: …", in kilometres.
     static func kilometres(in note: String) -> Double? {
         guard let match = note.firstMatch(of: #/([0-9]+) km away/#) else { return nil }
@@ -140,10 +148,7 @@ struct MapPageLayoutTests {
         try await MapTestServer.run(venue: venue) { server in
             let count = try await Self.postWalkWithOutlier(server)
             try await HeadlessChromium.withPage { page in
-                try await page.setViewport(width: Self.viewport.width, height: Self.viewport.height)
-                try await page.setTimeZone("UTC")
-                try await page.navigate(to: "\(server.baseURL)/map?auth=\(MapTestServer.aliceToken)")
-                try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.connected && window.whereaboutsMap.points === \(count)")
+                try await Self.open(page, on: server, showing: count)
                 let layout = try await page.evaluate(Self.measure)
 
                 // 1. The plan fills the map along the side that limits it (it is 232 m wide with
@@ -211,10 +216,7 @@ struct MapPageLayoutTests {
         try await MapTestServer.run(venue: nil) { server in
             let count = try await Self.postWalkWithOutlier(server)
             try await HeadlessChromium.withPage { page in
-                try await page.setViewport(width: Self.viewport.width, height: Self.viewport.height)
-                try await page.setTimeZone("UTC")
-                try await page.navigate(to: "\(server.baseURL)/map?auth=\(MapTestServer.aliceToken)")
-                try await page.waitUntil("window.whereaboutsMap && window.whereaboutsMap.connected && window.whereaboutsMap.points === \(count)")
+                try await Self.open(page, on: server, showing: count)
                 let layout = try await page.evaluate(Self.measure)
                 #expect(layout["dots"] == .number(Double(count - 1)))
                 #expect(layout["dotsWithin"] == .bool(true))
