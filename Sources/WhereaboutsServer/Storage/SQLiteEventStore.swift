@@ -9,7 +9,7 @@ import Whereabouts
 /// and `attachments/<user>/<event>/<attachment>`. An attachment's file is written and synced
 /// at its final path before the row of its event commits, so a crash can leave an orphan file
 /// but never an event whose file is missing. Event writes that arrive while others are being
-/// committed wait and are committed together, in one transaction (``GroupCommit``): under load,
+/// committed wait and are committed together, in one transaction (group commit): under load,
 /// one commit — with `durability: .full`, one sync to disk — acknowledges many requests.
 ///
 /// ```swift
