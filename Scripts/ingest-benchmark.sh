@@ -65,11 +65,12 @@ wait_for_health() {
     exit 1
 }
 
-# wrk pinned to the load core; prints "RATE P50_MS P99_MS" (latencies in milliseconds).
+# wrk pinned to the load core; sets RATE, P50 and P99 (milliseconds). Call it in this shell, not
+# in a subshell, so that requests the server refused stop the script.
 load() {
     local connections=$1 script=$2
     shift 2
-    taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
+    read -r RATE P50 P99 < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
         | tee -a "$work/wrk.log" | awk '
             function ms(text) {
                 if (text ~ /us$/) return substr(text, 1, length(text) - 2) / 1000
@@ -80,7 +81,7 @@ load() {
             /Requests\/sec/ { rate = $2 }
             $1 == "50%" { p50 = ms($2) }
             $1 == "99%" { p99 = ms($2) }
-            END { printf "%d %.2f %.2f\n", rate, p50, p99 }'
+            END { printf "%d %.2f %.2f\n", rate, p50, p99 }')
     if grep -q "unexpected status" "$work/wrk.err"; then
         echo "error: the server refused requests during $script:" >&2
         sort "$work/wrk.err" | uniq -c | sort -rn | head -n 3 >&2
@@ -145,7 +146,8 @@ echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs, so at most ${SYNC_RATE}
 taskset -c "$SERVER_CORE" "$CEILING" "$PORT" >"$work/ceiling.log" 2>&1 &
 SERVER_PID=$!
 wait_for_health
-read -r CEILING_RATE CEILING_P50 CEILING_P99 < <(load 64 Scripts/load/post-event.lua none)
+load 64 Scripts/load/post-event.lua none
+CEILING_RATE=$RATE CEILING_P50=$P50 CEILING_P99=$P99
 echo "ceiling: $CEILING_RATE requests/s" >&2
 row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s | $CEILING_P50 ms | $CEILING_P99 ms | 100 % |"
 stop_server
@@ -173,11 +175,12 @@ serve() {
 measure_posts() {
     local label=$1 script=$2
     shift 2
-    local rate p50 p99 half_p50 half_p99
     start_sync_count
-    read -r rate p50 p99 < <(load 64 "$script" "$@")
+    load 64 "$script" "$@"
+    local rate=$RATE p50=$P50 p99=$P99
     count_syncs
-    read -r _ half_p50 half_p99 < <(half_load "$rate" "$script" "$@")
+    half_load "$rate" "$script" "$@"
+    local half_p50=$P50 half_p99=$P99
     echo "$label: $rate/s, $SYNCS syncs" >&2
     row "| $label ($SYNCS syncs in ${DURATION} s) | $rate/s | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $(ratio "$rate" "$CEILING_RATE") |"
 }
@@ -188,7 +191,8 @@ for durability in normal full; do
     measure_posts "\`POST /pub\` (OwnTracks), durability $durability" Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}"
 
     if [ "$durability" = normal ]; then
-        read -r BATCHES P50 P99 < <(load 8 Scripts/load/post-batch.lua "${TOKENS[@]}")
+        load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
+        BATCHES=$RATE
         echo "batch: $((BATCHES * 1000)) events/s" >&2
         row "| batch call, 1,000 \`events.create\` a request, 8 connections | $((BATCHES * 1000)) events/s | $P50 ms | $P99 ms | – |"
 
@@ -202,7 +206,8 @@ for durability in normal full; do
         STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
         DAY=1751328000  # 2025-07-01: a position every 30 s, 2,880 events
         post_day_track "$URL" "${TOKENS[0]}" "$DAY"
-        read -r DAYS P50 P99 < <(WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}")
+        WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}"
+        DAYS=$RATE
         row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s | $P50 ms | $P99 ms | – |"
     fi
     stop_server

@@ -18,12 +18,11 @@ extension EvaluationReport {
         var lines = ["\(dataset) — \(algorithm)\(isClassifier ? " classifier" : "")"]
         let share = scans > 0 ? " (\(Self.percent(Double(located) / Double(scans))))" : ""
         lines.append("  scans      \(scans), \(isClassifier ? "classified" : "located") \(located)\(share)")
-        if isClassifier {
-            // A classifier gives no position: no error, radius or solver lines.
-        } else if let error {
+        // A classifier gives no position: no error line.
+        if let error {
             lines.append("  error      mean \(Self.decimal(error.mean)) \(unit), median \(Self.decimal(error.median)) \(unit), "
                          + "p75 \(Self.decimal(error.p75)) \(unit), p95 \(Self.decimal(error.p95)) \(unit), max \(Self.decimal(error.max)) \(unit)")
-        } else {
+        } else if !isClassifier {
             lines.append("  error      no located scan with a true position")
         }
         if let accuracyCoverage {

@@ -77,11 +77,8 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     public static func token(in request: Request) -> String? {
         // Every authenticated request comes through here: the header is trimmed and its scheme
         // compared on its bytes, without Foundation's character sets or lower-cased copies.
-        if let value = request.headers[.authorization] {
-            let header = trimmed(value[...])
-            if header.isEmpty {
-                // no token in the header; the query may have one
-            } else if hasScheme("basic ", header) {
+        if let value = request.headers[.authorization], case let header = trimmed(value[...]), !header.isEmpty {
+            if hasScheme("basic ", header) {
                 let encoded = trimmed(header.dropFirst(6))
                 if let data = Data(base64Encoded: String(encoded)), let text = String(data: data, encoding: .utf8) {
                     let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
