@@ -96,6 +96,31 @@ struct CommandTests {
         #expect(try run(seed: 3, field: nil) != run(seed: 4, field: nil))
     }
 
+    @Test func simulateWritesAFamilyMemberThatValidatesAndIsTheSameForItsSeed() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func member(_ seed: Int, _ name: String) throws -> (output: CommandRunner.Output, files: [Data]) {
+            let folder = directory.appendingPathComponent(name)
+            let output = try CommandRunner.run(["simulate", "--family", "--seed", "\(seed)", "--directory", folder.path])
+            #expect(output.status == 0, "\(output.standardError)")
+            let files = try ["venue.json", "train.jsonl", "test.jsonl"].map { try Data(contentsOf: folder.appendingPathComponent($0)) }
+            return (output, files)
+        }
+        let first = try member(3, "a"), again = try member(3, "b"), other = try member(4, "c")
+        #expect(first.files == again.files)
+        #expect(first.files != other.files)
+        #expect(first.output.standardError.contains("family seed 3"))
+        let folder = directory.appendingPathComponent("a")
+        let validation = try CommandRunner.run(["validate", "--venue", folder.appendingPathComponent("venue.json").path,
+                                                folder.appendingPathComponent("train.jsonl").path,
+                                                folder.appendingPathComponent("test.jsonl").path])
+        #expect(validation.status == 0, "\(validation.standardError)")
+        // The survey is one phone's, the visits two others'; every scan has its true position and place.
+        #expect(validation.standardOutput.contains("1 device, 1 track"))
+        #expect(validation.standardOutput.contains("2 devices, 2 tracks"))
+        #expect(!validation.standardOutput.contains(" 0 with true place"))
+    }
+
     @Test("simulate rejects bad arguments with a message", arguments: [
         (["simulate", "--preset", "nope"], "The value 'nope' is invalid for '--preset <name>'"),
         (["simulate", "--seed", "1"], "Give --preset NAME, or --venue and --walk"),
@@ -103,6 +128,10 @@ struct CommandTests {
         (["simulate", "--preset", "example", "--persistent-shadowing=-1"], "--persistent-shadowing must be 0 or more"),
         (["simulate", "--preset", "example", "--shadowing-distance", "0"], "--shadowing-distance must be positive"),
         (["simulate", "--preset", "example", "--venue", "v.json", "--walk", "w.json"], "not both"),
+        (["simulate", "--family", "--seed", "1"], "--family needs --directory"),
+        (["simulate", "--family", "--preset", "example", "--directory", "d"], "give it only --seed and --directory"),
+        (["simulate", "--family", "--directory", "d", "--shadowing", "2"], "leave out the radio options"),
+        (["simulate", "--preset", "example", "--directory", "d"], "--directory goes with --family"),
     ])
     func simulateRejects(arguments: [String], message: String) throws {
         let output = try CommandRunner.run(arguments)

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// For a beacon at 3-D distance `d` (never less than ``minimumDistance``) the mean RSSI is
 ///
-///     txPower − 10·n·log10(d) − wallAttenuation·walls − floorAttenuation·|floors apart|
+///     txPower − 10·n·log10(d) − wallAttenuation·walls − floorAttenuation·|floors apart| + receiverOffset
 ///
 /// where `txPower` and `n` are the beacon's own values in the venue, else the venue's defaults,
 /// unless ``calibrations`` or the model-wide ``txPower``/``pathLossExponent`` override them, plus
@@ -85,6 +85,9 @@ public struct RadioModel: Hashable, Sendable {
     public var roundsRSSI: Bool
     /// Whether readings carry the beacon's `txPower`, as iBeacon frames advertise their measured power; default `true`.
     public var reportsTxPower: Bool
+    /// How many dB this receiver reads above what the beacons' calibration says, before noise and
+    /// the sensitivity cut: a phone's own gain (models differ by several dB); default 0.
+    public var receiverOffset: Double = 0
 
     /// Creates a radio model; the defaults are a noiseless, lossless receiver scanning once a second.
     public init(txPower: Double? = nil, pathLossExponent: Double? = nil, calibrations: [String: Calibration] = [:],

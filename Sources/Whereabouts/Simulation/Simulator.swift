@@ -192,12 +192,14 @@ extension Simulator {
             places = PlaceLocator(venue)
         }
 
-        /// The mean RSSI of a beacon at a receiver's position, walls and floors included.
+        /// The mean RSSI of a beacon at a receiver's position, walls, floors and the receiver's
+        /// own offset included.
         func meanRSSI(of beacon: Beacon, at position: Walk.Position) -> Double {
             let receiverHeight = (elevations[position.floor] ?? 0) + radio.receiverHeight
             let dx = beacon.point.x - position.x, dy = beacon.point.y - position.y, dz = beacon.height - receiverHeight
             let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
             var mean = radio.meanRSSI(distance: distance, txPower: beacon.txPower, pathLossExponent: beacon.pathLossExponent)
+            if radio.receiverOffset.isFinite { mean += radio.receiverOffset }
             if radio.wallAttenuation != 0 {
                 mean -= radio.wallAttenuation * Double(wallsCrossed(from: beacon.point, to: position.point, floor: position.floor))
             }

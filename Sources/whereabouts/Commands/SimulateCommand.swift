@@ -15,6 +15,12 @@ struct SimulateCommand: ParsableCommand {
         --shadowing-distance; give a survey and a walk the same --field-seed and they meet the same \
         building.
 
+        --family draws a whole venue from --seed instead (rooms or grid cells, one or two floors, \
+        beacons from sparse to dense, each beacon's true calibration off the venue file's, phones \
+        with their own gain) and writes into --directory its venue.json, a site survey \
+        (train.jsonl) and two visitors' walks with other phones (test.jsonl): a venue no setting \
+        was chosen on, to check that accuracy holds (Scripts/generalization.sh runs a range of seeds).
+
         Presets: \(SimulationPreset.allCases.map(\.name).joined(separator: ", ")). \
         "example" is the bundled example (Examples/); "espresense-room" is ESPresense's accuracy \
         scenario: 4 receivers in a 6 × 4 m room, σ 2.5 dB, 10 % of samples 6 dB down.
@@ -25,6 +31,7 @@ struct SimulateCommand: ParsableCommand {
           whereabouts simulate --preset espresense-room --seed 1 --export-venue room.json -o room.jsonl
           whereabouts simulate --venue venue.json --walk survey.json --seed 1 --persistent-shadowing 4 --field-seed 9 -o train.jsonl
           whereabouts simulate --venue venue.json --walk visit.json --seed 2 --persistent-shadowing 4 --field-seed 9 -o test.jsonl
+          whereabouts simulate --family --seed 6 --directory family-6
         """)
     )
 
@@ -39,6 +46,12 @@ struct SimulateCommand: ParsableCommand {
 
     @Option(name: .long, help: "Seed of the random numbers.")
     var seed: UInt64 = 0
+
+    @Flag(name: .long, help: "Draw a whole venue of the simulated family from --seed (with --directory).")
+    var family = false
+
+    @Option(name: .long, help: ArgumentHelp("With --family: write venue.json, train.jsonl and test.jsonl here.", valueName: "directory"))
+    var directory: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the recording here (default: standard output).", valueName: "out.jsonl"))
     var output: String?
@@ -79,10 +92,29 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Weakest RSSI heard, dBm (default -100).", valueName: "dBm"))
     var sensitivity: Double?
 
+    @Option(name: .long, help: ArgumentHelp("The receiver's own gain over the beacons' calibration, dB (default 0).", valueName: "dB"))
+    var deviceOffset: Double?
+
     @Flag(name: .long, help: "Keep fractional RSSI instead of rounding to whole dBm as phones do.")
     var fractionalRSSI = false
 
+    /// Whether any option of the radio model was given.
+    private var setsRadio: Bool {
+        let values: [Double?] = [shadowing, persistentShadowing, shadowingDistance, multipathShare, multipathLoss, packetLoss,
+                                 interval, wallLoss, floorLoss, sensitivity, deviceOffset]
+        return values.contains { $0 != nil } || fieldSeed != nil || fractionalRSSI
+    }
+
     func validate() throws {
+        if family {
+            guard preset == nil, venue == nil, walk == nil, output == nil, exportVenue == nil else {
+                throw ValidationError("--family draws its own venue and walks: give it only --seed and --directory.")
+            }
+            guard directory != nil else { throw ValidationError("--family needs --directory, where its three files go.") }
+            guard !setsRadio else { throw ValidationError("--family draws its own radio model: leave out the radio options.") }
+            return
+        }
+        if directory != nil { throw ValidationError("--directory goes with --family; write a recording with -o.") }
         if preset != nil && (venue != nil || walk != nil) {
             throw ValidationError("Give either --preset or --venue with --walk, not both.")
         }
@@ -100,6 +132,7 @@ struct SimulateCommand: ParsableCommand {
             throw ValidationError("--shadowing-distance must be positive.")
         }
         if let interval, !(interval > 0) { throw ValidationError("--interval must be positive.") }
+        if let deviceOffset, !deviceOffset.isFinite { throw ValidationError("--device-offset must be a number of dB.") }
     }
 
     @OptionGroup var progressOptions: ProgressOptions
@@ -110,6 +143,7 @@ struct SimulateCommand: ParsableCommand {
     }
 
     private func work() throws {
+        if family, let directory { return try writeFamilyMember(into: directory) }
         var simulator: Simulator
         if let preset {
             simulator = preset.simulator(seed: seed)
@@ -132,6 +166,7 @@ struct SimulateCommand: ParsableCommand {
         if let wallLoss { simulator.radio.wallAttenuation = wallLoss }
         if let floorLoss { simulator.radio.floorAttenuation = floorLoss }
         if let sensitivity { simulator.radio.sensitivity = sensitivity }
+        if let deviceOffset { simulator.radio.receiverOffset = deviceOffset }
         if fractionalRSSI { simulator.radio.roundsRSSI = false }
 
         if let exportVenue {
@@ -139,17 +174,40 @@ struct SimulateCommand: ParsableCommand {
         }
         let writer = try output.map { try RecordingWriter(url: URL(fileURLWithPath: $0)) }
             ?? RecordingWriter(handle: FileHandle.standardOutput)
-        var progress = Progress("simulating", total: simulator.scanCount)
-        var readings = 0
-        for scan in simulator {
-            try writer.write(scan)
-            readings += scan.readings.count
-            progress.update(writer.scansWritten)
-        }
-        try writer.finish()
-        progress.finish()
+        let readings = try write([simulator], to: writer)
         if let output {
             Terminal.error("Wrote \(output): \(writer.scansWritten.counted("scan")), \(readings.counted("reading")), seed \(seed).")
         }
+    }
+
+    /// Writes the scans of `simulators`, one after the other, and finishes the writer; returns
+    /// how many readings were written.
+    private func write(_ simulators: [Simulator], to writer: RecordingWriter) throws -> Int {
+        var progress = Progress("simulating", total: simulators.reduce(0) { $0 + $1.scanCount })
+        var readings = 0
+        for simulator in simulators {
+            for scan in simulator {
+                try writer.write(scan)
+                readings += scan.readings.count
+                progress.update(writer.scansWritten)
+            }
+        }
+        try writer.finish()
+        progress.finish()
+        return readings
+    }
+
+    /// The family's member `seed`: its venue, survey and visits written into `directory`.
+    private func writeFamilyMember(into directory: String) throws {
+        let member = SimulatedVenue(familySeed: seed)
+        let folder = URL(fileURLWithPath: directory, isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try VenueFile.write(member.venue, to: folder.appendingPathComponent("venue.json"))
+        let train = try RecordingWriter(url: folder.appendingPathComponent("train.jsonl"))
+        _ = try write([member.survey], to: train)
+        let test = try RecordingWriter(url: folder.appendingPathComponent("test.jsonl"))
+        _ = try write(member.visits, to: test)
+        Terminal.error("Wrote \(directory)/venue.json, train.jsonl (\(train.scansWritten.counted("scan"))) and "
+            + "test.jsonl (\(test.scansWritten.counted("scan"))): family seed \(seed), \(member.summary).")
     }
 }

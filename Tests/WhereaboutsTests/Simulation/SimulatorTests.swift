@@ -109,6 +109,18 @@ import Testing
         #expect(Self.rssi(Self.oneBeacon(), at: 10, 0, radio: exact) == [-39])
     }
 
+    @Test func aReceiversOffsetShiftsEveryReadingBeforeTheSensitivityCut() {
+        // −79 at 10 m; a phone reading 4.5 dB high hears −74.5, one reading 6 dB low −85 — and
+        // with a sensitivity of −80 that one hears nothing.
+        var loud = RadioModel(roundsRSSI: false)
+        loud.receiverOffset = 4.5
+        #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: loud) == [-74.5])
+        var quiet = RadioModel(sensitivity: -80, roundsRSSI: false)
+        #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: quiet) == [-79])
+        quiet.receiverOffset = -6
+        #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: quiet).isEmpty)
+    }
+
     @Test func readingsNameTheBeaconAndItsTxPower() {
         let scan = Simulator(venue: Self.oneBeacon(), walk: Self.standing(scans: 1)).firstScan
         #expect(scan?.readings == [Reading(beacon: .id("b"), rssi: -79, txPower: -59)])

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Accuracy on venues no setting was chosen on: draws members of the simulated venue family
+# (`whereabouts simulate --family`), scores every algorithm and room classifier on each with
+# `whereabouts eval --algorithm all --classifier all`, and prints a Markdown table of the means
+# over the seeds, with how often the default was within 2 % of its best member.
+#
+# Choose and tune on seeds 1–5 only (`SEEDS=1-5`); report seeds 6–25 (the default).
+#
+#   Scripts/generalization.sh                 # seeds 6–25
+#   SEEDS=1-5 Scripts/generalization.sh       # the tuning seeds
+#   SEEDS="7 9" OUT=/tmp/fam Scripts/generalization.sh
+#
+# Environment: SEEDS ("A-B" or a list; default 6-25), OUT (where the venues and reports go;
+# default a temporary folder), WHEREABOUTS (the binary; default .build/release/whereabouts, built
+# when missing), EVAL_OPTIONS (more options for every eval, e.g. "--tracking none").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SEEDS=${SEEDS:-6-25}
+if [[ $SEEDS =~ ^([0-9]+)-([0-9]+)$ ]]; then
+    SEEDS=$(seq "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}")
+fi
+OUT=${OUT:-$(mktemp -d -t whereabouts-family.XXXXXX)}
+WHEREABOUTS=${WHEREABOUTS:-.build/release/whereabouts}
+command -v jq > /dev/null || { echo "error: jq is needed (apt-get install jq)" >&2; exit 1; }
+if [[ ! -x $WHEREABOUTS ]]; then
+    echo "Building $WHEREABOUTS (release)…" >&2
+    swift build -c release --product whereabouts >&2
+fi
+
+mkdir -p "$OUT"
+reports=()
+for seed in $SEEDS; do
+    dir=$OUT/$seed
+    "$WHEREABOUTS" simulate --family --seed "$seed" --directory "$dir" --quiet 2> "$dir.log" || { cat "$dir.log" >&2; exit 1; }
+    echo "seed $seed: $(sed -n 's/.*family seed [0-9]*, //p' "$dir.log")" >&2
+    # shellcheck disable=SC2086
+    "$WHEREABOUTS" eval --venue "$dir/venue.json" --train "$dir/train.jsonl" --test "$dir/test.jsonl" \
+        --algorithm all --classifier all --json --quiet ${EVAL_OPTIONS:-} > "$dir/eval.json"
+    reports+=("$dir/eval.json")
+done
+
+# One object per seed: {seed, records}; then the means per name, and the default against its members.
+jq -s -r --argjson members '["centroid", "multilateration", "knn"]' '
+  def mean: if length == 0 then null else add / length end;
+  def fmt(d): if . == null then "–" else (. * pow(10; d) | round / pow(10; d) | tostring) end;
+  [ .[] | map(select(.kind == "positioning" or .kind == null)) ] as $positioning
+  | [ .[] | map(select(.kind == "classifier")) ] as $classifiers
+  | ($positioning | length) as $seeds
+  | ($positioning[0] | map(.name)) as $names
+  | "Seeds: \($seeds). Means over the seeds of each venue'"'"'s mean and p95 error (m), radius coverage, place accuracy.\n",
+    "| algorithm | mean | p95 | inside radius | place accuracy |",
+    "|---|---:|---:|---:|---:|",
+    ( $names[] as $name
+      | [ $positioning[] | map(select(.name == $name))[0] ] as $rows
+      | "| \($name) | \([$rows[].error.mean] | mean | fmt(2)) | \([$rows[].error.p95] | mean | fmt(2)) | "
+        + "\([$rows[] | .accuracyCoverage // empty] | mean | fmt(3)) | \([$rows[] | .placeAccuracy // empty] | mean | fmt(3)) |" ),
+    "",
+    ( [ $positioning[]
+        | (map(select(.name == "default"))[0]) as $d
+        | (map(select(.name as $n | $members | index($n))) ) as $m
+        | { mean: ($d.error.mean / ([$m[].error.mean] | min)), p95: ($d.error.p95 / ([$m[].error.p95] | min)) } ] as $ratios
+      | "Default ÷ best member: mean \([$ratios[].mean] | mean | fmt(3)) (worst \([$ratios[].mean] | max | fmt(3))), "
+        + "p95 \([$ratios[].p95] | mean | fmt(3)) (worst \([$ratios[].p95] | max | fmt(3))); "
+        + "within 1.02 on both: \([$ratios[] | select(.mean <= 1.02 and .p95 <= 1.02)] | length) of \($seeds) seeds." ),
+    "",
+    ( if ($classifiers[0] | length) > 0 then
+        "| classifier | place accuracy | floor accuracy |",
+        "|---|---:|---:|",
+        ( ($classifiers[0] | map(.name))[] as $name
+          | [ $classifiers[] | map(select(.name == $name))[0] ] as $rows
+          | "| \($name) | \([$rows[] | .placeAccuracy // empty] | mean | fmt(3)) | \([$rows[] | .floorAccuracy // empty] | mean | fmt(3)) |" )
+      else empty end )
+' "${reports[@]}"
+echo "Venues and reports: $OUT" >&2
