@@ -39,6 +39,10 @@ public struct Locator: Sendable {
     private var reportedDistances: [Double?] = []
     /// The beacon ids of the previous fix, shared with the next one when it used the same beacons.
     private var lastFixBeacons: (indices: [Int], ids: [String]) = ([], [])
+    /// The device's offset learnt from its scans, when the configuration estimates offsets.
+    private var offsetEstimator: DeviceOffsetEstimator?
+    /// The offset subtracted from the latest scan's readings, and whether it was learnt (not configured).
+    private var appliedOffset: (value: Double, isEstimated: Bool) = (0, false)
 
     /// A beacon's position and log-distance calibration, computed once.
     private struct RangeModel: Sendable {
@@ -56,6 +60,7 @@ public struct Locator: Sendable {
         beacons = BeaconStates(count: venue.positions.count, beaconTimeout: configuration.beaconTimeout,
                                filter: configuration.filter)
         floorSelector = configuration.floorSelection.map { FloorSelector(venue: venue, configuration: $0) }
+        offsetEstimator = configuration.deviceOffsetEstimation.map { DeviceOffsetEstimator(configuration: $0) }
         tracker = configuration.tracking.map { MotionTracker(configuration: $0, metresPerUnit: venue.venue.units.metres ?? 1) }
         rangeModels = venue.positions.indices.map { index in
             guard let position = venue.positions[index], LogDistancePathLossModel(exponent: venue.pathLossExponents[index]) != nil
@@ -67,14 +72,23 @@ public struct Locator: Sendable {
         frame = venue.venue.localFrame
     }
 
-    /// Forgets every beacon heard, the floor and the motion track (a new track starts).
+    /// Forgets every beacon heard, the floor, the motion track and the learnt device offset (a
+    /// new track starts).
     public mutating func reset() {
         beacons.removeAll()
         reportedDistances = []
         floorSelector?.reset()
         tracker?.reset()
+        offsetEstimator?.reset()
         source = nil
     }
+
+    /// The RSSI offset learnt from the device's scans so far (``LocatorConfiguration/deviceOffsetEstimation``),
+    /// dB; `nil` when the locator does not learn one.
+    public var estimatedDeviceOffset: Double? { offsetEstimator?.offset }
+
+    /// The offset estimator itself, for measuring its zero point.
+    var offsetEstimatorState: DeviceOffsetEstimator? { offsetEstimator }
 
     /// The floor chosen by the latest scan, when floor selection is on and a floor was chosen.
     public var currentFloor: Int? { floorSelector?.floor }
@@ -92,7 +106,9 @@ public struct Locator: Sendable {
     /// and moved into it.
     private mutating func observe(_ scan: Scan, signals: inout [BeaconSignal], ranges: inout [BeaconRange]) -> Observation {
         let time = scan.time
-        let offset = scan.device.flatMap { configuration.deviceOffsets[$0] } ?? 0
+        let configured = scan.device.flatMap { configuration.deviceOffsets[$0] }
+        let offset = configured ?? offsetEstimator?.offset ?? 0
+        appliedOffset = (offset, configured == nil && offsetEstimator != nil)
         for reading in scan.readings where reading.isValid {
             guard let index = venue.directory.index(for: reading.beacon) else { continue }
             let rssi = offset == 0 ? reading.rssi : Scan.corrected(reading.rssi, offset: offset)
@@ -186,6 +202,7 @@ public struct Locator: Sendable {
         if let source, source.device != scan.device || source.track != scan.track {
             floorSelector?.reset()
             tracker?.reset()
+            if source.device != scan.device { offsetEstimator?.reset() }
         }
         source = (scan.device, scan.track)
         // The buffers of the previous scan, taken so that they are not shared while being filled.
@@ -206,9 +223,31 @@ public struct Locator: Sendable {
     /// The fix of an observation with its floor chosen.
     private mutating func locate(_ observation: Observation) -> Fix? {
         guard let estimate = solver.locate(observation), estimate.isFinite else { return nil }
+        if appliedOffset.isEstimated { learnOffset(from: observation, at: estimate.point) }
         guard tracker != nil else { return makeFix(for: estimate, observation: observation) }
         guard let tracked = tracker?.update(estimate, at: observation.time) else { return nil }
         return makeFix(for: bounded(tracked), observation: observation)
+    }
+
+    /// Adds to the offset estimator what this scan implies: the mean of its ranges' RSSI (before
+    /// the correction) less what their calibrations predict at `point`, over the ranges on the
+    /// observation's floor, when there are enough of them.
+    private mutating func learnOffset(from observation: Observation, at point: SpatialPoint) {
+        guard let minimum = offsetEstimator?.configuration.minimumRanges else { return }
+        let receiverHeight = venue.receiverHeight
+        var sum = 0.0, count = 0
+        for range in observation.ranges where observation.floor == nil || range.floor == observation.floor {
+            guard range.beaconIndex < rangeModels.count, let model = rangeModels[range.beaconIndex] else { continue }
+            let dx = point.x - model.position.x, dy = point.y - model.position.y, dz = model.position.z - receiverHeight
+            let metres = max((dx * dx + dy * dy + dz * dz).squareRoot() * metresPerUnit, 0.1)
+            let predicted = model.txPower - 10 * model.exponent * log10(metres)
+            let residual = range.rssi + appliedOffset.value - predicted
+            guard residual.isFinite else { continue }
+            sum += residual
+            count += 1
+        }
+        guard count >= max(minimum, 1) else { return }
+        offsetEstimator?.add(scanOffset: sum / Double(count))
     }
 
     /// The observation with its floor chosen and only that floor's beacons, when floor selection

@@ -34,6 +34,16 @@ public struct LocatorConfiguration: Sendable {
     /// filtering so that every phone reads like the calibration's average one
     /// (``CalibrationResult/offsetsByDevice``). Devices not listed, and scans without a device, get 0.
     public var deviceOffsets: [String: Double] = [:]
+    /// How each device not in ``deviceOffsets`` learns its RSSI offset from its own scans
+    /// (``DeviceOffsetEstimator``), or `nil` (the default here) to give such devices 0.
+    /// ``PositioningAlgorithm/setup(venue:training:configuration:)`` turns it on when it calibrates
+    /// the venue from training data (the devices of that recording are then known, and the
+    /// others learn how they differ from them), with its zero point measured on the training
+    /// devices, unless ``estimatesDeviceOffsets`` is `false`.
+    public var deviceOffsetEstimation: DeviceOffsetEstimator.Configuration?
+    /// Whether ``PositioningAlgorithm/setup(venue:training:configuration:)`` sets
+    /// ``deviceOffsetEstimation`` when it is `nil`; default `true`.
+    public var estimatesDeviceOffsets = true
     /// Whether ``PositioningAlgorithm/default`` may replace ``filter`` and ``tracking`` by the
     /// other pipeline it knows when that one locates its validation replay better
     /// (``DefaultSolver/pipelineCandidates(for:)``: this configuration's own, and raw RSSI with

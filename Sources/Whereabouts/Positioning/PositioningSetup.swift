@@ -56,6 +56,10 @@ public struct PositioningSetup: Sendable {
         var configuration = configuration
         configuration.rssiStandardDeviation = min(max(result.venueFit.robustSigma, 2), 12)
         configuration.deviceOffsets = result.offsetsByDevice
+        // The training devices are known: what the calibration did not give an offset reads like it.
+        for device in Set(training.compactMap(\.device)) where configuration.deviceOffsets[device] == nil {
+            configuration.deviceOffsets[device] = 0
+        }
         return (result.applied(to: venue, perBeacon: true), configuration, result)
     }
 
@@ -103,6 +107,44 @@ extension PositioningAlgorithm {
                 }
             }
         }
+        // Offsets are learnt relative to the training devices: without a calibration from them,
+        // the readings have nothing to be measured against but the venue file's nominal values.
+        if calibratedConfiguration.deviceOffsetEstimation == nil, calibratedConfiguration.estimatesDeviceOffsets, calibration != nil {
+            var estimation = DeviceOffsetEstimator.Configuration()
+            estimation.zeroPoint = PositioningSetup.offsetZeroPoint(venue: positioning, solver: solver, training: solverTraining,
+                                                                    configuration: solverConfiguration, estimation: estimation)
+            calibratedConfiguration.deviceOffsetEstimation = estimation
+        }
         return PositioningSetup(venue: positioning, solver: solver, configuration: calibratedConfiguration, calibration: calibration)
+    }
+}
+
+extension PositioningSetup {
+    /// The offset ``DeviceOffsetEstimator`` finds for devices whose readings need none: the
+    /// training scans (already corrected by their devices' offsets), each device and track
+    /// replayed through a locator that learns its offset from 0, and the scans' mean offset
+    /// weighted by how many scans counted. 0 without training scans that count.
+    static func offsetZeroPoint(venue: PositioningVenue, solver: any PositionSolver, training: [Scan],
+                                configuration: LocatorConfiguration, estimation: DeviceOffsetEstimator.Configuration) -> Double {
+        var learning = configuration
+        learning.deviceOffsets = [:]
+        learning.tracking = nil
+        learning.deviceOffsetEstimation = estimation
+        var groups: [String: [Scan]] = [:]
+        var order: [String] = []
+        for scan in training {
+            let key = (scan.device ?? "") + "\u{1F}" + (scan.track ?? "")
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(scan)
+        }
+        var sum = 0.0, weight = 0.0
+        for key in order {
+            var locator = Locator(venue: venue, solver: solver, configuration: learning)
+            for scan in groups[key] ?? [] { _ = locator.locate(scan) }
+            guard let estimator = locator.offsetEstimatorState, let mean = estimator.scanMean else { continue }
+            sum += mean * estimator.evidence
+            weight += estimator.evidence
+        }
+        return weight > 0 ? sum / weight : 0
     }
 }
