@@ -27,6 +27,17 @@ struct RandomForestPlaceClassifierTests {
         #expect(tree.splits == [Tree.Split(beacon: 0, threshold: -56.5, notHeardGoesLeft: true, left: -1, right: -2)])
         // Left: B ×3 and A ×1 (places in label order: A = 0, B = 1); right: A ×3.
         #expect(tree.leaves == [Tree.Leaf(places: [0, 1], weights: [1, 3]), Tree.Leaf(places: [0], weights: [3])])
+
+        // Two beacons, A ×4 and B ×4. b1 −80 / −60 splits 3 A + 1 B from 1 A + 3 B: (3² + 1²)/4 · 2 = 5;
+        // b2 −80 / −60 splits 2 A + 4 B from 2 A: (2² + 4²)/6 + 2²/2 = 5.33, which Gini prefers
+        // (impurity 2.67 against 3) though both leave two samples on the wrong side.
+        let two = PlaceTrainingSet(scans: [
+            D.scan(0, [("b1", -80), ("b2", -80)], place: "A"), D.scan(1, [("b1", -80), ("b2", -80)], place: "A"),
+            D.scan(2, [("b1", -80), ("b2", -60)], place: "A"), D.scan(3, [("b1", -60), ("b2", -60)], place: "A"),
+            D.scan(4, [("b1", -80), ("b2", -80)], place: "B"), D.scan(5, [("b1", -60), ("b2", -80)], place: "B"),
+            D.scan(6, [("b1", -60), ("b2", -80)], place: "B"), D.scan(7, [("b1", -60), ("b2", -80)], place: "B"),
+        ])
+        #expect(singleTree(two, maximumDepth: 1).splits == [Tree.Split(beacon: 1, threshold: -70, notHeardGoesLeft: true, left: -1, right: -2)])
     }
 
     @Test func notHeardIsItsOwnBranchAndNeverAWeakReading() {
