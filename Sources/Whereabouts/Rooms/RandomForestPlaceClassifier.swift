@@ -52,7 +52,8 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
     ///
     /// Nodes point to each other by reference: a reference `r ≥ 0` is `splits[r]`, `r < 0` is
     /// `leaves[-1 - r]`. The root is `splits[0]`, or `leaves[0]` when there is no split. A split's
-    /// children come after it (their index is larger), so a walk from the root always ends.
+    /// children come after it (their index is larger), so a walk from the root always ends, and
+    /// every other node has exactly one parent.
     public struct Tree: Hashable, Sendable {
         /// A test on one beacon.
         public struct Split: Hashable, Sendable {
@@ -124,15 +125,19 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
     /// The options the forest was grown with (``Options/trees`` is the number of trees).
     public let options: Options
 
-    /// A node of the flat forest: all trees' splits in one array.
+    /// A node of the flat forest (16 bytes): all trees' nodes in one array, each tree in
+    /// depth-first order, so that a split's left child is the next node.
     private struct Node: Sendable {
+        /// A split's threshold.
         var threshold: Double
-        var beacon: Int32
-        var left: Int32, right: Int32
-        var notHeardGoesLeft: Bool
+        /// A split's right child (an index into the flat forest), or a leaf's index.
+        var target: Int32
+        /// A split's beacon times 4, plus the flags ``Node/leaf`` and ``Node/notHeardLeft``.
+        var code: UInt32
+        static let leaf: UInt32 = 1, notHeardLeft: UInt32 = 2
     }
     private let nodes: [Node]
-    /// Each tree's root reference into the flat forest (leaves are `-1 - index`).
+    /// Each tree's root: an index into the flat forest.
     private let roots: [Int32]
     /// Leaf `i`'s entries are `leafStart[i] ..< leafStart[i + 1]` of `entryPlace` and `entryShare`
     /// (its places and their shares of the leaf, summing to 1).
@@ -156,7 +161,8 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
     }
 
     /// A forest from its parts (as a model file holds them), checked: every reference, beacon and
-    /// place in range, children after their split, depth, node counts and tree count within the
+    /// place in range, children after their split, every node but the root the child of exactly
+    /// one split, depth, node counts and tree count within the
     /// limits, leaves with positive weights, `laplace` positive. Errors name the part, such as
     /// `trees[2].splits[7].left`.
     public init(labels: [PlaceLabel], beacons: PlaceBeacons, trees: [Tree], options: Options) throws(FormatError) {
@@ -181,7 +187,7 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
             if tree.splits.isEmpty { leafDepth[0] = 0 }
             for (index, split) in tree.splits.enumerated() {
                 let at = "\(path).splits[\(index)]"
-                guard (0..<beacons.count).contains(split.beacon) else {
+                guard (0..<min(beacons.count, 1 << 30)).contains(split.beacon) else {
                     throw FormatError(key: "\(at).beacon", message: "no beacon \(split.beacon) (the model has \(beacons.count))")
                 }
                 guard split.threshold.isFinite || split.threshold == -.infinity else {
@@ -195,6 +201,9 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
                         guard child > index, child < tree.splits.count else {
                             throw FormatError(key: "\(at).\(side)", message: "split \(child) must exist and come after split \(index)")
                         }
+                        guard depth[child] == 0 else {
+                            throw FormatError(key: "\(at).\(side)", message: "split \(child) already has a parent")
+                        }
                         depth[child] = max(depth[child], depth[index] + 1)
                         guard depth[child] <= Self.maximumDepth else {
                             throw FormatError(key: "\(at).\(side)", message: "deeper than the \(Self.maximumDepth) levels a tree may have")
@@ -203,6 +212,9 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
                         let leaf = -1 - child
                         guard leaf < tree.leaves.count else {
                             throw FormatError(key: "\(at).\(side)", message: "no leaf \(leaf) (the tree has \(tree.leaves.count))")
+                        }
+                        guard leafDepth[leaf] < 0 else {
+                            throw FormatError(key: "\(at).\(side)", message: "leaf \(leaf) already has a parent")
                         }
                         leafDepth[leaf] = max(leafDepth[leaf], depth[index] + 1)
                     }
@@ -238,12 +250,21 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
         var nodes: [Node] = [], roots: [Int32] = []
         var leafStart: [Int32] = [0], entryPlace: [Int32] = [], entryShare: [Double] = []
         for tree in trees {
-            let splitBase = nodes.count, leafBase = leafStart.count - 1
-            func flat(_ reference: Int) -> Int32 { Int32(reference >= 0 ? splitBase + reference : reference - leafBase) }
-            roots.append(tree.splits.isEmpty ? flat(-1) : flat(0))
-            for split in tree.splits {
-                nodes.append(Node(threshold: split.threshold, beacon: Int32(split.beacon), left: flat(split.left),
-                                  right: flat(split.right), notHeardGoesLeft: split.notHeardGoesLeft))
+            let leafBase = leafStart.count - 1
+            roots.append(Int32(nodes.count))
+            // Depth first, the left child first: (reference, the split whose right child it is).
+            var pending: [(reference: Int, parent: Int?)] = [(tree.splits.isEmpty ? -1 : 0, nil)]
+            while let (reference, parent) = pending.popLast() {
+                if let parent { nodes[parent].target = Int32(nodes.count) }
+                if reference >= 0 {
+                    let split = tree.splits[reference]
+                    pending.append((split.right, nodes.count))
+                    pending.append((split.left, nil))
+                    nodes.append(Node(threshold: split.threshold, target: 0,
+                                      code: UInt32(split.beacon) << 2 | (split.notHeardGoesLeft ? Node.notHeardLeft : 0)))
+                } else {
+                    nodes.append(Node(threshold: 0, target: Int32(leafBase - 1 - reference), code: Node.leaf))
+                }
             }
             for leaf in tree.leaves {
                 let sum = leaf.weights.reduce(0, +)
@@ -286,14 +307,15 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
                         entryShare.withUnsafeBufferPointer { entryShare in
                             votes.withUnsafeMutableBufferPointer { votes in
                                 for t in trees {
-                                    var reference = roots[t]
-                                    while reference >= 0 {
-                                        let node = nodes[Int(reference)]
-                                        let value = buffer[Int(node.beacon)]
-                                        let left = value.isNaN ? node.notHeardGoesLeft : value <= node.threshold
-                                        reference = left ? node.left : node.right
+                                    var index = Int(roots[t])
+                                    var node = nodes[index]
+                                    while node.code & Node.leaf == 0 {
+                                        let value = buffer[Int(node.code >> 2)]
+                                        let left = value.isNaN ? node.code & Node.notHeardLeft != 0 : value <= node.threshold
+                                        index = left ? index + 1 : Int(node.target)
+                                        node = nodes[index]
                                     }
-                                    let leaf = Int(-1 - reference)
+                                    let leaf = Int(node.target)
                                     for entry in Int(leafStart[leaf])..<Int(leafStart[leaf + 1]) {
                                         votes[Int(entryPlace[entry])] += entryShare[entry]
                                     }

@@ -72,8 +72,9 @@ struct PlaceModelFileTests {
         refused(#"{"laplace": 0.1, "trees": [\#(many)]}"#, key: "forest.trees", message: "expected 1 to 1000 trees, found 1001")
         refused(#"{"laplace": 0.1, "trees": []}"#, key: "forest.trees", message: "expected 1 to 1000 trees, found 0")
         // A chain of 42 splits, each one's right child the next: split 41 is 41 levels deep.
-        let chain = (0...41).map { #"[0, -70, "left", -1, \#($0 == 41 ? -2 : $0 + 1)]"# }.joined(separator: ",")
-        refused(#"{"laplace": 0.1, "trees": [{"splits": [\#(chain)], "leaves": [[0, 1], [1, 1]]}]}"#,
+        let chain = (0...41).map { #"[0, -70, "left", \#(-1 - $0), \#($0 == 41 ? -43 : $0 + 1)]"# }.joined(separator: ",")
+        let leaves = Array(repeating: "[0, 1]", count: 43).joined(separator: ",")
+        refused(#"{"laplace": 0.1, "trees": [{"splits": [\#(chain)], "leaves": [\#(leaves)]}]}"#,
                 key: "forest.trees[0].splits[40].right", message: "deeper than the 40 levels a tree may have")
         // Too many nodes in one tree, refused before a node is read.
         let wide = Array(repeating: "0", count: RandomForestPlaceClassifier.maximumNodesPerTree + 1).joined(separator: ",")
@@ -82,6 +83,9 @@ struct PlaceModelFileTests {
         // A child before its parent would loop.
         refused(#"{"laplace": 0.1, "trees": [{"splits": [[0, -70, "left", 1, -1], [0, -60, "left", 0, -1]], "leaves": [[0, 1]]}]}"#,
                 key: "forest.trees[0].splits[1].left", message: "split 0 must exist and come after split 1")
+        // Two parents for one split would let a small file stand for a huge tree.
+        refused(#"{"laplace": 0.1, "trees": [{"splits": [[0, -70, "left", 1, 1], [0, -60, "left", -1, -2]], "leaves": [[0, 1], [1, 1]]}]}"#,
+                key: "forest.trees[0].splits[0].right", message: "split 1 already has a parent")
         refused(#"{"laplace": 0.1, "trees": [{"splits": [[1, -70, "left", -1, -1]], "leaves": [[0, 1]]}]}"#,
                 key: "forest.trees[0].splits[0].beacon", message: "no beacon 1 (the model has 1)")
         refused(#"{"laplace": 0.1, "trees": [{"splits": [[0, -70, "left", -1, -2]], "leaves": [[0, 1]]}]}"#,
