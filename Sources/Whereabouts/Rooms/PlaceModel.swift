@@ -2,8 +2,8 @@ import Foundation
 
 /// The room classifiers Whereabouts can train, by the names the command line uses.
 public enum PlaceClassifierKind: String, CaseIterable, Sendable {
-    /// ``DefaultPlaceClassifier``: naive Bayes with missing beacons, smoothed over the stream,
-    /// every setting chosen by grouped cross-validation.
+    /// ``DefaultPlaceClassifier``: naive Bayes with missing beacons or a random forest, smoothed
+    /// over the stream, the model and every setting chosen by grouped cross-validation.
     case `default`
     /// ``NaiveBayesPlaceClassifier`` with ``NaiveBayesPlaceClassifier/Options/improved``, scan by scan.
     case naiveBayes = "naive-bayes"
@@ -11,6 +11,8 @@ public enum PlaceClassifierKind: String, CaseIterable, Sendable {
     case basic
     /// ``NearestNeighbourPlaceClassifier``, `k` by grouped cross-validation.
     case knn
+    /// ``RandomForestPlaceClassifier`` with its default options, scan by scan.
+    case forest
 }
 
 /// A trained room classifier that can be saved and loaded: train once, classify later.
@@ -27,6 +29,26 @@ public struct PlaceModel: Sendable {
         case naiveBayes(NaiveBayesPlaceClassifier)
         /// A k-nearest-neighbour model.
         case nearestNeighbours(NearestNeighbourPlaceClassifier)
+        /// A random forest.
+        case forest(RandomForestPlaceClassifier)
+
+        /// The classifier, as the protocol.
+        public var placeClassifier: any PlaceClassifier {
+            switch self {
+            case .naiveBayes(let model): model
+            case .nearestNeighbours(let model): model
+            case .forest(let model): model
+            }
+        }
+
+        /// The beacons the classifier knows.
+        public var beacons: PlaceBeacons {
+            switch self {
+            case .naiveBayes(let model): model.beacons
+            case .nearestNeighbours(let model): model.beacons
+            case .forest(let model): model.beacons
+            }
+        }
     }
 
     /// Which kind of classifier this is.
@@ -39,15 +61,20 @@ public struct PlaceModel: Sendable {
     public var floorSmoothing: PlaceSmoothing?
     /// The grouped cross-validation accuracy measured while training, when measured.
     public var validationAccuracy: Double?
+    /// The grouped cross-validation accuracy of each model the default classifier weighed, by
+    /// kind (empty for the other kinds).
+    public var candidateAccuracies: [PlaceClassifierKind: Double]
 
     /// Creates a model from its parts.
     public init(kind: PlaceClassifierKind, classifier: Classifier, smoothing: PlaceSmoothing? = nil,
-                floorSmoothing: PlaceSmoothing? = nil, validationAccuracy: Double? = nil) {
+                floorSmoothing: PlaceSmoothing? = nil, validationAccuracy: Double? = nil,
+                candidateAccuracies: [PlaceClassifierKind: Double] = [:]) {
         self.kind = kind
         self.classifier = classifier
         self.smoothing = smoothing
         self.floorSmoothing = floorSmoothing
         self.validationAccuracy = validationAccuracy
+        self.candidateAccuracies = candidateAccuracies
     }
 
     /// Trains a classifier of the given kind.
@@ -55,8 +82,8 @@ public struct PlaceModel: Sendable {
         switch kind {
         case .default:
             let model = DefaultPlaceClassifier(training: set)
-            return PlaceModel(kind: kind, classifier: .naiveBayes(model.classifier), smoothing: model.smoothing,
-                              floorSmoothing: model.floorSmoothing, validationAccuracy: model.validationAccuracy)
+            return PlaceModel(kind: kind, classifier: model.model, smoothing: model.smoothing, floorSmoothing: model.floorSmoothing,
+                              validationAccuracy: model.validationAccuracy, candidateAccuracies: model.candidateAccuracies)
         case .naiveBayes:
             return PlaceModel(kind: kind, classifier: .naiveBayes(NaiveBayesPlaceClassifier(training: set, options: .improved)))
         case .basic:
@@ -64,16 +91,13 @@ public struct PlaceModel: Sendable {
         case .knn:
             let model = NearestNeighbourPlaceClassifier(training: set)
             return PlaceModel(kind: kind, classifier: .nearestNeighbours(model), validationAccuracy: model.validationAccuracy)
+        case .forest:
+            return PlaceModel(kind: kind, classifier: .forest(RandomForestPlaceClassifier(training: set)))
         }
     }
 
     /// The classifier, as the protocol.
-    public var placeClassifier: any PlaceClassifier {
-        switch classifier {
-        case .naiveBayes(let model): model
-        case .nearestNeighbours(let model): model
-        }
-    }
+    public var placeClassifier: any PlaceClassifier { classifier.placeClassifier }
 
     /// The places the model names.
     public var labels: [PlaceLabel] { placeClassifier.labels }

@@ -60,6 +60,15 @@ public enum PlaceModelFile {
         }
         let smoothing = try readSmoothing("smoothing"), floorSmoothing = try readSmoothing("floorSmoothing")
         let accuracy = try root.optionalDouble("validationAccuracy")
+        var candidates: [PlaceClassifierKind: Double] = [:]
+        if let item = root.member("candidates") {
+            for (name, _) in try item.object() {
+                guard let candidate = PlaceClassifierKind(rawValue: name) else {
+                    throw FormatError(key: item.childPath(name), message: "unknown kind \"\(name)\"")
+                }
+                candidates[candidate] = try item.required(name).double()
+            }
+        }
         let classifier: PlaceModel.Classifier
         if let item = root.member("naiveBayes") {
             let options = NaiveBayesPlaceClassifier.Options(
@@ -107,10 +116,90 @@ public enum PlaceModelFile {
             }
             classifier = .nearestNeighbours(NearestNeighbourPlaceClassifier(labels: labels, beacons: beacons, k: k, missingRSSI: missing,
                                                                             vectors: vectors, places: places, validationAccuracy: accuracy))
+        } else if let item = root.member("forest") {
+            classifier = .forest(try decodeForest(item, labels: labels, beacons: beacons))
         } else {
-            throw FormatError(key: "naiveBayes", message: "missing: a model holds \"naiveBayes\" or \"nearestNeighbours\"")
+            throw FormatError(key: "naiveBayes", message: "missing: a model holds \"naiveBayes\", \"nearestNeighbours\" or \"forest\"")
         }
-        return PlaceModel(kind: kind, classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing, validationAccuracy: accuracy)
+        return PlaceModel(kind: kind, classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing, validationAccuracy: accuracy,
+                          candidateAccuracies: candidates)
+    }
+
+    /// Reads the `forest` member: its options and trees, each bounded before it is read.
+    private static func decodeForest(_ item: JSONReader, labels: [PlaceLabel], beacons: PlaceBeacons) throws(FormatError) -> RandomForestPlaceClassifier {
+        typealias Forest = RandomForestPlaceClassifier
+        typealias Tree = Forest.Tree
+        var options = Forest.Options(laplace: try item.required("laplace").double())
+        if let depth = try item.optionalInt("maximumDepth") { options.maximumDepth = depth }
+        if let size = try item.optionalInt("minimumLeafSize") { options.minimumLeafSize = size }
+        options.featuresPerSplit = try item.optionalInt("featuresPerSplit")
+        if let seed = try item.optionalInt("seed"), seed >= 0 { options.seed = UInt64(seed) }
+        let treesKey = try item.required("trees")
+        guard case .array(let treeValues) = treesKey.value else { throw treesKey.fail("expected an array, found \(treesKey.value.kindDescription)") }
+        guard (1...Forest.maximumTrees).contains(treeValues.count) else {
+            throw treesKey.fail("expected 1 to \(Forest.maximumTrees) trees, found \(treeValues.count)")
+        }
+        /// A number of an array at a path built only for the error.
+        func number(_ value: JSONValue, _ path: @autoclosure () -> String) throws(FormatError) -> Double {
+            guard case .number(let n) = value else { throw FormatError(key: path(), message: "expected a number, found \(value.kindDescription)") }
+            return n
+        }
+        func integer(_ value: JSONValue, _ path: @autoclosure () -> String) throws(FormatError) -> Int {
+            let n = try number(value, path())
+            guard n == n.rounded(), abs(n) < 1e15 else { throw FormatError(key: path(), message: "expected an integer, found \(n)") }
+            return Int(n)
+        }
+        var trees: [Tree] = []
+        var nodes = 0
+        for (t, treeValue) in treeValues.enumerated() {
+            let tree = JSONReader(treeValue, path: "\(treesKey.path)[\(t)]")
+            let splitsKey = try tree.required("splits"), leavesKey = try tree.required("leaves")
+            guard case .array(let splitValues) = splitsKey.value else { throw splitsKey.fail("expected an array, found \(splitsKey.value.kindDescription)") }
+            guard case .array(let leafValues) = leavesKey.value else { throw leavesKey.fail("expected an array, found \(leavesKey.value.kindDescription)") }
+            let count = splitValues.count + leafValues.count
+            guard count <= Forest.maximumNodesPerTree else {
+                throw tree.fail("\(count) nodes, more than the \(Forest.maximumNodesPerTree) a tree may have")
+            }
+            nodes += count
+            guard nodes <= Forest.maximumNodes else { throw treesKey.fail("more than the \(Forest.maximumNodes) nodes a forest may have") }
+            var splits: [Tree.Split] = []
+            splits.reserveCapacity(splitValues.count)
+            for (index, value) in splitValues.enumerated() {
+                let path = "\(splitsKey.path)[\(index)]"
+                guard case .array(let parts) = value, parts.count == 5 else {
+                    throw FormatError(key: path, message: "expected [beacon, threshold or null, \"left\" or \"right\", left, right]")
+                }
+                let threshold: Double = parts[1] == .null ? -.infinity : try number(parts[1], path + "[1]")
+                let side: Bool
+                switch parts[2] {
+                case .string("left"): side = true
+                case .string("right"): side = false
+                default: throw FormatError(key: path + "[2]", message: "expected \"left\" or \"right\" (where a scan that did not hear the beacon goes)")
+                }
+                splits.append(Tree.Split(beacon: try integer(parts[0], path + "[0]"), threshold: threshold, notHeardGoesLeft: side,
+                                         left: try integer(parts[3], path + "[3]"), right: try integer(parts[4], path + "[4]")))
+            }
+            var leaves: [Tree.Leaf] = []
+            leaves.reserveCapacity(leafValues.count)
+            for (index, value) in leafValues.enumerated() {
+                let path = "\(leavesKey.path)[\(index)]"
+                guard case .array(let parts) = value, !parts.isEmpty, parts.count % 2 == 0, parts.count <= 2 * labels.count else {
+                    throw FormatError(key: path, message: "expected pairs of a place index and its weight, at most one per place")
+                }
+                var leaf = Tree.Leaf(places: [], weights: [])
+                for pair in 0..<(parts.count / 2) {
+                    leaf.places.append(try integer(parts[2 * pair], "\(path)[\(2 * pair)]"))
+                    leaf.weights.append(try number(parts[2 * pair + 1], "\(path)[\(2 * pair + 1)]"))
+                }
+                leaves.append(leaf)
+            }
+            trees.append(Tree(splits: splits, leaves: leaves))
+        }
+        do {
+            return try Forest(labels: labels, beacons: beacons, trees: trees, options: options)
+        } catch {
+            throw FormatError(key: item.childPath(error.key), message: error.message)
+        }
     }
 
     /// The JSON value of a model.
@@ -125,11 +214,7 @@ public enum PlaceModelFile {
             if let floor = label.floor { item.append(("floor", number(Double(floor)))) }
             return .object(item)
         })))
-        let beacons: PlaceBeacons
-        switch model.classifier {
-        case .naiveBayes(let nb): beacons = nb.beacons
-        case .nearestNeighbours(let knn): beacons = knn.beacons
-        }
+        let beacons = model.classifier.beacons
         members.append(("beacons", .array(zip(beacons.keys, beacons.identities).map { key, identity in
             var item: [(key: String, value: JSONValue)] = [("id", .string(key))]
             if let identity {
@@ -145,6 +230,12 @@ public enum PlaceModelFile {
             members.append(("floorSmoothing", .object([("temperature", number(smoothing.temperature)), ("switching", number(smoothing.switching))])))
         }
         if let accuracy = model.validationAccuracy { members.append(("validationAccuracy", number(accuracy))) }
+        if !model.candidateAccuracies.isEmpty {
+            let candidates = PlaceClassifierKind.allCases.compactMap { kind in
+                model.candidateAccuracies[kind].map { (key: kind.rawValue, value: number($0)) }
+            }
+            members.append(("candidates", .object(candidates)))
+        }
         switch model.classifier {
         case .naiveBayes(let nb):
             let o = nb.options
@@ -164,6 +255,26 @@ public enum PlaceModelFile {
                     .object([("place", number(Double(place))), ("rssi", .array(vector.map(number)))])
                 })),
             ])))
+        case .forest(let forest):
+            let o = forest.options
+            var item: [(key: String, value: JSONValue)] = [
+                ("laplace", number(o.laplace)), ("maximumDepth", number(Double(o.maximumDepth))),
+                ("minimumLeafSize", number(Double(o.minimumLeafSize))),
+            ]
+            if let features = o.featuresPerSplit { item.append(("featuresPerSplit", number(Double(features)))) }
+            if o.seed < 1 << 53 { item.append(("seed", number(Double(o.seed)))) }
+            item.append(("trees", .array(forest.trees.map { tree in
+                .object([
+                    ("splits", .array(tree.splits.map { split in
+                        .array([number(Double(split.beacon)), split.threshold.isFinite ? number(split.threshold) : .null,
+                                .string(split.notHeardGoesLeft ? "left" : "right"), number(Double(split.left)), number(Double(split.right))])
+                    })),
+                    ("leaves", .array(tree.leaves.map { leaf in
+                        .array(zip(leaf.places, leaf.weights).flatMap { [number(Double($0)), number($1)] })
+                    })),
+                ])
+            })))
+            members.append(("forest", .object(item)))
         }
         return .object(members)
     }

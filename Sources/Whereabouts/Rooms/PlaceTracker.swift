@@ -98,8 +98,22 @@ public struct PlaceTracker: Sendable {
     /// Classifies the next scan of its device and track, or returns `nil` when the classifier
     /// has no answer for it (the belief is then left as it was).
     public mutating func classify(_ scan: Scan) -> PlaceClassification? {
-        let labels = classifier.labels
         guard classifier.logScores(for: scan, into: &scores) else { return nil }
+        return classifyScored(scan)
+    }
+
+    /// Classifies the next scan of its device and track from log-scores computed before (`nil`:
+    /// the classifier had no answer), as ``classify(_:)`` would: cross-validation scores each
+    /// held-out scan once and replays the scores under every smoothing.
+    mutating func classify(_ scan: Scan, logScores given: [Double]?) -> PlaceClassification? {
+        guard let given, given.count == scores.count else { return nil }
+        for index in scores.indices { scores[index] = given[index] }
+        return classifyScored(scan)
+    }
+
+    /// The rest of ``classify(_:)``, on the scores in `scores`.
+    private mutating func classifyScored(_ scan: Scan) -> PlaceClassification? {
+        let labels = classifier.labels
         let slot = beliefs.slot(device: scan.device, track: scan.track) { Belief() }
         guard let smoothing else {
             guard var result = PlaceClassification(logScores: scores, labels: labels) else { return nil }

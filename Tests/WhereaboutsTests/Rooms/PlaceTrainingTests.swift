@@ -69,4 +69,30 @@ struct PlaceTrainingTests {
         let answer = tracker.classify(D.scan(0, [("b4", -90)]))
         #expect(answer != nil)
     }
+
+    @Test func theDefaultTakesTheForestWhereOnlyWhichBeaconsWereHeardTells() throws {
+        let set = PlaceTrainingSet(scans: RandomForestPlaceClassifierTests.heardPatterns(count: 40, seed: 3))
+        let model = DefaultPlaceClassifier(training: set)
+        guard case .forest = model.model else { Issue.record("naive Bayes chosen: \(model.candidateAccuracies)"); return }
+        let forest = try #require(model.candidateAccuracies[.forest]), bayes = try #require(model.candidateAccuracies[.naiveBayes])
+        #expect(forest > bayes)
+        #expect(model.validationAccuracy == forest)
+        var tracker = model.tracker()
+        let test = RandomForestPlaceClassifierTests.heardPatterns(count: 10, seed: 4)
+        #expect(test.filter { tracker.classify($0)?.place == $0.truth?.place }.count >= 19)
+    }
+
+    @Test func theDefaultKeepsNaiveBayesWhereItsModelIsTheTruth() throws {
+        // Gaussian readings around each place's means, every beacon heard: naive Bayes is the true model.
+        let set = PlaceTrainingSet(scans: D.survey(means: D.fourPlaces, count: 40, sigma: 6, seed: 5))
+        let model = DefaultPlaceClassifier(training: set)
+        guard case .naiveBayes = model.model else { Issue.record("the forest chosen: \(model.candidateAccuracies)"); return }
+        let forest = try #require(model.candidateAccuracies[.forest]), bayes = try #require(model.candidateAccuracies[.naiveBayes])
+        #expect(bayes >= forest)
+        #expect(model.validationAccuracy == bayes)
+        // The model file records the choice and both accuracies.
+        let file = PlaceModelFile.encode(PlaceModel.train(.default, on: set))
+        #expect(file["naiveBayes"] != nil && file["forest"] == nil)
+        #expect(file["candidates"]?["forest"] == .number(forest))
+    }
 }
