@@ -53,12 +53,27 @@ struct CommandRunner {
             try process.run()
         }
         // Read both pipes before waiting, so a large output cannot fill a pipe and block the child.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        let outData = readToEnd(out.fileHandleForReading)
+        let errData = readToEnd(err.fileHandleForReading)
         process.waitUntilExit()
         return Output(status: process.terminationStatus,
                       standardOutput: String(decoding: outData, as: UTF8.self),
                       standardError: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Everything left to read from `handle`, reading again when a signal interrupts a read
+    /// (`FileHandle.readDataToEndOfFile()` stops the process on `EINTR`).
+    static func readToEnd(_ handle: FileHandle) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[0..<count])
+            } else if count == 0 || errno != EINTR {
+                return data
+            }
+        }
     }
 
     /// A fresh temporary directory.

@@ -229,7 +229,7 @@ struct CommandTests {
         let venue = directory.appendingPathComponent("venue.json")
         try Data(venueText.utf8).write(to: venue)
         let walk = directory.appendingPathComponent("walk.json")
-        try Data(#"{"speed": 1, "waypoints": [{"x": 1, "y": 1}, {"x": 9, "y": 1}, {"x": 9, "y": 9}, {"x": 1, "y": 9}, {"x": 1, "y": 1}]}"#.utf8).write(to: walk)
+        try Data(#"{"device": "phone", "speed": 1, "waypoints": [{"x": 1, "y": 1}, {"x": 9, "y": 1}, {"x": 9, "y": 9}, {"x": 1, "y": 9}, {"x": 1, "y": 1}]}"#.utf8).write(to: walk)
         let recording = directory.appendingPathComponent("walk.jsonl")
         let simulated = try CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "5",
                                                "--multipath-share", "0", "--packet-loss", "0", "--shadowing", "1", "-o", recording.path])
@@ -244,6 +244,12 @@ struct CommandTests {
         let txPower = try #require(defaults["txPower"] as? Double), exponent = try #require(defaults["pathLossExponent"] as? Double)
         #expect(abs(txPower - -59) < 1)
         #expect(abs(exponent - 2) < 0.15)
+        // The recording's one receiver reads like the fit: listed with offset 0.
+        let devices = try #require(calibrated?["devices"] as? [[String: Any]])
+        #expect(devices.count == 1)
+        #expect(devices.first?["id"] as? String == "phone")
+        #expect(devices.first?["rssiOffset"] as? Double == 0)
+        #expect(output.standardOutput.contains("1 device)"))
     }
 
     @Test func calibrateWithoutTruthExplainsWhy() throws {

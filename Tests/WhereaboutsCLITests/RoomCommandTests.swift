@@ -49,6 +49,9 @@ struct RoomCommandTests {
         let trained = try CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "-o", model.path])
         #expect(trained.status == 0, "\(trained.standardError)")
         #expect(trained.standardError.contains("default classifier of 2 places and 40 scans"))
+        // It says which model it chose and what each scored held out.
+        #expect(trained.standardError.contains("; chose the "))
+        #expect(trained.standardError.contains("forest ") && trained.standardError.contains("naive-bayes "), "\(trained.standardError)")
         let text = try String(contentsOf: model, encoding: .utf8)
         #expect(text.hasPrefix(#"{"format":"whereabouts-place-model","version":1,"kind":"default""#))
 

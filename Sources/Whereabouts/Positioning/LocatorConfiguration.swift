@@ -37,9 +37,9 @@ public struct LocatorConfiguration: Sendable {
     /// How each device not in ``deviceOffsets`` learns its RSSI offset from its own scans
     /// (``DeviceOffsetEstimator``), or `nil` (the default here) to give such devices 0.
     /// ``PositioningAlgorithm/setup(venue:training:configuration:)`` turns it on when it calibrates
-    /// the venue from training data (the devices of that recording are then known, and the
-    /// others learn how they differ from them), with its zero point measured on the training
-    /// devices, unless ``estimatesDeviceOffsets`` is `false`.
+    /// the venue from training data or the venue lists devices (``Venue/devices``): those devices
+    /// are known, and the others learn how they differ from them. Its zero point is measured on
+    /// the training devices (0 without training). Unless ``estimatesDeviceOffsets`` is `false`.
     public var deviceOffsetEstimation: DeviceOffsetEstimator.Configuration?
     /// Whether ``PositioningAlgorithm/setup(venue:training:configuration:)`` sets
     /// ``deviceOffsetEstimation`` when it is `nil`; default `true`.

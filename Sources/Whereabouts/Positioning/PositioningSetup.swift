@@ -55,7 +55,7 @@ public struct PositioningSetup: Sendable {
         }
         var configuration = configuration
         configuration.rssiStandardDeviation = min(max(result.venueFit.robustSigma, 2), 12)
-        configuration.deviceOffsets = result.offsetsByDevice
+        configuration.deviceOffsets.merge(result.offsetsByDevice) { _, fitted in fitted }
         // The training devices are known: what the calibration did not give an offset reads like it.
         for device in Set(training.compactMap(\.device)) where configuration.deviceOffsets[device] == nil {
             configuration.deviceOffsets[device] = 0
@@ -88,7 +88,16 @@ extension PositioningAlgorithm {
     /// measured (``DefaultSolver/trackedAccuracyScale``), floored at each estimate's radius when
     /// there was no training data to measure it on, and it weighs the estimates as the validation
     /// found (``MotionTracker/Configuration/estimateAccuracyScale``; see ``DefaultSolver/tracking``).
+    ///
+    /// Device offsets: the venue's ``Venue/devices`` (unless the configuration's
+    /// ``LocatorConfiguration/deviceOffsets`` names the device), then the offsets fitted to the
+    /// training devices; every other device learns its own online
+    /// (``LocatorConfiguration/deviceOffsetEstimation``) when there is a known device to be
+    /// measured against.
     public func setup(venue: Venue, training: [Scan] = [], configuration: LocatorConfiguration = LocatorConfiguration()) -> PositioningSetup {
+        // The venue's known devices, unless the configuration says otherwise about one.
+        var configuration = configuration
+        configuration.deviceOffsets = venue.deviceOffsets.merging(configuration.deviceOffsets) { _, configured in configured }
         var (calibratedVenue, calibratedConfiguration, calibration) = PositioningSetup.calibrated(venue, training: training,
                                                                                                   configuration: configuration)
         let positioning = PositioningVenue(calibratedVenue)
@@ -107,9 +116,11 @@ extension PositioningAlgorithm {
                 }
             }
         }
-        // Offsets are learnt relative to the training devices: without a calibration from them,
-        // the readings have nothing to be measured against but the venue file's nominal values.
-        if calibratedConfiguration.deviceOffsetEstimation == nil, calibratedConfiguration.estimatesDeviceOffsets, calibration != nil {
+        // Offsets are learnt relative to known devices (the training's, or those the venue lists):
+        // without any, the readings have nothing to be measured against but the venue file's
+        // nominal values.
+        let hasReference = calibration != nil || !venue.devices.isEmpty
+        if calibratedConfiguration.deviceOffsetEstimation == nil, calibratedConfiguration.estimatesDeviceOffsets, hasReference {
             var estimation = DeviceOffsetEstimator.Configuration()
             estimation.zeroPoint = PositioningSetup.offsetZeroPoint(venue: positioning, solver: solver, training: solverTraining,
                                                                     configuration: solverConfiguration, estimation: estimation)

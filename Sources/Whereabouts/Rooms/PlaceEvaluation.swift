@@ -19,10 +19,12 @@ public struct PlaceEvaluation: Sendable {
     private var withPlace = 0, placeRight = 0, placeLocated = 0, withFloor = 0, floorRight = 0
     private var seconds = 0.0
 
-    /// Creates an evaluation of a trained model.
-    public init(model: PlaceModel, name: String? = nil) {
+    /// Creates an evaluation of a trained model; `deviceOffsets` (``Venue/deviceOffsets``) are
+    /// subtracted from each listed device's readings, as the training set subtracted them.
+    public init(model: PlaceModel, name: String? = nil, deviceOffsets: [String: Double] = [:]) {
         self.name = name ?? model.kind.rawValue
         tracker = model.tracker()
+        tracker.deviceOffsets = deviceOffsets
     }
 
     /// Classifies a scan and scores the answer.

@@ -40,6 +40,10 @@ public struct PlaceTracker: Sendable {
     public let smoothing: PlaceSmoothing?
     /// The smoothing of the separate floor vote, or `nil` to take the floor from the places.
     public let floorSmoothing: PlaceSmoothing?
+    /// Each device's RSSI offset (dB, by ``Scan/device``), subtracted from its readings before
+    /// they are classified, as the training set subtracted them (``Venue/deviceOffsets``); empty
+    /// by default.
+    public var deviceOffsets: [String: Double] = [:]
 
     /// One device's beliefs over the places and over the floors, on its current track.
     private struct Belief: Sendable {
@@ -98,6 +102,10 @@ public struct PlaceTracker: Sendable {
     /// Classifies the next scan of its device and track, or returns `nil` when the classifier
     /// has no answer for it (the belief is then left as it was).
     public mutating func classify(_ scan: Scan) -> PlaceClassification? {
+        if let offset = scan.device.flatMap({ deviceOffsets[$0] }), offset != 0 {
+            guard classifier.logScores(for: scan.correctedForDeviceOffset(offset), into: &scores) else { return nil }
+            return classifyScored(scan)
+        }
         guard classifier.logScores(for: scan, into: &scores) else { return nil }
         return classifyScored(scan)
     }

@@ -30,12 +30,17 @@ public struct PlaceTrainingSet: Sendable {
     /// The samples, in recording order.
     public private(set) var samples: [Sample] = []
 
-    /// Builds the set from scans with `truth.place`; `venue` supplies beacon ids and place floors.
+    /// Builds the set from scans with `truth.place`; `venue` supplies beacon ids, place floors and
+    /// the offsets of the devices it lists (``Venue/devices``), subtracted from their readings.
     public init(scans: [Scan], venue: Venue? = nil) {
         var placeIndex: [String: Int] = [:]
         var floorCounts: [[Int: Int]] = []
         var rows: [(place: Int, readings: [(Int, Double)], scan: Scan)] = []
-        for scan in scans {
+        let offsets = venue?.deviceOffsets ?? [:]
+        for listed in scans {
+            // Read like the venue's calibration when the venue knows the device's offset.
+            let offset = listed.device.flatMap { offsets[$0] } ?? 0
+            let scan = offset == 0 ? listed : listed.correctedForDeviceOffset(offset)
             guard let place = scan.truth?.place else { continue }
             let index: Int
             if let known = placeIndex[place] { index = known } else {

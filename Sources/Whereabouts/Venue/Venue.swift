@@ -28,10 +28,15 @@ public struct Venue: Hashable, Sendable {
     public var beacons: [Beacon]
     /// The places: geofences, polygons or labels.
     public var places: [Place]
+    /// The receivers whose RSSI offset is known (``CalibrationResult/offsetsByDevice``, written by
+    /// `whereabouts calibrate -o`): every solver and classifier subtracts a device's offset from
+    /// its readings, and a device listed here is not one whose offset is learnt online.
+    public var devices: [Device] = []
 
     /// Creates a venue, unchecked; ``VenueFile/read(from:)`` checks the venues it reads.
     public init(name: String? = nil, units: LengthUnit = .metre, origin: Origin? = nil, floors: [Floor] = [],
-                defaults: Defaults = Defaults(), beacons: [Beacon] = [], places: [Place] = []) {
+                defaults: Defaults = Defaults(), beacons: [Beacon] = [], places: [Place] = [], devices: [Device] = []) {
+        self.devices = devices
         self.name = name
         self.units = units
         self.origin = origin
@@ -182,6 +187,27 @@ extension Venue {
             case .eddystone(let identity): return identity == eddystone
             }
         }
+    }
+
+    /// A receiver and its RSSI offset: how many dB it reads above the venue's calibration.
+    public struct Device: Hashable, Sendable {
+        /// The name scans give it (``Scan/device``).
+        public var id: String
+        /// dB subtracted from its readings.
+        public var rssiOffset: Double
+
+        /// Creates a device.
+        public init(id: String, rssiOffset: Double) {
+            self.id = id
+            self.rssiOffset = rssiOffset
+        }
+    }
+
+    /// Each listed device's offset by its id.
+    public var deviceOffsets: [String: Double] {
+        var offsets: [String: Double] = [:]
+        for device in devices where device.rssiOffset.isFinite { offsets[device.id] = device.rssiOffset }
+        return offsets
     }
 
     /// A place: a geofence (centre and radius), a polygon, or a label with no geometry.

@@ -164,8 +164,32 @@ public enum VenueFile {
                 venue.places.append(Venue.Place(id: id, floor: floor, shape: shape))
             }
         }
+        if let devices = root.member("devices") {
+            var seen: [String: String] = [:]
+            let items = try devices.elements()
+            guard items.count <= maximumDevices else {
+                throw devices.fail("at most \(maximumDevices) devices, found \(items.count)")
+            }
+            for item in items {
+                let idReader = try item.required("id")
+                let id = try idReader.string()
+                if let previous = seen[id] { throw idReader.fail("duplicate device id \"\(id)\" (also \(previous))") }
+                seen[id] = item.path
+                let offsetReader = try item.required("rssiOffset")
+                let offset = try offsetReader.double()
+                guard abs(offset) <= maximumDeviceOffset else {
+                    throw offsetReader.fail("an RSSI offset lies within ±\(Int(maximumDeviceOffset)) dB, found \(offset)")
+                }
+                venue.devices.append(Venue.Device(id: id, rssiOffset: offset))
+            }
+        }
         return venue
     }
+
+    /// The most devices a venue lists.
+    static let maximumDevices = 10_000
+    /// The largest RSSI offset a device may have, either way, dB.
+    static let maximumDeviceOffset = 40.0
 
     // MARK: Writing
 
@@ -228,6 +252,11 @@ public enum VenueFile {
                 }
                 members.append(("floor", .number(Double(place.floor))))
                 return .object(members)
+            })))
+        }
+        if !venue.devices.isEmpty {
+            root.append(("devices", .array(venue.devices.map { device in
+                .object([("id", .string(device.id)), ("rssiOffset", .number(device.rssiOffset))])
             })))
         }
         return .object(root)

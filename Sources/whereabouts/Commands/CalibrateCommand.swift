@@ -10,7 +10,10 @@ struct CalibrateCommand: ParsableCommand {
         discussion: HelpText.fitting("""
         Fits rssi = txPower − 10·n·log10(d) robustly (outliers do not dominate) for the whole venue, \
         and per beacon with shrinkage toward the venue fit when a beacon has few samples. Prints the \
-        fits and their residual spread; with -o, writes the venue with the fitted values.
+        fits and their residual spread; with -o, writes the venue with the fitted values and its \
+        devices: each receiver of the recording with its RSSI offset (0 with a single receiver). \
+        Every solver and room classifier then corrects a listed device's readings by its offset, \
+        and learns the offset online only for phones the venue does not list.
 
         Examples:
           whereabouts calibrate --venue venue.json --recording train.jsonl
@@ -54,8 +57,10 @@ struct CalibrateCommand: ParsableCommand {
         let reader = try RecordingReader(url: url, options: .init(lenient: lenient))
         var calibration = Calibration(venue: venueValue, options: options)
         var progress = Progress("reading \(recording)", total: url.fileSize)
+        var devices: Set<String> = []
         while let scan = try reader.next() {
             calibration.add(scan)
+            if let device = scan.device, scan.truth?.planarPoint != nil { devices.insert(device) }
             progress.update(reader.bytesRead)
         }
         progress.finish()
@@ -65,9 +70,13 @@ struct CalibrateCommand: ParsableCommand {
         let result = try calibration.result()
         print(result.summary)
         if let output {
-            let calibrated = result.applied(to: venueValue, perBeacon: perBeacon)
+            var calibrated = result.applied(to: venueValue, perBeacon: perBeacon)
+            // The recording's devices read like the fit: those without a fitted offset get 0.
+            let listed = Set(calibrated.devices.map(\.id))
+            calibrated.devices += devices.subtracting(listed).sorted().map { Venue.Device(id: $0, rssiOffset: 0) }
             try VenueFile.write(calibrated, to: URL(fileURLWithPath: output))
-            print("Wrote \(output) (txPower \(result.venueFit.txPower.formatted(2)) dBm, n \(result.venueFit.pathLossExponent.formatted(2))\(perBeacon ? ", per-beacon values" : "")).")
+            print("Wrote \(output) (txPower \(result.venueFit.txPower.formatted(2)) dBm, n \(result.venueFit.pathLossExponent.formatted(2))"
+                + "\(perBeacon ? ", per-beacon values" : ""), \(calibrated.devices.count.counted("device"))).")
         }
     }
 }

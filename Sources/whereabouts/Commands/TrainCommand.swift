@@ -73,6 +73,13 @@ struct TrainCommand: ParsableCommand {
             var note = "Wrote \(output): \(classifier.rawValue) classifier of \(set.labels.count.counted("place")) and \(set.samples.count.counted("scan"))"
             if let accuracy = model.validationAccuracy { note += String(format: ", grouped cross-validation accuracy %.3f", accuracy) }
             if let smoothing = model.smoothing { note += String(format: " (temperature %g, switching %g)", smoothing.temperature, smoothing.switching) }
+            if model.candidateAccuracies.count > 1 {
+                // Which model the default chose, and what each scored held out.
+                let chosen = if case .forest = model.classifier { "random forest" } else { "naive Bayes" }
+                let scores = model.candidateAccuracies.sorted { $0.key.rawValue < $1.key.rawValue }
+                    .map { String(format: "%@ %.3f", $0.key.rawValue, $0.value) }.joined(separator: ", ")
+                note += "; chose the \(chosen) (\(scores))"
+            }
             Terminal.error(note + ".")
         } catch let error as CommandFailure {
             throw error

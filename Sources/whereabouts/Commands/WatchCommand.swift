@@ -60,7 +60,9 @@ struct WatchCommand: AsyncParsableCommand {
         let places: PlaceSource
         if let model {
             guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
-            places = .classifier(try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker())
+            var tracker = try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker()
+            tracker.deviceOffsets = venueValue.deviceOffsets
+            places = .classifier(tracker)
         } else {
             places = .containment(PlaceContainment(venue: venueValue))
         }

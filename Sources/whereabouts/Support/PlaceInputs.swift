@@ -17,6 +17,6 @@ enum PlaceInputs {
         guard !set.samples.isEmpty else {
             throw CommandFailure("The room classifiers learn from scans with truth.place: give --train with such scans.")
         }
-        return kinds.map { PlaceEvaluation(model: PlaceModel.train($0, on: set)) }
+        return kinds.map { PlaceEvaluation(model: PlaceModel.train($0, on: set), deviceOffsets: venue.deviceOffsets) }
     }
 }

@@ -62,6 +62,17 @@ struct VenueFileTests {
         #expect(try VenueFile.read(from: url) == venue)
     }
 
+    @Test func devicesAndTheirOffsetsRoundTrip() throws {
+        let text = #"{"beacons": [], "devices": [{"id": "Pixel 7", "rssiOffset": 3.5}, {"id": "iPhone", "rssiOffset": -2}]}"#
+        let venue = try VenueFile.decode(Array(text.utf8))
+        #expect(venue.devices == [Venue.Device(id: "Pixel 7", rssiOffset: 3.5), Venue.Device(id: "iPhone", rssiOffset: -2)])
+        #expect(venue.deviceOffsets == ["Pixel 7": 3.5, "iPhone": -2])
+        let again = try VenueFile.decode(Array(JSONWriter(indent: 2).string(from: VenueFile.encode(venue)).utf8))
+        #expect(again == venue)
+        // Without devices the key is not written.
+        #expect(!JSONWriter(indent: 2).string(from: VenueFile.encode(Venue())).contains("devices"))
+    }
+
     @Test func beaconDirectoryResolvesEveryKindOfReference() throws {
         let venue = try VenueFile.decode(Array(sample.utf8))
         let directory = BeaconDirectory(venue)
@@ -93,6 +104,10 @@ struct VenueFileTests {
         (#"{"floors": [{"level": 0}, {"level": 0}], "beacons": []}"#, "venue.json: floors[1]: duplicate floor level 0"),
         (#"{"beacons": [{"id": "a"}"#, "venue.json:1:25: not valid JSON: expected ',' or ']' in array, found end of input"),
         ("[]", "venue.json: expected an object, found an array"),
+        (#"{"beacons": [], "devices": [{"id": "p", "rssiOffset": 1}, {"id": "p", "rssiOffset": 2}]}"#,
+         #"venue.json: devices[1].id: duplicate device id "p" (also devices[0])"#),
+        (#"{"beacons": [], "devices": [{"id": "p", "rssiOffset": 55}]}"#, "venue.json: devices[0].rssiOffset: an RSSI offset lies within ±40 dB, found 55"),
+        (#"{"beacons": [], "devices": [{"id": "p"}]}"#, "venue.json: devices[0].rssiOffset: missing required key"),
     ])
     func invalid(text: String, message: String) {
         #expect {

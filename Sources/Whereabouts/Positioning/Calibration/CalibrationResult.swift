@@ -133,9 +133,16 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
     /// own `txPower` and `pathLossExponent` set to its fit (matched by id).
     ///
     /// Beacons without samples are left as they are; note that a beacon that already carries its
-    /// own values keeps overriding the new defaults unless `perBeacon` replaces them.
+    /// own values keeps overriding the new defaults unless `perBeacon` replaces them. The devices
+    /// of the fit become the venue's ``Venue/devices`` with their offsets (0 for each when the fit
+    /// had one receiver), replacing what the venue said about them and keeping the others.
     public func applied(to venue: Venue, perBeacon: Bool) -> Venue {
         var venue = venue
+        let fitted = offsetsByDevice
+        if !fitted.isEmpty {
+            venue.devices.removeAll { fitted[$0.id] != nil }
+            venue.devices += fitted.keys.sorted().map { Venue.Device(id: $0, rssiOffset: fitted[$0] ?? 0) }
+        }
         venue.defaults.txPower = venueFit.txPower
         venue.defaults.pathLossExponent = venueFit.pathLossExponent
         guard perBeacon else { return venue }

@@ -167,4 +167,55 @@ struct DeviceOffsetTests {
         let first = try #require(corrected.first?.readings.first), original = try #require(training.first?.readings.first)
         #expect(abs(first.rssi - (original.rssi - (offsets["loud"] ?? 0))) < 1e-9)
     }
+
+    @Test func aCalibratedVenueKeepsItsDevicesForSetupsAndClassifiers() throws {
+        var generator = SeededRandom(seed: 13)
+        let training = scans(of: "loud", gain: 6, scans: 150, using: &generator)
+            + scans(of: "quiet", gain: -6, scans: 150, using: &generator)
+        let result = try Calibration.fit(training, in: roomVenue)
+        let venue = result.applied(to: roomVenue, perBeacon: false)
+        #expect(venue.devices.map(\.id) == ["loud", "quiet"])
+        #expect(venue.deviceOffsets == result.offsetsByDevice)
+        // A setup without training takes the venue's devices as known, corrects them, and lets
+        // the others learn their offset; one that says otherwise about a device wins.
+        let setup = PositioningAlgorithm.multilateration.setup(venue: venue)
+        #expect(setup.configuration.deviceOffsets == result.offsetsByDevice)
+        #expect(setup.configuration.deviceOffsetEstimation != nil)
+        var mine = LocatorConfiguration()
+        mine.deviceOffsets = ["loud": 1]
+        #expect(PositioningAlgorithm.multilateration.setup(venue: venue, configuration: mine).configuration.deviceOffsets["loud"] == 1)
+        // Without devices and without training nothing is learnt: there is nothing to measure against.
+        #expect(PositioningAlgorithm.multilateration.setup(venue: roomVenue).configuration.deviceOffsetEstimation == nil)
+    }
+
+    @Test func classifiersReadEachKnownDeviceLikeTheCalibration() throws {
+        // Two places told apart by one beacon's level: −60 in "near", −80 in "far". A phone that
+        // reads 12 dB high hears "far" at −68 — nearer "near" — unless its offset is taken off.
+        func scan(_ rssi: Double, place: String?, device: String, time: Double) -> Scan {
+            Scan(time: time, device: device, readings: [Reading(beacon: .id("b0"), rssi: rssi)],
+                 truth: place.map { GroundTruth(place: $0) })
+        }
+        var training: [Scan] = []
+        for i in 0..<40 {
+            let jitter = Double(i % 5) - 2
+            training.append(scan(-60 + jitter, place: "near", device: "survey", time: Double(i)))
+            training.append(scan(-80 + jitter, place: "far", device: "survey", time: Double(100 + i)))
+        }
+        var venue = roomVenue
+        venue.devices = [Venue.Device(id: "survey", rssiOffset: 0), Venue.Device(id: "loud", rssiOffset: 12)]
+        let model = PlaceModel.train(.naiveBayes, on: PlaceTrainingSet(scans: training, venue: venue))
+        var plain = model.tracker()
+        #expect(plain.classify(scan(-68, place: nil, device: "loud", time: 500))?.place == "near")
+        var corrected = model.tracker()
+        corrected.deviceOffsets = venue.deviceOffsets
+        #expect(corrected.classify(scan(-68, place: nil, device: "loud", time: 500))?.place == "far")
+        // The training set itself reads a listed device like the calibration.
+        let loudTraining = training.map { scan in
+            var shifted = scan.correctedForDeviceOffset(-12)
+            shifted.device = "loud"
+            return shifted
+        }
+        let set = PlaceTrainingSet(scans: loudTraining, venue: venue)
+        #expect(set.samples.first?.rssi.first??.rounded() == -62)
+    }
 }
