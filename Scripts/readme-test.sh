@@ -15,8 +15,8 @@
 #   until its /health answers. Background commands are stopped at the end.
 # What it skips, saying so: the test command itself (`swift test`), commands that need a
 # Bluetooth adapter (`--adapter`) or the public datasets (`$DATA`, not part of the repository),
-# and the benchmark and load scripts (minutes to hours of load each; their figures carry their
-# own commands).
+# the benchmark and load scripts (minutes to hours of load each; their figures carry their
+# own commands) and the accuracy run over simulated venues (`Scripts/generalization.sh`).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 readme="$repo/README.md"
@@ -49,6 +49,7 @@ skips = [
     (r"\$DATA\b", "needs the public datasets ($DATA), which are not part of the repository"),
     (r"swift package .*benchmark|Scripts/(load|soak|attack)-test\.sh|Scripts/schemathesis\.sh|^cd Benchmarks",
      "a benchmark or a load run: minutes of work, measured by hand"),
+    (r"Scripts/generalization\.sh", "an accuracy run over twenty simulated venues, measured by hand (it needs jq)"),
 ]
 for number, line in enumerate(lines, 1):
     if not in_block:
