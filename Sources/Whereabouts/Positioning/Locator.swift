@@ -222,8 +222,12 @@ public struct Locator: Sendable {
 
     /// The fix of an observation with its floor chosen.
     private mutating func locate(_ observation: Observation) -> Fix? {
-        guard let estimate = solver.locate(observation), estimate.isFinite else { return nil }
-        if appliedOffset.isEstimated { learnOffset(from: observation, at: estimate.point) }
+        guard var estimate = solver.locate(observation), estimate.isFinite else { return nil }
+        if appliedOffset.isEstimated {
+            learnOffset(from: observation, at: estimate.point)
+            let scale = configuration.unknownDeviceAccuracyScale
+            if scale.isFinite, scale > 0 { estimate.accuracy *= scale }
+        }
         guard tracker != nil else { return makeFix(for: estimate, observation: observation) }
         guard let tracked = tracker?.update(estimate, at: observation.time) else { return nil }
         return makeFix(for: bounded(tracked), observation: observation)

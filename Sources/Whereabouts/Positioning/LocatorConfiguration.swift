@@ -44,6 +44,12 @@ public struct LocatorConfiguration: Sendable {
     /// Whether ``PositioningAlgorithm/setup(venue:training:configuration:)`` sets
     /// ``deviceOffsetEstimation`` when it is `nil`; default `true`.
     public var estimatesDeviceOffsets = true
+    /// The factor applied to the accuracy radius of each estimate of a device whose offset is
+    /// learnt (``deviceOffsetEstimation``, a device not in ``deviceOffsets``): what is left of its
+    /// offset while it is learnt widens its error. Default 1;
+    /// ``PositioningAlgorithm/setup(venue:training:configuration:)`` sets the one the default
+    /// algorithm measured (``DefaultSolver/unknownDeviceAccuracyScale``).
+    public var unknownDeviceAccuracyScale = 1.0
     /// Whether ``PositioningAlgorithm/default`` may replace ``filter`` and ``tracking`` by the
     /// other pipeline it knows when that one locates its validation replay better
     /// (``DefaultSolver/pipelineCandidates(for:)``: this configuration's own, and raw RSSI with

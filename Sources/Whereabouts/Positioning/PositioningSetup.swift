@@ -125,6 +125,9 @@ extension PositioningAlgorithm {
             estimation.zeroPoint = PositioningSetup.offsetZeroPoint(venue: positioning, solver: solver, training: solverTraining,
                                                                     configuration: solverConfiguration, estimation: estimation)
             calibratedConfiguration.deviceOffsetEstimation = estimation
+            if let scale = solver.validatedPipeline?.unknownDeviceAccuracyScale {
+                calibratedConfiguration.unknownDeviceAccuracyScale = scale
+            }
         }
         return PositioningSetup(venue: positioning, solver: solver, configuration: calibratedConfiguration, calibration: calibration)
     }

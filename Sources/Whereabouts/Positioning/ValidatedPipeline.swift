@@ -19,10 +19,15 @@ public struct ValidatedPipeline: Sendable {
     public var trackedAccuracyScale: Double?
     /// The mean error of the validation replay, venue units; `nil` when no fix was scored.
     public var validationError: Double?
+    /// The factor the radius of a fix needs, on top of the solver's own, for a device whose RSSI
+    /// offset is learnt online (``LocatorConfiguration/unknownDeviceAccuracyScale``); `nil` when
+    /// it was not measured.
+    public var unknownDeviceAccuracyScale: Double?
 
     /// Creates a report.
     public init(filter: BuiltInRSSIFilter?, tracking: MotionTracker.Configuration?, trackedAccuracyScale: Double? = nil,
-                validationError: Double? = nil) {
+                validationError: Double? = nil, unknownDeviceAccuracyScale: Double? = nil) {
+        self.unknownDeviceAccuracyScale = unknownDeviceAccuracyScale
         self.filter = filter
         self.tracking = tracking
         self.trackedAccuracyScale = trackedAccuracyScale

@@ -85,6 +85,36 @@ import Testing
         #expect(try #require(locator.estimatedDeviceOffset) < 0.2)
     }
 
+    @Test func anUnknownPhonesRadiusIsWidenedByItsOwnFactor() throws {
+        let venue = PositioningVenue(Self.room)
+        var configuration = LocatorConfiguration(filter: nil, floorSelection: nil)
+        configuration.deviceOffsetEstimation = .init()
+        configuration.unknownDeviceAccuracyScale = 2.5
+        configuration.deviceOffsets = ["known": 0]
+        let solver = Multilateration(venue: venue)
+        var known = Locator(venue: venue, solver: solver, configuration: configuration)
+        var unknown = Locator(venue: venue, solver: solver, configuration: configuration)
+        let knownAnswer = known.locate(Self.standing(gain: 0, scans: 1, device: "known")[0])
+        let unknownAnswer = unknown.locate(Self.standing(gain: 0, scans: 1, device: "stranger")[0])
+        let knownFix = try #require(knownAnswer), unknownFix = try #require(unknownAnswer)
+        #expect(abs(unknownFix.accuracy - 2.5 * knownFix.accuracy) < 1e-9)
+        #expect(unknownFix.point == knownFix.point)
+    }
+
+    @Test func theDefaultAlgorithmMeasuresTheRadiusOfAnUnknownPhone() {
+        let preset = SimulationPreset.espresenseRoom
+        var radio = preset.radio
+        radio.persistentShadowing = 2
+        let training = Array(Simulator(venue: preset.venue, walk: preset.walk, radio: radio, seed: 3, truthDecimalPlaces: 2))
+        let setup = PositioningAlgorithm.default.setup(venue: preset.venue, training: training)
+        let measured = setup.solver.validatedPipeline?.unknownDeviceAccuracyScale
+        #expect(measured != nil)
+        #expect((measured ?? 0) >= 1)
+        #expect(setup.configuration.unknownDeviceAccuracyScale == measured)
+        // Without true positions there is nothing to measure it on.
+        #expect(PositioningAlgorithm.default.setup(venue: preset.venue).solver.validatedPipeline?.unknownDeviceAccuracyScale == nil)
+    }
+
     @Test func theDefaultSetupCorrectsAPhoneItNeverSawAgainstTheTrainingPhone() throws {
         // A survey by one phone, then a walk by another that reads 8 dB high: with the estimate
         // the default algorithm's fixes come most of the way to those of knowing the gain.

@@ -61,6 +61,16 @@ public struct DefaultSolver: PositionSolver {
     /// on a simulated survey, its radius is kept at least each estimate's own
     /// (``MotionTracker/Configuration/isFlooredAtEstimateAccuracy``).
     public let tracking: MotionTracker.Configuration?
+    /// When the training data has true positions: the factor the radius of a fix needs, on top of
+    /// ``accuracyScale``, so that it still holds the truth 68 % of the time for a phone the
+    /// training never saw, whose offset is learnt online (at least 1). Measured in the same
+    /// validation, untracked: each fold's scans replayed as one unknown phone reading
+    /// ``unknownDeviceOffset`` dB high (alternate folds: low), learning its offset from nothing.
+    public let unknownDeviceAccuracyScale: Double?
+    /// The offset of the unknown phone of the validation, dB: the prior spread of phones'
+    /// offsets of the calibration (``Calibration/Options/deviceOffsetPriorSigma``).
+    public static let unknownDeviceOffset = Calibration.Options().deviceOffsetPriorSigma
+
     /// The mean error of the validation replay, venue units: of the tracked fixes when
     /// ``tracking`` is set; `nil` when no fix was scored.
     public let validationError: Double?
@@ -69,7 +79,7 @@ public struct DefaultSolver: PositionSolver {
     /// validation error, as a value (see ``ValidatedPipeline``).
     public var validatedPipeline: ValidatedPipeline? {
         ValidatedPipeline(filter: filter, tracking: tracking, trackedAccuracyScale: trackedAccuracyScale,
-                          validationError: validationError)
+                          validationError: validationError, unknownDeviceAccuracyScale: unknownDeviceAccuracyScale)
     }
 
     /// The spatial block size of the radius validation, metres.
@@ -144,6 +154,34 @@ public struct DefaultSolver: PositionSolver {
         filter = chosen.configuration.filter
         tracking = chosen.configuration.tracking
         validationError = chosen.meanError.isFinite ? chosen.meanError : nil
+        unknownDeviceAccuracyScale = hasPositions
+            ? Self.unknownDeviceScale(validation, venue: venue, configuration: chosen.configuration, accuracyScale: chosen.accuracyScale)
+            : nil
+    }
+
+    /// The 68th percentile of error ÷ radius (at least 1) of the untracked fixes of each
+    /// validation member's scans replayed as an unknown phone, `±unknownDeviceOffset` dB off
+    /// (alternating), that learns its offset as it goes; `nil` without any fix.
+    private static func unknownDeviceScale(_ validation: [(solver: TrustFusion, scans: [Scan], scoring: (Scan) -> Bool)],
+                                           venue: PositioningVenue, configuration: LocatorConfiguration,
+                                           accuracyScale: Double) -> Double? {
+        var learning = configuration
+        learning.tracking = nil
+        learning.deviceOffsets = [:]
+        learning.deviceOffsetEstimation = DeviceOffsetEstimator.Configuration()
+        let ratios = validation.enumerated().flatMap { index, member in
+            let offset = index % 2 == 0 ? unknownDeviceOffset : -unknownDeviceOffset
+            let scans = member.scans.map { scan in
+                var stranger = scan.correctedForDeviceOffset(-offset)
+                // Each device of the recording becomes a phone that no offset list names.
+                stranger.device = "\u{1F}unknown " + (scan.device ?? "")
+                return stranger
+            }
+            return Self.scored(DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: accuracyScale), venue: venue,
+                               scans: scans, configuration: learning, scoring: member.scoring).map(\.ratio)
+        }
+        guard !ratios.isEmpty else { return nil }
+        return max(Self.scale(from: ratios), 1)
     }
 
     /// What the validation replay of one pipeline measured.
@@ -232,6 +270,7 @@ public struct DefaultSolver: PositionSolver {
         filter = nil
         tracking = nil
         validationError = nil
+        unknownDeviceAccuracyScale = nil
     }
 
     /// The 68th percentile of error ÷ radius, kept within 0.1…10; 1 when there is none.
