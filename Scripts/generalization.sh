@@ -2,7 +2,8 @@
 # Accuracy on venues no setting was chosen on: draws members of the simulated venue family
 # (`whereabouts simulate --family`), scores every algorithm and room classifier on each with
 # `whereabouts eval --algorithm all --classifier all`, and prints a Markdown table of the means
-# over the seeds, with how often the default was within 2 % of its best member.
+# over the seeds, with how often the default was within 2 % of its best member, and the room
+# accuracy of the default's fixes (the `rooms` records) by most probable place and by point.
 #
 # Choose and tune on seeds 1–5 only (`SEEDS=1-5`); report seeds 6–25 (the default).
 #
@@ -46,6 +47,7 @@ jq -s -r --argjson members '["centroid", "multilateration", "knn"]' '
   def fmt(d): if . == null then "–" else (. * pow(10; d) | round / pow(10; d) | tostring) end;
   [ .[] | map(select(.kind == "positioning" or .kind == null)) ] as $positioning
   | [ .[] | map(select(.kind == "classifier")) ] as $classifiers
+  | [ .[] | map(select(.kind == "rooms")) | .[] ] as $rooms
   | ($positioning | length) as $seeds
   | ($positioning[0] | map(.name)) as $names
   | "Seeds: \($seeds). Means over the seeds of each venue'"'"'s mean and p95 error (m), radius coverage, place accuracy.\n",
@@ -70,6 +72,15 @@ jq -s -r --argjson members '["centroid", "multilateration", "knn"]' '
         ( ($classifiers[0] | map(.name))[] as $name
           | [ $classifiers[] | map(select(.name == $name))[0] ] as $rows
           | "| \($name) | \([$rows[] | .placeAccuracy // empty] | mean | fmt(3)) | \([$rows[] | .floorAccuracy // empty] | mean | fmt(3)) |" )
+      else empty end ),
+    ( if ($rooms | length) > 0 then
+        "",
+        "Rooms of the default'"'"'s fixes, per scan (\($rooms | length) seeds): the place holding most of the fix, and the place of its point.",
+        "",
+        "| rule | place accuracy |",
+        "|---|---:|",
+        "| most probable place | \([$rooms[] | .placeAccuracy // empty] | mean | fmt(3)) |",
+        "| point containment | \([$rooms[] | .pointPlaceAccuracy // empty] | mean | fmt(3)) |"
       else empty end )
 ' "${reports[@]}"
 echo "Venues and reports: $OUT" >&2

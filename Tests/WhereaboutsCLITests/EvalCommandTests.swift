@@ -170,7 +170,49 @@ struct EvalCommandTests {
                                           "--json", "--train", room.recording.path])
         #expect(json.status == 0, "\(json.standardError)")
         let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
-        #expect(reports.compactMap { $0["algorithm"] as? String } == names)
+        #expect(reports.filter { $0["kind"] as? String == "positioning" }.compactMap { $0["algorithm"] as? String } == names)
+    }
+
+    /// The room's truth names its place: a rooms record joins the array of --algorithm all, and
+    /// the text; a lone positioning report stays one object, with the point's figure beside.
+    @Test func theRoomsRecordGivesTheDefaultsPlaceAccuracyBothWays() throws {
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let json = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
+                                          "--json", "--train", room.recording.path])
+        #expect(json.status == 0, "\(json.standardError)")
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
+        let rooms = reports.filter { $0["kind"] as? String == "rooms" }
+        #expect(rooms.count == 1)
+        let record = try #require(rooms.first)
+        #expect(record["name"] as? String == "rooms:default" && record["algorithm"] as? String == "default")
+        #expect(record["scans"] as? Int == 102)
+        for key in ["placeAccuracy", "pointPlaceAccuracy"] {
+            let value = try #require(record[key] as? Double)
+            #expect(value >= 0 && value <= 1)
+        }
+        #expect(record["placeLocated"] as? Int != nil && record["pointPlaceLocated"] as? Int != nil && record["nearestPlaces"] as? Int != nil)
+        #expect(record["error"] == nil && record["fixesPerSecond"] == nil)
+        // Its figures are the default's positioning record's.
+        let positioning = try #require(reports.first { $0["kind"] as? String == "positioning" && $0["name"] as? String == "default" })
+        #expect(positioning["placeAccuracy"] as? Double == record["placeAccuracy"] as? Double)
+        #expect(positioning["pointPlaceAccuracy"] as? Double == record["pointPlaceAccuracy"] as? Double)
+        // Names stay unique.
+        let names = reports.compactMap { $0["name"] as? String }
+        #expect(Set(names).count == names.count)
+
+        let single = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"])
+        #expect(single.status == 0, "\(single.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(single.standardOutput.utf8)) as? [String: Any])
+        #expect(object["kind"] as? String == "positioning" && object["pointPlaceAccuracy"] as? Double != nil)
+
+        let text = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.standardOutput.contains("— default rooms\n  scans      102, located 102 (100 %)\n  place      "))
+        #expect(text.standardOutput.contains("right by the place holding most of the fix"))
+        #expect(text.standardOutput.contains("  point      ") && text.standardOutput.contains("right by the place containing the fix's point"))
+        let table = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all"])
+        #expect(table.status == 0 && table.standardOutput.contains("— default rooms\n"))
     }
 
     @Test func allWithoutTrainingLeavesOutTheLearnersAndSaysSo() throws {

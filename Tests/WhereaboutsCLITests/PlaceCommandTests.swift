@@ -60,6 +60,33 @@ struct PlaceCommandTests {
         #expect(bad.status != 0 && bad.standardError.contains("--top"))
     }
 
+    /// A scan the solver cannot locate (PowerCenter needs three beacons) but that hears a beacon
+    /// with a known place is ranked from that beacon, as Hekaerge did, and the line says so.
+    @Test func rankFallsBackToTheNearestBeaconWhenNoFixIsPossible() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let recording = directory.appendingPathComponent("scans.jsonl")
+        try Data("""
+        {"t": 1, "device": "p", "readings": [{"beacon": "h1-1", "rssi": -70}, {"beacon": "h2-1", "rssi": -80}]}
+        {"t": 2, "device": "p", "readings": [{"beacon": "h3-1", "rssi": -60}, {"beacon": "h3-2", "rssi": -70}, {"beacon": "h3-3", "rssi": -75}]}
+        {"t": 3, "device": "p", "readings": [{"beacon": "nowhere", "rssi": -50}]}
+
+        """.utf8).write(to: recording)
+        let output = try CommandRunner.run(["rank", "--venue", venue, "--recording", recording.path, "--algorithm", "powercenter",
+                                            "--json", "--top", "2"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try objects(output.standardOutput)
+        #expect(lines.count == 2)   // the third scan hears no beacon of the venue: nothing to rank from
+        // The first scan: no fix from two beacons; the stronger, h1-1 (at -246.7, -136.3), in hall 1.
+        #expect(lines.first?["source"] as? String == "nearest-beacon" && lines.first?["beacon"] as? String == "h1-1")
+        #expect(lines.first?["x"] as? Double == -246.7 && lines.first?["y"] as? Double == -136.3 && lines.first?["floor"] as? Int == 0)
+        let places = try #require(lines.first?["places"] as? [[String: Any]])
+        #expect(places.first?["id"] as? String == "hall1")
+        #expect(lines.last?["source"] as? String == "fix" && lines.last?["beacon"] == nil)
+        let text = try CommandRunner.run(["rank", "--venue", venue, "--recording", recording.path, "--algorithm", "powercenter", "--top", "2"])
+        #expect(text.standardOutput.hasPrefix("1 p (-246.7, -136.3) floor 0 nearest beacon h1-1: hall1 -"), "\(text.standardOutput)")
+    }
+
     @Test func watchReportsRegionsAndHallsInOrder() throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

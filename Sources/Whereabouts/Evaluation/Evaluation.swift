@@ -3,7 +3,9 @@
 /// Errors are horizontal distances (venue units) between the fix and `truth.x/y`, over the scans
 /// that have a true position; a scan without a fix counts as not located, never as zero error.
 /// Floor accuracy counts scans with a true floor; place accuracy counts scans with a true place,
-/// a scan without a predicted place counting as wrong.
+/// a scan without a predicted place counting as wrong. Given a fix's placement
+/// (``add(truth:fix:placement:pointPlace:)``), the place is the placement's and the place of the
+/// fix's point alone is scored beside it.
 ///
 /// ```swift
 /// var evaluation = Evaluation()
@@ -23,6 +25,11 @@ public struct Evaluation: Sendable {
     private var withFloor = 0, floorRight = 0
     private var withPlace = 0, placeRight = 0, placeLocated = 0
     private var placePredictions = 0
+    private var scoresPointPlaces = false
+    private var pointPlaceRight = 0, pointPlaceLocated = 0, nearestPlaces = 0
+
+    /// Scans with a true place.
+    public var scansWithPlace: Int { withPlace }
 
     /// Creates an empty evaluation.
     public init() {}
@@ -49,6 +56,18 @@ public struct Evaluation: Sendable {
         }
     }
 
+    /// Adds one scan's truth, its fix, the place chosen for the fix (``PlaceContainment/placement(of:)``,
+    /// `nil` without a fix) and the place containing the fix's point, for comparison.
+    public mutating func add(truth: GroundTruth?, fix: Fix?, placement: PlaceContainment.Placement?, pointPlace: String?) {
+        scoresPointPlaces = true
+        if let truePlace = truth?.place {
+            if pointPlace != nil { pointPlaceLocated += 1 }
+            if pointPlace == truePlace { pointPlaceRight += 1 }
+            if placement?.isNearest == true { nearestPlaces += 1 }
+        }
+        add(truth: truth, fix: fix, place: placement?.place?.id)
+    }
+
     /// The report; fields that do not apply (no true positions, floors or places) are `nil`.
     public func report(dataset: String, algorithm: String, units: Venue.LengthUnit, fixesPerSecond: Double? = nil) -> EvaluationReport {
         EvaluationReport(
@@ -58,7 +77,10 @@ public struct Evaluation: Sendable {
             placeAccuracy: withPlace > 0 ? Double(placeRight) / Double(withPlace) : nil,
             placeLocated: withPlace > 0 || placePredictions > 0 ? placeLocated : nil,
             fixesPerSecond: fixesPerSecond,
-            accuracyCoverage: errors.isEmpty ? nil : Double(insideAccuracy) / Double(errors.count))
+            accuracyCoverage: errors.isEmpty ? nil : Double(insideAccuracy) / Double(errors.count),
+            pointPlaceAccuracy: scoresPointPlaces && withPlace > 0 ? Double(pointPlaceRight) / Double(withPlace) : nil,
+            pointPlaceLocated: scoresPointPlaces && withPlace > 0 ? pointPlaceLocated : nil,
+            nearestPlaces: scoresPointPlaces && withPlace > 0 ? nearestPlaces : nil)
     }
 }
 
@@ -106,6 +128,9 @@ public struct EvaluationReport: Hashable, Sendable {
         case positioning
         /// A room classifier: a place and a floor for each scan, no position.
         case classifier
+        /// The places of a positioning algorithm's fixes, scan by scan: by the fix's most probable
+        /// place (``PlaceContainment/Rule/mostProbable``) and, for comparison, by its point alone.
+        case rooms
     }
 
     /// What the report scores; positioning unless said otherwise.
@@ -117,7 +142,7 @@ public struct EvaluationReport: Hashable, Sendable {
 
     /// A name unique among the reports of one evaluation: the algorithm's for positioning,
     /// `classifier:NAME` for a classifier (a classifier and an algorithm may share a name, such
-    /// as `default` or `knn`).
+    /// as `default` or `knn`), `rooms:NAME` for the places of an algorithm's fixes.
     public var name: String {
         kind == .positioning ? algorithm : "\(kind.rawValue):\(algorithm)"
     }
@@ -140,6 +165,46 @@ public struct EvaluationReport: Hashable, Sendable {
     /// Share of located scans whose truth lay inside the fix's accuracy radius (the radius
     /// promises 68 %); an extra field.
     public var accuracyCoverage: Double?
+    /// Share of scans with a true place whose fix's point lay in it (the smallest place of the
+    /// fix's floor containing the point): the place accuracy of point containment; an extra field.
+    public var pointPlaceAccuracy: Double?
+    /// Scans with a true place whose fix's point lay in some place; an extra field.
+    public var pointPlaceLocated: Int?
+    /// Scans with a true place whose place was the nearest one, no place holding enough of the
+    /// fix; an extra field.
+    public var nearestPlaces: Int?
+
+    /// Creates a report.
+    public init(kind: Kind = .positioning, dataset: String, algorithm: String, units: String, scans: Int, located: Int,
+                error: ErrorStatistics? = nil, floorAccuracy: Double? = nil, placeAccuracy: Double? = nil,
+                placeLocated: Int? = nil, fixesPerSecond: Double? = nil, accuracyCoverage: Double? = nil,
+                pointPlaceAccuracy: Double? = nil, pointPlaceLocated: Int? = nil, nearestPlaces: Int? = nil) {
+        self.kind = kind
+        self.dataset = dataset
+        self.algorithm = algorithm
+        self.units = units
+        self.scans = scans
+        self.located = located
+        self.error = error
+        self.floorAccuracy = floorAccuracy
+        self.placeAccuracy = placeAccuracy
+        self.placeLocated = placeLocated
+        self.fixesPerSecond = fixesPerSecond
+        self.accuracyCoverage = accuracyCoverage
+        self.pointPlaceAccuracy = pointPlaceAccuracy
+        self.pointPlaceLocated = pointPlaceLocated
+        self.nearestPlaces = nearestPlaces
+    }
+
+    /// The room figures of a positioning report, as a record of their own (kind ``Kind/rooms``):
+    /// the counts and the place figures, without errors, floors or throughput; `nil` when the
+    /// report scored no place.
+    public var roomsReport: EvaluationReport? {
+        guard kind == .positioning, placeAccuracy != nil else { return nil }
+        return EvaluationReport(kind: .rooms, dataset: dataset, algorithm: algorithm, units: units, scans: scans, located: located,
+                                placeAccuracy: placeAccuracy, placeLocated: placeLocated, pointPlaceAccuracy: pointPlaceAccuracy,
+                                pointPlaceLocated: pointPlaceLocated, nearestPlaces: nearestPlaces)
+    }
 
     /// The report as JSON, keys in the order FORMATS.md shows them; absent fields left out.
     public var json: JSONValue {
@@ -156,6 +221,9 @@ public struct EvaluationReport: Hashable, Sendable {
         if let floorAccuracy { members.append(("floorAccuracy", rounded(floorAccuracy, 10000))) }
         if let placeAccuracy { members.append(("placeAccuracy", rounded(placeAccuracy, 10000))) }
         if let placeLocated { members.append(("placeLocated", .number(Double(placeLocated)))) }
+        if let pointPlaceAccuracy { members.append(("pointPlaceAccuracy", rounded(pointPlaceAccuracy, 10000))) }
+        if kind == .rooms, let pointPlaceLocated { members.append(("pointPlaceLocated", .number(Double(pointPlaceLocated)))) }
+        if kind == .rooms, let nearestPlaces { members.append(("nearestPlaces", .number(Double(nearestPlaces)))) }
         if let fixesPerSecond { members.append(("fixesPerSecond", .number(fixesPerSecond.rounded()))) }
         if let accuracyCoverage { members.append(("accuracyCoverage", rounded(accuracyCoverage, 10000))) }
         return .object(members)

@@ -3,7 +3,8 @@ import Foundation
 extension EvaluationReport {
     /// A short human-readable block: counts, errors with their unit, the share inside the
     /// accuracy radius, floor and place accuracy, and the throughput; lines that do not apply are
-    /// left out (a classifier's report has no error or radius lines).
+    /// left out (a classifier's report has no error or radius lines; a rooms report has only its
+    /// counts and places).
     ///
     /// ```
     /// uji-lib — centroid
@@ -11,8 +12,14 @@ extension EvaluationReport {
     ///   error      mean 1.516 m, median 1.293 m, p75 1.9 m, p95 3.305 m, max 7.02 m
     ///   in radius  64.2 % of located scans inside their accuracy radius (it promises 68 %)
     ///   speed      1,234,567 fixes/s (solver only)
+    ///
+    /// room — default rooms
+    ///   scans      102, located 102 (100 %)
+    ///   place      92.2 % right by the place holding most of the fix, 102 predicted (3 the nearest place)
+    ///   point      85.3 % right by the place containing the fix's point, 95 predicted
     /// ```
     public var summary: String {
+        if kind == .rooms { return roomsSummary }
         let unit = units
         let isClassifier = kind == .classifier
         var lines = ["\(dataset) — \(algorithm)\(isClassifier ? " classifier" : "")"]
@@ -35,6 +42,23 @@ extension EvaluationReport {
         if let fixesPerSecond {
             lines.append("  speed      \(Self.grouped(fixesPerSecond)) "
                          + (isClassifier ? "classifications/s (classifier only)" : "fixes/s (solver only)"))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The summary of a rooms report: its counts and the place lines that apply.
+    private var roomsSummary: String {
+        var lines = ["\(dataset) — \(algorithm) rooms"]
+        let share = scans > 0 ? " (\(Self.percent(Double(located) / Double(scans))))" : ""
+        lines.append("  scans      \(scans), located \(located)\(share)")
+        if let placeAccuracy {
+            let nearest = nearestPlaces.flatMap { $0 > 0 ? " (\($0) the nearest place)" : nil } ?? ""
+            lines.append("  place      \(Self.percent(placeAccuracy)) right by the place holding most of the fix"
+                         + "\(placeLocated.map { ", \($0) predicted" } ?? "")\(nearest)")
+        }
+        if let pointPlaceAccuracy {
+            lines.append("  point      \(Self.percent(pointPlaceAccuracy)) right by the place containing the fix's point"
+                         + "\(pointPlaceLocated.map { ", \($0) predicted" } ?? "")")
         }
         return lines.joined(separator: "\n")
     }

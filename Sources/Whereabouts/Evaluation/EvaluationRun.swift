@@ -7,8 +7,11 @@
 /// much gives, with each fix paired with its scan's truth. Call ``finish()`` at the end of the
 /// recording.
 ///
-/// When the venue has circle or polygon places, the predicted place of a fix is the smallest of
-/// them on the fix's floor that contains it (``PlaceLocator``), so place accuracy is measured too.
+/// When the venue has circle or polygon places, the predicted place of a fix is the place holding
+/// the most of it (``PlaceContainment``, ``PlaceContainment/Rule/mostProbable``), so place
+/// accuracy is measured too; for comparison, so is the place of the fix's point alone (the
+/// smallest place of its floor containing it, ``PlaceLocator``), and ``roomsReport(dataset:)``
+/// gives both for the default algorithm.
 /// For a map of truth against estimates, the run keeps a bounded, evenly thinned sample of the
 /// first algorithm's truth/estimate pairs (see ``samples``).
 ///
@@ -49,6 +52,7 @@ public struct EvaluationRun: Sendable {
     /// The number of samples above which ``samples`` is thinned.
     public let sampleLimit: Int
 
+    private let containment: PlaceContainment?
     private let placeLocator: PlaceLocator?
     private var sampleStride = 1
 
@@ -69,6 +73,7 @@ public struct EvaluationRun: Sendable {
         let venue = setups.first?.setup.venue.venue
         let hasGeometry = venue?.places.contains { $0.shape.area != nil } ?? false
         placeLocator = hasGeometry ? venue.map(PlaceLocator.init) : nil
+        containment = hasGeometry ? venue.map { PlaceContainment(venue: $0) } : nil
     }
 
     /// Creates a run of built-in algorithms, each set up once with the same training scans
@@ -117,8 +122,12 @@ public struct EvaluationRun: Sendable {
     /// Scores one algorithm's fix of a scan (and keeps a sample of the first algorithm's).
     private mutating func score(_ fix: Fix?, of scan: Scan, slot: Int) {
         let truth = scan.truth
-        let place = fix.flatMap { fix in placeLocator?.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
-        entries[slot].evaluation.add(truth: truth, fix: fix, place: place)
+        if let containment, let placeLocator {
+            let pointPlace = fix.flatMap { fix in placeLocator.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
+            entries[slot].evaluation.add(truth: truth, fix: fix, placement: fix.map(containment.placement(of:)), pointPlace: pointPlace)
+        } else {
+            entries[slot].evaluation.add(truth: truth, fix: fix)
+        }
         if slot == 0, let truePoint = truth?.planarPoint { keepSample(truth: truePoint, floor: truth?.floor, fix: fix) }
     }
 
@@ -141,6 +150,21 @@ public struct EvaluationRun: Sendable {
                                     units: entry.pipeline.setup.venue.venue.units,
                                     fixesPerSecond: entry.statistics.scansPerSecond)
         }
+    }
+}
+
+extension EvaluationRun {
+    /// The room record (kind ``EvaluationReport/Kind/rooms``) of the default algorithm, or of the
+    /// first one when the default did not run: the per-scan place accuracy of its fixes by the
+    /// most probable place and by point containment; `nil` when the venue has no circle or
+    /// polygon place or no scan had a true place.
+    public func roomsReport(dataset: String) -> EvaluationReport? {
+        guard containment != nil else { return nil }
+        let reports = reports(dataset: dataset)
+        let chosen = reports.first { $0.algorithm == PositioningAlgorithm.default.rawValue } ?? reports.first
+        guard let chosen, let entry = entries.first(where: { $0.algorithm == chosen.algorithm }),
+              entry.evaluation.scansWithPlace > 0 else { return nil }
+        return chosen.roomsReport
     }
 }
 

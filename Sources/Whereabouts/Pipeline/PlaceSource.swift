@@ -17,7 +17,8 @@ public struct PlaceSource: Sendable {
 
     private var backing: Backing
 
-    /// The place a fix is in, by the probability mass of the fix inside each place.
+    /// The place a fix is in, by the probability mass of the fix inside each place (by default the
+    /// place holding the most of it; see ``PlaceContainment/Rule``).
     public static func containment(_ containment: PlaceContainment) -> PlaceSource {
         PlaceSource(backing: .containment(containment))
     }

@@ -39,11 +39,18 @@ public struct RankingPipeline: Sendable {
     /// distances, when the places shown or their order changed (always on the device's first
     /// fix); `nil` otherwise.
     public mutating func update(with fix: Fix) -> [PlaceRanking.RankedPlace]? {
+        update(device: fix.device, position: PlaceRanking.Position(fix: fix))
+    }
+
+    /// Moves a device to a position that is not a fix — Hekaerge's nearest beacon with a known
+    /// place (``PlaceRanking/nearestBeacon(of:in:)``) when the scan gives no fix — and returns
+    /// the places now shown for it as ``update(with:)`` does.
+    public mutating func update(device: String?, position: PlaceRanking.Position) -> [PlaceRanking.RankedPlace]? {
         let empty = empty
-        let slot = devices.slot(device: fix.device, track: nil) { Device(ranking: empty) }
+        let slot = devices.slot(device: device, track: nil) { Device(ranking: empty) }
         let top = top
         return devices.update(slot) { device -> [PlaceRanking.RankedPlace]? in
-            guard device.ranking.update(position: PlaceRanking.Position(fix: fix)) else { return nil }
+            guard device.ranking.update(position: position) else { return nil }
             let places = top.map { Array(device.ranking.rankedPlaces.prefix($0)) } ?? device.ranking.rankedPlaces
             let shown = places.map(\.place.id)
             guard shown != device.shown else { return nil }

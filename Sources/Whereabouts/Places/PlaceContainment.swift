@@ -1,11 +1,31 @@
 import Foundation
 
-/// Which place a fix is in, as a probability that takes its accuracy radius into account.
+/// Which place a fix is in, taking its accuracy radius into account.
 ///
 /// A fix is read as a circular 2-D Gaussian around its point whose 68 % radius is the fix's
 /// ``Fix/accuracy`` (see ``PositionEstimate``): the per-axis standard deviation is
-/// σ = accuracy / √(−2 ln 0.32) ≈ accuracy / 1.5096. The probability of a place is the mass of
-/// that Gaussian inside the place's shape, computed without sampling:
+/// σ = accuracy / √(−2 ln 0.32) ≈ accuracy / 1.5096.
+///
+/// The place of a fix (``estimate(for:)``, ``placement(of:)``) follows the ``rule``; the default,
+/// ``Rule/mostProbable``, is the place that holds the most of that Gaussian. Each point of the
+/// plan belongs to the smallest place of the fix's floor that contains it (a desk inside a hall
+/// is the desk's, as with point containment), and the share of a place is the Gaussian's mass
+/// over its points (``distribution(of:)``): a fix on the wall between two equal rooms is half in
+/// each, one at the centre of a large room all in it. The mass is integrated along 128 rays from
+/// the fix's point, each in closed form (the radial mass between two distances r₁ < r₂ is
+/// exp(−r₁²/2σ²) − exp(−r₂²/2σ²)), so a circle centred on the fix gets exactly
+/// 1 − exp(−R²/2σ²); elsewhere the rays agree with the closed forms below within 10⁻³. A place
+/// that looks narrower from the fix than the 2.8° between two rays may fall between them and
+/// count as empty (it holds little of the fix then). Only the places whose bounding box comes
+/// within 5 σ of the fix count (at most ``maximumCandidates`` of them, the nearest): farther ones
+/// hold less than 4·10⁻⁶.
+///
+/// When the places together hold less than ``minimumMass`` of the fix (it lies in none and far
+/// from all), the place is the nearest one by Hekaerge's distance — the distance to a circle's
+/// centre minus its radius, to a polygon's nearest edge — if it is within ``fallbackDistance``
+/// (by default the fix's accuracy radius); otherwise no place.
+///
+/// The exact mass of one place, whatever the others, is ``memberships(of:minimumProbability:)``:
 ///
 /// - a circle: P(|X − c| ≤ R) for X ~ N(m, σ²I) is the CDF of a non-central χ² with two degrees
 ///   of freedom (1 − Marcum Q₁(d/σ, R/σ)), summed as its Poisson mixture
@@ -17,10 +37,11 @@ import Foundation
 ///
 /// ```swift
 /// let containment = PlaceContainment(venue: venue)
-/// for membership in containment.memberships(of: fix) {
-///     print(membership.place.id, membership.probability)   // "kitchen" 0.93, "hall" 0.07
+/// for share in containment.distribution(of: fix).places {
+///     print(share.place.id, share.probability)             // "kitchen" 0.93, "hall" 0.07
 /// }
 /// let estimate = containment.estimate(for: fix)            // PlaceEstimate(place: "kitchen", probability: 0.93)
+/// let byPoint = PlaceContainment(venue: venue, rule: .point)
 /// ```
 public struct PlaceContainment: Sendable {
     /// A place and the probability that the fix is in it.
@@ -31,21 +52,96 @@ public struct PlaceContainment: Sendable {
         public var probability: Double
     }
 
+    /// How the place of a fix is chosen.
+    public enum Rule: String, Hashable, Sendable, CaseIterable {
+        /// The place holding the most of the fix's Gaussian (each point counted for the smallest
+        /// place containing it); ties go to the smaller place. With less than
+        /// ``PlaceContainment/minimumMass`` in all places, the nearest place within
+        /// ``PlaceContainment/fallbackDistance``. The default.
+        case mostProbable = "most-probable"
+        /// Of the places holding at least half of the fix (each by its own mass), the smallest;
+        /// no place when none does.
+        case majority
+        /// The fix's point alone: the smallest place containing it, probability 1; no place when
+        /// none does.
+        case point
+    }
+
+    /// The fix's Gaussian shared among the places: each point of the plan counted for the
+    /// smallest place that contains it.
+    public struct Distribution: Hashable, Sendable {
+        /// The places holding some of the fix, most first (ties: the smaller first).
+        public var places: [Membership]
+        /// The mass in no place, 0…1.
+        public var none: Double
+
+        /// The mass in all places together.
+        public var total: Double { places.reduce(0) { $0 + $1.probability } }
+    }
+
+    /// The place chosen for a fix, with what it was chosen from.
+    public struct Placement: Hashable, Sendable {
+        /// The place, or `nil` for none.
+        public var place: Venue.Place?
+        /// The mass of the fix in the place (``Rule/majority``: the place's own mass; ``Rule/point``:
+        /// 1); with no place, the mass in no place.
+        public var probability: Double
+        /// Whether the place was chosen as the nearest one because no place held
+        /// ``PlaceContainment/minimumMass`` of the fix.
+        public var isNearest: Bool
+        /// How the fix's mass is shared among the places (for ``Rule/point``, all of it in the
+        /// place containing the point).
+        public var distribution: Distribution
+
+        /// The estimate a ``PlaceMonitor`` takes: the place's id and ``probability``.
+        public var estimate: PlaceEstimate { PlaceEstimate(place: place?.id, probability: probability) }
+    }
+
     /// The places with a geometry, in venue order.
     public let places: [Venue.Place]
+    /// How the place of a fix is chosen; ``Rule/mostProbable`` by default.
+    public var rule: Rule
+    /// The mass all places together must hold before the most probable one is taken; below it,
+    /// the nearest place (``Rule/mostProbable`` only). Default 0.01.
+    public var minimumMass: Double
+    /// How far (venue units) the nearest place may be from the fix to be chosen when no place holds
+    /// ``minimumMass``; `nil` (the default) for the fix's accuracy radius.
+    public var fallbackDistance: Double?
+    /// The most places the mass is shared among (the nearest by bounding box); default 64.
+    public var maximumCandidates: Int
+
+    /// The places' geometry, in the order of ``places``.
+    let shapes: [Outline]
+    /// Indices into ``places``, smallest area first (venue order among equals).
+    let bySize: [Int]
+    /// The rank of each place in ``bySize``.
+    let sizeRank: [Int]
 
     /// Takes the circle and polygon places of a venue (labels have no geometry to be in).
-    public init(venue: Venue) {
-        self.init(places: venue.places)
+    public init(venue: Venue, rule: Rule = .mostProbable, minimumMass: Double = 0.01, fallbackDistance: Double? = nil) {
+        self.init(places: venue.places, rule: rule, minimumMass: minimumMass, fallbackDistance: fallbackDistance)
     }
 
     /// Takes the circle and polygon places of a list.
-    public init(places: [Venue.Place]) {
-        self.places = places.filter { $0.shape.area != nil }
+    public init(places: [Venue.Place], rule: Rule = .mostProbable, minimumMass: Double = 0.01, fallbackDistance: Double? = nil) {
+        let kept = places.filter { $0.shape.area != nil }
+        self.places = kept
+        self.rule = rule
+        self.minimumMass = minimumMass
+        self.fallbackDistance = fallbackDistance
+        maximumCandidates = 64
+        let shapes = kept.map(Outline.init)
+        self.shapes = shapes
+        let bySize = kept.indices.sorted { (shapes[$0].area, $0) < (shapes[$1].area, $1) }
+        var sizeRank = [Int](repeating: 0, count: kept.count)
+        for (rank, index) in bySize.enumerated() { sizeRank[index] = rank }
+        self.bySize = bySize
+        self.sizeRank = sizeRank
     }
 
     /// The places of the fix's floor (of every floor when the fix has none) that hold at least
-    /// `minimumProbability` of it, most probable first (ties: the smaller place first).
+    /// `minimumProbability` of it, each by its own mass whatever the other places, most probable
+    /// first (ties: the smaller place first).
     public func memberships(of fix: Fix, minimumProbability: Double = 1e-3) -> [Membership] {
         let sigma = Self.standardDeviation(accuracy: fix.accuracy)
         let point = fix.point.planar
@@ -60,17 +156,68 @@ public struct PlaceContainment: Sendable {
         }
     }
 
-    /// The place a fix is most probably in, as the per-scan input of a ``PlaceMonitor``: of the
-    /// places holding at least half of the fix, the smallest (a desk inside a hall wins over the
-    /// hall, as with ``PlaceLocator``), with its probability; when none does, no place, with the
-    /// probability 1 − (the largest probability of a place).
+    /// The place a fix is in by the ``rule``, with its probability: the per-scan input of a
+    /// ``PlaceMonitor``.
     public func estimate(for fix: Fix) -> PlaceEstimate {
+        placement(of: fix).estimate
+    }
+
+    /// The place a fix is in by the ``rule``, with its mass and the distribution it was chosen from.
+    public func placement(of fix: Fix) -> Placement {
+        switch rule {
+        case .mostProbable: mostProbablePlacement(of: fix)
+        case .majority: majorityPlacement(of: fix)
+        case .point: pointPlacement(of: fix)
+        }
+    }
+
+    /// ``Rule/majority``: of the places holding at least half of the fix, the smallest (a desk
+    /// inside a hall wins over the hall); when none does, no place, with the probability
+    /// 1 − (the largest probability of a place).
+    private func majorityPlacement(of fix: Fix) -> Placement {
         let found = memberships(of: fix)
+        let distribution = Distribution(places: found, none: Swift.max(0, 1 - (found.first?.probability ?? 0)))
         let likely = found.filter { $0.probability >= 0.5 }
         if let smallest = likely.min(by: { ($0.place.shape.area ?? 0) < ($1.place.shape.area ?? 0) }) {
-            return PlaceEstimate(place: smallest.place.id, probability: smallest.probability)
+            return Placement(place: smallest.place, probability: smallest.probability, isNearest: false, distribution: distribution)
         }
-        return PlaceEstimate(place: nil, probability: 1 - (found.first?.probability ?? 0))
+        return Placement(place: nil, probability: distribution.none, isNearest: false, distribution: distribution)
+    }
+
+    /// ``Rule/point``: the smallest place of the fix's floor containing its point.
+    private func pointPlacement(of fix: Fix) -> Placement {
+        let point = fix.point.planar
+        for index in bySize where fix.floor == nil || fix.floor == places[index].floor {
+            if shapes[index].contains(point) {
+                let membership = Membership(place: places[index], probability: 1)
+                return Placement(place: places[index], probability: 1, isNearest: false,
+                                 distribution: Distribution(places: [membership], none: 0))
+            }
+        }
+        return Placement(place: nil, probability: 1, isNearest: false, distribution: Distribution(places: [], none: 1))
+    }
+
+    /// ``Rule/mostProbable``: the place of the largest share, or the nearest place within reach.
+    private func mostProbablePlacement(of fix: Fix) -> Placement {
+        let distribution = distribution(of: fix)
+        if let best = distribution.places.first, distribution.total >= minimumMass {
+            return Placement(place: best.place, probability: best.probability, isNearest: false, distribution: distribution)
+        }
+        let reach = fallbackDistance ?? (fix.accuracy.isFinite ? Swift.max(0, fix.accuracy) : 0)
+        let point = fix.point.planar
+        var nearest: (index: Int, distance: Double)?
+        for index in bySize where fix.floor == nil || fix.floor == places[index].floor {
+            let outline = shapes[index]
+            guard outline.boxDistance(to: point) <= reach else { continue }
+            let distance = places[index].shape.signedDistance(from: point)
+            if distance <= reach, distance < nearest?.distance ?? .infinity { nearest = (index, distance) }
+        }
+        if let nearest {
+            let place = places[nearest.index]
+            let mass = distribution.places.first { $0.place.id == place.id }?.probability ?? 0
+            return Placement(place: place, probability: mass, isNearest: true, distribution: distribution)
+        }
+        return Placement(place: nil, probability: distribution.none, isNearest: false, distribution: distribution)
     }
 
     /// √(−2 ln 0.32): the 68 % radius of a circular 2-D Gaussian in per-axis standard deviations.

@@ -10,7 +10,9 @@ public struct PlaceEstimate: Hashable, Sendable {
     /// The place's id (a `places[].id` of the venue, or a classifier's label), or `nil` for "in
     /// no place".
     public var place: String?
-    /// How sure the source is, 0…1 (values outside are clamped; NaN counts as 0).
+    /// How sure the source is, 0…1 (values outside are clamped; NaN counts as 0). From a fix's
+    /// containment it is the share of the fix's Gaussian in the place (in no place, for `nil`),
+    /// so a ``PlaceMonitor`` lets only well-placed fixes vote.
     public var probability: Double
 
     /// Creates an estimate.

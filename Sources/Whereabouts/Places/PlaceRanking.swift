@@ -258,7 +258,14 @@ extension PlaceRanking {
     /// ranking.update(position: PlaceRanking.position(nearestOf: sightings, in: venue))
     /// ```
     public static func position(nearestOf sightings: [BeaconSighting], in venue: Venue) -> Position? {
-        var best: (sighting: BeaconSighting, position: Position)?
+        nearestBeacon(of: sightings, in: venue)?.position
+    }
+
+    /// The beacon ``position(nearestOf:in:)`` takes the position from, with that position: the
+    /// nearest beacon in range with a known position in `venue`, or `nil` when none has one.
+    public static func nearestBeacon(of sightings: [BeaconSighting], in venue: Venue)
+        -> (sighting: BeaconSighting, beacon: Venue.Beacon, position: Position)? {
+        var best: (sighting: BeaconSighting, beacon: Venue.Beacon, position: Position)?
         for sighting in sightings {
             guard let index = venue.beaconIndex(for: sighting.beacon) else { continue }
             let beacon = venue.beacons[index]
@@ -267,8 +274,8 @@ extension PlaceRanking {
                 guard sighting.proximity < current.proximity
                         || (sighting.proximity == current.proximity && sighting.rssi > current.rssi) else { continue }
             }
-            best = (sighting, Position(point: PlanarPoint(x: x, y: y), floor: beacon.floor ?? 0))
+            best = (sighting, beacon, Position(point: PlanarPoint(x: x, y: y), floor: beacon.floor ?? 0))
         }
-        return best?.position
+        return best
     }
 }

@@ -12,7 +12,10 @@ struct EvalCommand: ParsableCommand {
         (mean, median, p75, p95, max, in venue units), how many scans were located (the others count \
         as not located, never as zero error), how often the truth lay inside the reported accuracy \
         radius (which promises 68 %), floor and place accuracy when the truth has them (the predicted \
-        place is the smallest circle or polygon place containing the fix), and the solver's own throughput (reading excluded). \
+        place is the circle or polygon place holding the most of the fix's accuracy Gaussian, or the nearest place \
+        within its accuracy radius when none holds 1 %), and the solver's own throughput (reading excluded). \
+        When the truth names places, a rooms report gives the default algorithm's place accuracy by that rule and, \
+        for comparison, by the place containing the fix's point alone. \
         With --train scans that have truth.place, the room classifier (--classifier; default: default, unless \
         --algorithm is named) is trained on them and scored too: place and floor accuracy and how many scans got a place; on a \
         venue whose beacons have no positions, only classifiers run. --json prints the report of FORMATS.md §3; with \
@@ -112,7 +115,11 @@ struct EvalCommand: ParsableCommand {
 
         let dataset = venueURL.deletingLastPathComponent().lastPathComponent
         let placeReports = places.map { $0.report(dataset: dataset, units: venueValue.units) }
-        let reports = run.reports(dataset: dataset) + placeReports
+        let rooms = run.roomsReport(dataset: dataset)
+        var reports = run.reports(dataset: dataset) + placeReports
+        // One positioning report stays one JSON object (FORMATS.md §3); the rooms record joins an array.
+        let isArray = algorithm == .all || reports.count > 1
+        if let rooms, isArray || !json { reports.insert(rooms, at: run.entries.count) }
         if let plot, !run.entries.isEmpty {
             let svg = EvaluationPlot(run: run, venue: venueValue, dataset: dataset).svg
             do {
@@ -122,12 +129,12 @@ struct EvalCommand: ParsableCommand {
             }
         }
         if json {
-            let value: JSONValue = algorithm == .all || reports.count > 1 ? .array(reports.map(\.json)) : reports.first?.json ?? .null
+            let value: JSONValue = isArray ? .array(reports.map(\.json)) : reports.first?.json ?? .null
             print(JSONWriter().string(from: value))
         } else if algorithm == .all, !run.entries.isEmpty {
             print("\(dataset): \(run.scans) scans, \(run.scansWithPosition) with a true position")
             print(EvaluationReport.table(run.reports(dataset: dataset)))
-            for report in placeReports { print(report.summary) }
+            for report in [rooms].compactMap({ $0 }) + placeReports { print(report.summary) }
         } else {
             for report in reports { print(report.summary) }
         }

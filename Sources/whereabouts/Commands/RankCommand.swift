@@ -14,8 +14,10 @@ struct RankCommand: ParsableCommand {
         the smaller comes first; otherwise the nearer; on a tie, or inside two places of different \
         floors, the place on the fix's floor first; otherwise the venue's order. A line is printed \
         whenever the order changes (per device; with --top, the order of the places shown): the time, the device, the fix and the places with \
-        their distances. --json prints one JSON object a line instead: \
-        {"t", "device", "x", "y", "floor", "places": [{"id", "floor", "distance"}, …]}.
+        their distances. When a scan hears beacons but gets no fix, the places are ranked from the strongest heard \
+        beacon that has a position in the venue, as Hekaerge did (the line says "nearest beacon ID"). --json prints \
+        one JSON object a line instead: {"t", "device", "x", "y", "floor", "source", "beacon", "places": [{"id", \
+        "floor", "distance"}, …]}, where source is "fix" or "nearest-beacon" (then beacon names it).
 
         Algorithms: \(PositioningAlgorithm.valueList).
 
@@ -54,29 +56,51 @@ struct RankCommand: ParsableCommand {
         var rankings = RankingPipeline(places: venueValue.places, top: top)
         var out = TextOutput()
         while let scan = try reader.next() {
-            fixes.add(scan) { fix in
-                guard let places = rankings.update(with: fix) else { return }
-                out.line(json ? Self.jsonLine(fix: fix, places: places) : Self.textLine(fix: fix, places: places))
-            }
+            fixes.add(scan, located: { scan, fix in
+                if let fix {
+                    guard let places = rankings.update(with: fix) else { return }
+                    out.line(json ? Self.jsonLine(fix: fix, places: places) : Self.textLine(fix: fix, places: places))
+                } else if let scan, let nearest = Self.nearestBeacon(of: scan, in: venueValue) {
+                    // No fix: Hekaerge's position, the strongest heard beacon with a known place.
+                    let position = nearest.position
+                    guard let places = rankings.update(device: scan.device, position: position) else { return }
+                    let stand = Fix(time: scan.time, device: scan.device, point: SpatialPoint(x: position.point.x, y: position.point.y, z: 0),
+                                    floor: position.floor, accuracy: 0, method: "nearest-beacon")
+                    let beacon = nearest.beacon.id
+                    out.line(json ? Self.jsonLine(fix: stand, places: places, beacon: beacon)
+                                  : Self.textLine(fix: stand, places: places, beacon: beacon))
+                }
+            })
         }
         out.flush()
         reader.warnAboutSkippedLines()
         try reader.requireScans(toDo: "rank")
     }
 
-    /// `1700000003 visitor (-79.2, 9.8) floor 0: hall3 -38.6, hall5 95.1, …`
-    static func textLine(fix: Fix, places: [PlaceRanking.RankedPlace]) -> String {
-        let list = places.map { "\($0.place.id) \(($0.distance ?? .nan).formatted(1))" }.joined(separator: ", ")
-        return "\(fix.time.formatted(3)) \(fix.device ?? "-") (\(fix.point.x.formatted(1)), \(fix.point.y.formatted(1)))"
-            + (fix.floor.map { " floor \($0)" } ?? "") + ": " + list
+    /// The strongest reading of a beacon with a known position in the venue, and that position.
+    static func nearestBeacon(of scan: Scan, in venue: Venue) -> (beacon: Venue.Beacon, position: PlaceRanking.Position)? {
+        let sightings = scan.readings.filter(\.isValid).map {
+            PlaceRanking.BeaconSighting(beacon: $0.beacon, proximity: .unknown, rssi: $0.rssi)
+        }
+        return PlaceRanking.nearestBeacon(of: sightings, in: venue).map { ($0.beacon, $0.position) }
     }
 
-    static func jsonLine(fix: Fix, places: [PlaceRanking.RankedPlace]) -> String {
+    /// `1700000003 visitor (-79.2, 9.8) floor 0: hall3 -38.6, hall5 95.1, …`; with a beacon,
+    /// `1700000004 visitor (-80, 10) floor 0 nearest beacon h3-1: hall3 -40, …`.
+    static func textLine(fix: Fix, places: [PlaceRanking.RankedPlace], beacon: String? = nil) -> String {
+        let list = places.map { "\($0.place.id) \(($0.distance ?? .nan).formatted(1))" }.joined(separator: ", ")
+        return "\(fix.time.formatted(3)) \(fix.device ?? "-") (\(fix.point.x.formatted(1)), \(fix.point.y.formatted(1)))"
+            + (fix.floor.map { " floor \($0)" } ?? "") + (beacon.map { " nearest beacon \($0)" } ?? "") + ": " + list
+    }
+
+    static func jsonLine(fix: Fix, places: [PlaceRanking.RankedPlace], beacon: String? = nil) -> String {
         var members: [(key: String, value: JSONValue)] = [("t", .number(fix.time))]
         if let device = fix.device { members.append(("device", .string(device))) }
         members.append(("x", .number(fix.point.x.rounded(decimals: 3))))
         members.append(("y", .number(fix.point.y.rounded(decimals: 3))))
         if let floor = fix.floor { members.append(("floor", .number(Double(floor)))) }
+        members.append(("source", .string(beacon == nil ? "fix" : "nearest-beacon")))
+        if let beacon { members.append(("beacon", .string(beacon))) }
         members.append(("places", .array(places.map { ranked in
             var place: [(key: String, value: JSONValue)] = [("id", .string(ranked.place.id)), ("floor", .number(Double(ranked.place.floor)))]
             if let distance = ranked.distance, distance.isFinite { place.append(("distance", .number(distance.rounded(decimals: 3)))) }

@@ -230,6 +230,70 @@ struct EvaluationRunTests {
                                 EvaluationSample(truth: PlanarPoint(x: 5, y: 5), estimate: nil)])
     }
 
+    @Test func theRoomsRecordOfARunIsTheDefaultsOrTheFirstAlgorithms() throws {
+        let positioning = PositioningVenue(venue)
+        var run = EvaluationRun(venue: positioning, solvers: [("strongest", WeightedCentroid(venue: positioning, count: 1)),
+                                                              ("default", WeightedCentroid(venue: positioning))])
+        run.add(scan(0, hearing: ["sw"], truth: GroundTruth(x: 1, y: 2, floor: 0, place: "west")))
+        let rooms = try #require(run.roomsReport(dataset: "square"))
+        #expect(rooms.kind == .rooms && rooms.name == "rooms:default")
+        #expect(rooms.placeAccuracy == 1 && rooms.pointPlaceAccuracy == 1 && rooms.nearestPlaces == 0)
+        #expect(rooms.error == nil && rooms.floorAccuracy == nil && rooms.fixesPerSecond == nil)
+        // Without the default, the first algorithm's; without a true place, none.
+        var first = EvaluationRun(venue: positioning, solvers: [("strongest", WeightedCentroid(venue: positioning, count: 1))])
+        first.add(scan(0, hearing: ["sw"], truth: GroundTruth(x: 1, y: 2, floor: 0, place: "west")))
+        #expect(first.roomsReport(dataset: "square")?.name == "rooms:strongest")
+        var unnamed = EvaluationRun(venue: positioning, solvers: [("default", WeightedCentroid(venue: positioning))])
+        unnamed.add(scan(0, hearing: ["sw"], truth: GroundTruth(x: 1, y: 2, floor: 0)))
+        #expect(unnamed.roomsReport(dataset: "square") == nil)
+    }
+
+    /// Four scans of two rooms scored by hand: the most probable place against the point's.
+    @Test func roomsRecordComparesTheMostProbablePlaceWithThePoint() throws {
+        let containment = PlaceContainment(venue: venue)
+        let locator = PlaceLocator(venue)
+        var evaluation = Evaluation()
+        func add(_ fix: Fix?, truth: String) {
+            let point = fix.flatMap { locator.place(containing: $0.point.planar, floor: $0.floor ?? 0)?.id }
+            evaluation.add(truth: GroundTruth(floor: 0, place: truth), fix: fix, placement: fix.map(containment.placement(of:)),
+                           pointPlace: point)
+        }
+        add(fix(5.2, 5, accuracy: 4), truth: "west")     // point in east; the mass nearly split, east just ahead: both wrong
+        add(fix(-0.5, 5, accuracy: 3), truth: "west")    // point outside; 40 % in west: right by mass only
+        add(fix(7, 5, accuracy: 1), truth: "east")       // both right
+        add(fix(10.8, 5, accuracy: 0.5), truth: "east")  // nothing holds 1 %; east is 0.8 away, beyond 0.5: none
+        add(fix(10.3, 5, accuracy: 0.5), truth: "east")  // 0.3 away: 18 % in east, the most
+        add(nil, truth: "west")                          // not located: wrong both ways
+        let report = evaluation.report(dataset: "square", algorithm: "default", units: .metre)
+        #expect(report.placeAccuracy == 3.0 / 6)
+        #expect(report.placeLocated == 4)
+        #expect(report.pointPlaceAccuracy == 1.0 / 6)
+        #expect(report.pointPlaceLocated == 2)
+        #expect(report.nearestPlaces == 0)   // a room 1 % short is beyond the radius (see the place tests)
+        // A positioning record carries the point's accuracy as an extra field only.
+        #expect(keys(report.json) == ["kind", "name", "dataset", "algorithm", "units", "scans", "located", "floorAccuracy",
+                                      "placeAccuracy", "placeLocated", "pointPlaceAccuracy"])
+        let rooms = try #require(report.roomsReport)
+        #expect(keys(rooms.json) == ["kind", "name", "dataset", "algorithm", "units", "scans", "located", "placeAccuracy",
+                                     "placeLocated", "pointPlaceAccuracy", "pointPlaceLocated", "nearestPlaces"])
+        #expect(rooms.json["kind"] == .string("rooms") && rooms.json["name"] == .string("rooms:default"))
+        #expect(rooms.json["placeAccuracy"] == .number(0.5) && rooms.json["pointPlaceAccuracy"] == .number(0.1667))
+        #expect(rooms.summary == """
+            square — default rooms
+              scans      6, located 5 (83.3 %)
+              place      50 % right by the place holding most of the fix, 4 predicted
+              point      16.7 % right by the place containing the fix's point, 2 predicted
+            """)
+        var withNearest = rooms
+        withNearest.nearestPlaces = 3
+        #expect(withNearest.summary.contains("4 predicted (3 the nearest place)\n"))
+        // Without a true place there is no rooms record, and a rooms record has none of its own.
+        var noPlaces = Evaluation()
+        noPlaces.add(truth: GroundTruth(x: 1, y: 1), fix: fix(1, 1, accuracy: 1), placement: nil, pointPlace: nil)
+        #expect(noPlaces.report(dataset: "d", algorithm: "a", units: .metre).roomsReport == nil)
+        #expect(rooms.roomsReport == nil)
+    }
+
     @Test func samplesAreThinnedEvenlyBeyondTheLimit() {
         var run = EvaluationRun(venue: venue, algorithms: [.centroid], sampleLimit: 2)
         // Nine scans with truth x = 0…8. At 4 samples [0,1,2,3] → [0,2] (every 2nd); then 4, 6 →

@@ -88,10 +88,10 @@ struct PlaceContainmentTests {
             Venue.Place(id: "upstairs", floor: 1, shape: .polygon([PlanarPoint(x: 0, y: 0), PlanarPoint(x: 12, y: 0), PlanarPoint(x: 12, y: 5), PlanarPoint(x: 0, y: 5)])),
             Venue.Place(id: "label"),
         ])
-        let containment = PlaceContainment(venue: venue)
+        let containment = PlaceContainment(venue: venue, rule: .majority)
         #expect(containment.places.map(\.id) == ["A", "B", "desk", "upstairs"])
-        // At the desk's centre with accuracy 1.5096 (σ = 1): desk 1 − e^(−1/2) = 0.3935 < ½, A
-        // holds nearly all → A wins (the desk would need at least half).
+        // By the majority rule: at the desk's centre with accuracy 1.5096 (σ = 1): desk
+        // 1 − e^(−1/2) = 0.3935 < ½, A holds nearly all → A wins (the desk would need at least half).
         let atDesk = Fix(time: 0, point: SpatialPoint(x: 2, y: 2.5, z: 0), floor: 0, accuracy: PlaceContainment.radius68, method: "t")
         let memberships = containment.memberships(of: atDesk)
         #expect(memberships.map(\.place.id) == ["A", "desk"])
@@ -110,5 +110,20 @@ struct PlaceContainmentTests {
         #expect(containment.estimate(for: up).place == "upstairs")
         let away = Fix(time: 0, point: SpatialPoint(x: 50, y: 50, z: 0), floor: 0, accuracy: 1, method: "t")
         #expect(containment.estimate(for: away) == PlaceEstimate(place: nil, probability: 1))
+
+        // The default rule: A holds what the desk does not, e^(−1/2) − (A's mass outside) — still
+        // the most, so A, with that share; a sharp fix is the desk's; upstairs and away agree.
+        let mostProbable = PlaceContainment(venue: venue)
+        #expect(mostProbable.rule == .mostProbable)
+        let atDeskEstimate = mostProbable.estimate(for: atDesk)
+        #expect(atDeskEstimate.place == "A")
+        #expect(abs(atDeskEstimate.probability - (memberships[0].probability - memberships[1].probability)) < 1e-3)
+        #expect(mostProbable.estimate(for: sharp).place == "desk")
+        #expect(mostProbable.estimate(for: up).place == "upstairs")
+        #expect(mostProbable.estimate(for: away) == PlaceEstimate(place: nil, probability: 1))
+        // The point rule: the smallest place containing the point, probability 1.
+        let byPoint = PlaceContainment(venue: venue, rule: .point)
+        #expect(byPoint.estimate(for: atDesk) == PlaceEstimate(place: "desk", probability: 1))
+        #expect(byPoint.estimate(for: away) == PlaceEstimate(place: nil, probability: 1))
     }
 }
