@@ -106,7 +106,7 @@ public struct Locator: Sendable {
     /// and moved into it.
     private mutating func observe(_ scan: Scan, signals: inout [BeaconSignal], ranges: inout [BeaconRange]) -> Observation {
         let time = scan.time
-        let configured = scan.device.flatMap { configuration.deviceOffsets[$0] }
+        let configured = configuration.deviceOffsets[scan.device ?? ""]
         let offset = configured ?? offsetEstimator?.offset ?? 0
         appliedOffset = (offset, configured == nil && offsetEstimator != nil)
         for reading in scan.readings where reading.isValid {

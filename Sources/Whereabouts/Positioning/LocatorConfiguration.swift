@@ -32,7 +32,8 @@ public struct LocatorConfiguration: Sendable {
     public var tracking: MotionTracker.Configuration?
     /// Each device's RSSI offset (dB, by ``Scan/device``), subtracted from its readings before
     /// filtering so that every phone reads like the calibration's average one
-    /// (``CalibrationResult/offsetsByDevice``). Devices not listed, and scans without a device, get 0.
+    /// (``CalibrationResult/offsetsByDevice``); scans without a device go under the empty name `""`.
+    /// Devices not listed get 0, or learn their own with ``deviceOffsetEstimation``.
     public var deviceOffsets: [String: Double] = [:]
     /// How each device not in ``deviceOffsets`` learns its RSSI offset from its own scans
     /// (``DeviceOffsetEstimator``), or `nil` (the default here) to give such devices 0.

@@ -57,7 +57,8 @@ public struct PositioningSetup: Sendable {
         configuration.rssiStandardDeviation = min(max(result.venueFit.robustSigma, 2), 12)
         configuration.deviceOffsets.merge(result.offsetsByDevice) { _, fitted in fitted }
         // The training devices are known: what the calibration did not give an offset reads like it.
-        for device in Set(training.compactMap(\.device)) where configuration.deviceOffsets[device] == nil {
+        // Scans without a device go under the empty name.
+        for device in Set(training.map { $0.device ?? "" }) where configuration.deviceOffsets[device] == nil {
             configuration.deviceOffsets[device] = 0
         }
         return (result.applied(to: venue, perBeacon: true), configuration, result)

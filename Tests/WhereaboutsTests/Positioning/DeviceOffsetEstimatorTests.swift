@@ -101,6 +101,30 @@ import Testing
         #expect(unknownFix.point == knownFix.point)
     }
 
+    @Test func scansWithoutADeviceAreKnownWhenTheTrainingHadThemToo() throws {
+        // A survey whose scans name no device: unnamed scans are that phone, corrected by 0 and
+        // learning nothing, while a named phone learns its offset.
+        let preset = SimulationPreset.espresenseRoom
+        var walk = preset.walk
+        walk.device = nil
+        let training = Array(Simulator(venue: preset.venue, walk: walk, radio: preset.radio, seed: 4, truthDecimalPlaces: 2))
+        let setup = PositioningAlgorithm.multilateration.setup(venue: preset.venue, training: training)
+        #expect(setup.configuration.deviceOffsets[""] == 0)
+        #expect(setup.configuration.deviceOffsetEstimation != nil)
+        var unnamed = Locator(venue: setup.venue, solver: setup.solver, configuration: setup.configuration)
+        var named = Locator(venue: setup.venue, solver: setup.solver, configuration: setup.configuration)
+        var loud = preset.radio
+        loud.receiverOffset = 6
+        for scan in Simulator(venue: preset.venue, walk: walk, radio: loud, seed: 5) {
+            _ = unnamed.locate(scan)
+            var phone = scan
+            phone.device = "phone"
+            _ = named.locate(phone)
+        }
+        #expect(unnamed.estimatedDeviceOffset == 0)
+        #expect(try #require(named.estimatedDeviceOffset) > 2)
+    }
+
     @Test func theDefaultAlgorithmMeasuresTheRadiusOfAnUnknownPhone() {
         let preset = SimulationPreset.espresenseRoom
         var radio = preset.radio
