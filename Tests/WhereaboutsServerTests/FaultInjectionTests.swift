@@ -164,6 +164,7 @@ struct FaultInjectionTests {
             let stored = Set(try await direct.events(matching: query, for: userName).map(\.id))
             try await direct.close()
             #expect(acknowledged.isSubset(of: stored), "lost: \(acknowledged.subtracting(stored).sorted())")
+            try await proxied.close()
             print("postgres restart: \(all.count) requests, \(acknowledged.count) acknowledged, "
                   + "\(all.filter { $0.status == 503 }.count) answered 503, slowest \(all.map(\.seconds).max() ?? 0) s")
         }

@@ -100,4 +100,55 @@ struct LiveRelayTests {
             try await otherProcess.close()
         }
     }
+
+    /// A listening session that never ends, whatever is done to it (PostgresNIO's `listen` after
+    /// its connection closed at the wrong moment): it ignores cancellation until released.
+    static func stuckSession(until released: LockedValue<Bool>, started: LockedValue<Bool>) -> @Sendable () async throws -> Void {
+        {
+            started.value = true
+            while !released.value { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+    }
+
+    @Test("a listening session whose connection closed is abandoned at the next check, not awaited")
+    func stalledSessionIsAbandoned() async throws {
+        let released = LockedValue(false)
+        let started = LockedValue(false)
+        defer { released.value = true }
+        let clock = ContinuousClock()
+        let began = clock.now
+        await #expect(throws: ListenSessionStalled.self) {
+            try await PostgresEventStore.abandoning(checkingEvery: .milliseconds(50), stalled: { started.value },
+                                                    Self.stuckSession(until: released, started: started))
+        }
+        #expect(clock.now - began < .seconds(5))
+        #expect(!released.value, "the session ended on its own")
+    }
+
+    @Test("cancelling the relay returns at once, while its listening session is stuck")
+    func cancelledWhileStuck() async throws {
+        let released = LockedValue(false)
+        let started = LockedValue(false)
+        defer { released.value = true }
+        let watch = Task {
+            try await PostgresEventStore.abandoning(checkingEvery: .seconds(3_600), stalled: { false },
+                                                    Self.stuckSession(until: released, started: started))
+        }
+        while !started.value { try await Task.sleep(for: .milliseconds(5)) }
+        let clock = ContinuousClock()
+        let began = clock.now
+        watch.cancel()
+        let outcome = await watch.result
+        #expect(clock.now - began < .seconds(5))
+        #expect(throws: CancellationError.self) { try outcome.get() }
+    }
+
+    @Test("a session that ends passes on how it ended")
+    func sessionEndsNormally() async throws {
+        try await PostgresEventStore.abandoning(checkingEvery: .milliseconds(10), stalled: { false }) {}
+        struct Lost: Error {}
+        await #expect(throws: Lost.self) {
+            try await PostgresEventStore.abandoning(checkingEvery: .milliseconds(10), stalled: { false }) { throw Lost() }
+        }
+    }
 }

@@ -37,20 +37,32 @@ extension PostgresEventStore {
         while !Task.isCancelled {
             let started = ContinuousClock.now
             do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: Self.notificationChannel) { notifications in
-                        for try await notification in notifications {
-                            guard let notice = try? JSONParser.parse(notification.payload),
-                                  case .string(let origin)? = notice["origin"], origin != self.origin,
-                                  case .string(let userName)? = notice["user"],
-                                  case .array(let items)? = notice["ids"]
-                            else { continue }
-                            let ids = items.compactMap { item -> String? in if case .string(let id) = item { id } else { nil } }
-                            let events = try await self.events("""
-                                SELECT \(unescaped: Self.eventColumns) FROM events
-                                WHERE user_name = \(userName) AND id = ANY(\(ids)) ORDER BY seq
-                                """)
-                            if !events.isEmpty { await body(userName, events) }
+                // PostgresNIO's `listen` can wait for ever when its connection closes at the wrong
+                // moment (it loses its continuation; cancelling does not wake it): the session
+                // runs in a task of its own, abandoned when its connection is seen closed (or
+                // none came in 30 s) or when this task is cancelled, so that neither a restart of
+                // the database nor the server's shutdown waits on it.
+                let listening = LockedValue<PostgresConnection?>(nil)
+                try await Self.abandoning(
+                    checkingEvery: Self.listenWatchInterval,
+                    stalled: { listening.value?.isClosed ?? (ContinuousClock.now - started > .seconds(30)) }
+                ) { [client] in
+                    try await client.withConnection { connection in
+                        listening.value = connection
+                        try await connection.listen(on: Self.notificationChannel) { notifications in
+                            for try await notification in notifications {
+                                guard let notice = try? JSONParser.parse(notification.payload),
+                                      case .string(let origin)? = notice["origin"], origin != self.origin,
+                                      case .string(let userName)? = notice["user"],
+                                      case .array(let items)? = notice["ids"]
+                                else { continue }
+                                let ids = items.compactMap { item -> String? in if case .string(let id) = item { id } else { nil } }
+                                let events = try await self.events("""
+                                    SELECT \(unescaped: Self.eventColumns) FROM events
+                                    WHERE user_name = \(userName) AND id = ANY(\(ids)) ORDER BY seq
+                                    """)
+                                if !events.isEmpty { await body(userName, events) }
+                            }
                         }
                     }
                 }
@@ -66,4 +78,53 @@ extension PostgresEventStore {
             }
         }
     }
+
+    /// How often a listening session's connection is checked.
+    static let listenWatchInterval = Duration.seconds(2)
+
+    /// Runs `operation` in a task of its own and returns when it ends, passing on its error; or,
+    /// without waiting for it any more (it is cancelled and left to end on its own), throws
+    /// ``ListenSessionStalled`` as soon as `stalled` answers true at one of the checks made every
+    /// `interval`, and `CancellationError` as soon as the calling task is cancelled.
+    static func abandoning(
+        checkingEvery interval: Duration, stalled: @escaping @Sendable () -> Bool,
+        _ operation: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        let waiting = LockedValue<CheckedContinuation<Void, any Error>?>(nil)
+        let tasks = LockedValue<[Task<Void, Never>]>([])
+        @Sendable func finish(_ result: Result<Void, any Error>) {
+            waiting.withValue { $0.take() }?.resume(with: result)
+            for task in tasks.value { task.cancel() }
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                waiting.value = continuation
+                let work = Task {
+                    do {
+                        try await operation()
+                        finish(.success(()))
+                    } catch {
+                        finish(.failure(error))
+                    }
+                }
+                let watch = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        if !Task.isCancelled, stalled() { finish(.failure(ListenSessionStalled())) }
+                    }
+                }
+                tasks.value = [work, watch]
+                if Task.isCancelled { finish(.failure(CancellationError())) }
+                // Ended before the tasks were known: they are cancelled now.
+                if waiting.value == nil { for task in [work, watch] { task.cancel() } }
+            }
+        } onCancel: {
+            finish(.failure(CancellationError()))
+        }
+    }
+}
+
+/// A listening session whose connection closed without the session ending.
+struct ListenSessionStalled: Error, CustomStringConvertible {
+    var description: String { "the connection of the notifications' listener closed, and the listener did not end" }
 }
