@@ -3,7 +3,7 @@
 # wrk to another (LOAD_CORE), release builds, loopback. Measures
 #   - fsync's own cost on the data directory's file system (the limit of durability one write at
 #     a time: one sync per acknowledgement);
-#   - the ceiling: a bare Hummingbird server (Benchmarks/…/HummingbirdCeiling) whose POST /events
+#   - the ceiling: a bare Hummingbird server (Benchmarks/Servers/HummingbirdCeiling) whose POST /events
 #     reads the body and answers a constant, with the same requests as below;
 #   - `whereabouts serve`, SQLite, in both durability modes: single-event POST /events and
 #     OwnTracks' POST /pub at their maximum (64 connections) and at about half that rate (32
