@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
@@ -98,5 +99,48 @@ struct GroupCommitTests {
         #expect(stored == expected)
         #expect(store.eventInserts.groupsCommitted <= calls)
         try await store.close()
+    }
+}
+
+/// The transaction and savepoints of a group commit, made of statements kept prepared.
+@Suite struct GroupCommitTransactionTests {
+    static func rows(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name")
+    }
+
+    @Test func aCallThatFailsHalfWayLeavesNothingAndTheOthersCommit() throws {
+        struct Failure: Error {}
+        let queue = try DatabaseQueue()
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "CREATE TABLE t (name TEXT NOT NULL)")
+            try SQLiteEventStore.inTransaction(db) {
+                try SQLiteEventStore.inCallSavepoint(db) { try db.execute(sql: "INSERT INTO t VALUES ('a')") }
+                // Inserts one row, then fails: its row is rolled back, the transaction goes on.
+                var failed = false
+                do {
+                    try SQLiteEventStore.inCallSavepoint(db) { () throws -> Void in
+                        try db.execute(sql: "INSERT INTO t VALUES ('b')")
+                        throw Failure()
+                    }
+                } catch is Failure {
+                    failed = true
+                }
+                #expect(failed)
+                #expect(db.isInsideTransaction)
+                try SQLiteEventStore.inCallSavepoint(db) { try db.execute(sql: "INSERT INTO t VALUES ('c')") }
+            }
+            #expect(!db.isInsideTransaction)
+            #expect(try Self.rows(db) == ["a", "c"])
+            // A transaction whose body fails is rolled back whole.
+            do {
+                try SQLiteEventStore.inTransaction(db) { () throws -> Void in
+                    try db.execute(sql: "INSERT INTO t VALUES ('d')")
+                    throw Failure()
+                }
+                Issue.record("the failing transaction did not throw")
+            } catch is Failure {}
+            #expect(!db.isInsideTransaction)
+            #expect(try Self.rows(db) == ["a", "c"])
+        }
     }
 }

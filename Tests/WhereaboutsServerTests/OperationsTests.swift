@@ -47,4 +47,24 @@ struct OperationsTests {
             #expect(try await server.request(.GET, "/health").status == 200)
         }
     }
+
+    @Test("Request counts stay exact whether their instruments are kept or, past the limit, looked up again")
+    func requestInstrumentsPastTheLimit() {
+        let metrics = ServerMetrics()
+        let routes = ServerMetrics.requestInstrumentLimit + 10
+        for route in 0..<routes {
+            metrics.recordRequest(method: "GET", route: "/r\(route)", status: 200, duration: .milliseconds(1))
+        }
+        // The first route's instruments are kept; the last one's are not.
+        for route in [0, routes - 1] {
+            metrics.recordRequest(method: "GET", route: "/r\(route)", status: 200, duration: .milliseconds(1))
+            metrics.recordRequest(method: "GET", route: "/r\(route)", status: 404, duration: .milliseconds(1))
+        }
+        let text = String(decoding: metrics.exposition(), as: UTF8.self)
+        for route in [0, routes - 1] {
+            #expect(text.contains(#"whereabouts_http_requests_total{method="GET",route="/r\#(route)",status="200"} 2"#))
+            #expect(text.contains(#"whereabouts_http_requests_total{method="GET",route="/r\#(route)",status="404"} 1"#))
+            #expect(text.contains(#"whereabouts_http_request_duration_seconds_count{method="GET",route="/r\#(route)"} 3"#))
+        }
+    }
 }

@@ -10,5 +10,6 @@ let benchmarks: @Sendable () -> Void = {
     registerClassifierBenchmarks()
     registerPlaceBenchmarks()
     registerServerBenchmarks()
+    registerRequestBenchmarks()
     registerTrackingBenchmarks()
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import Prometheus
+import Whereabouts
 
 /// The server's Prometheus metrics, served at `/metrics`: requests by method, route and status,
 /// request latency, and events stored.
@@ -10,6 +11,20 @@ public struct ServerMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry: PrometheusCollectorRegistry
     private let eventsStored: Counter
+    /// The request counters and latency histograms already made, by their labels, so that a
+    /// request does not build its labels' names and look them up in the registry again.
+    private let requestInstruments = LockedValue(RequestInstruments())
+    /// The most label sets kept in ``requestInstruments`` (the methods, routes and statuses a
+    /// server answers make far fewer); past it, a request's instruments come from the registry.
+    static let requestInstrumentLimit = 4_096
+
+    /// The counters and histograms of requests, by labels.
+    private struct RequestInstruments {
+        struct CounterKey: Hashable { var method: String, route: String, status: Int }
+        struct HistogramKey: Hashable { var method: String, route: String }
+        var counters: [CounterKey: Counter] = [:]
+        var histograms: [HistogramKey: DurationHistogram] = [:]
+    }
     private static let latencyBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
         .milliseconds(10), .milliseconds(20), .milliseconds(50), .milliseconds(100), .milliseconds(250),
@@ -31,18 +46,27 @@ public struct ServerMetrics: Sendable {
 
     /// Counts a finished request and records its latency.
     public func recordRequest(method: String, route: String, status: Int, duration: Duration) {
-        let labels = [("method", method), ("route", route), ("status", String(status))]
-        registry.makeCounter(
+        let counterKey = RequestInstruments.CounterKey(method: method, route: route, status: status)
+        let histogramKey = RequestInstruments.HistogramKey(method: method, route: route)
+        let (known, knownHistogram) = requestInstruments.withValue { ($0.counters[counterKey], $0.histograms[histogramKey]) }
+        let counter = known ?? registry.makeCounter(
             descriptor: .init(namespace: "whereabouts", subsystem: "http", metricName: "requests", unitName: "total",
                               helpText: "HTTP requests answered, by method, route and status."),
-            labels: labels
-        ).increment()
-        registry.makeDurationHistogram(
+            labels: [("method", method), ("route", route), ("status", String(status))])
+        let histogram = knownHistogram ?? registry.makeDurationHistogram(
             descriptor: .init(namespace: "whereabouts", subsystem: "http", metricName: "request_duration",
                               unitName: "seconds", helpText: "Time from request to response, by method and route."),
             labels: [("method", method), ("route", route)],
-            buckets: Self.latencyBuckets
-        ).record(duration)
+            buckets: Self.latencyBuckets)
+        if known == nil || knownHistogram == nil {
+            requestInstruments.withValue { instruments in
+                guard instruments.counters.count + instruments.histograms.count < Self.requestInstrumentLimit else { return }
+                instruments.counters[counterKey] = counter
+                instruments.histograms[histogramKey] = histogram
+            }
+        }
+        counter.increment()
+        histogram.record(duration)
     }
 
     /// The metrics in Prometheus' text exposition format.

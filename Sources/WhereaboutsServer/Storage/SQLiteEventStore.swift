@@ -319,16 +319,13 @@ public final class SQLiteEventStore: EventStore {
     static func insert(_ group: [EventInsert], into pool: DatabasePool, files: AttachmentFiles) async
         -> [Result<EventInsertOutcome, any Error>] {
         do {
-            return try await pool.write { db in
+            return try await pool.writeWithoutTransaction { db in try Self.inTransaction(db) {
                 var outcomes: [Result<EventInsertOutcome, any Error>] = []
                 outcomes.reserveCapacity(group.count)
                 for insert in group {
                     var outcome: EventInsertOutcome?
                     do {
-                        try db.inSavepoint {
-                            outcome = try Self.insert(insert, db, files: files)
-                            return .commit
-                        }
+                        outcome = try Self.inCallSavepoint(db) { try Self.insert(insert, db, files: files) }
                     } catch {
                         // SQLite ends the whole transaction on some errors (a full disk, I/O).
                         guard db.isInsideTransaction else { throw error }
@@ -339,10 +336,45 @@ public final class SQLiteEventStore: EventStore {
                         ?? .failure(StoreError.corrupt("no outcome for the events of \(insert.userName)")))
                 }
                 return outcomes
-            }
+            } }
         } catch {
             return group.map { _ in .failure(error) }
         }
+    }
+
+    /// Runs `body` in a transaction, committed when it returns and rolled back when it throws:
+    /// `DatabaseWriter.write`'s work with statements kept prepared (see ``inCallSavepoint(_:_:)``).
+    static func inTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+        let value: T
+        do {
+            value = try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        } catch {
+            if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
+            throw error
+        }
+        return value
+    }
+
+    /// Runs `body` in a savepoint of its own, released when it returns and rolled back when it
+    /// throws (while the transaction lasts). `Database.inSavepoint`'s work with statements kept
+    /// prepared: a group commits one savepoint a call, and preparing its statements again for
+    /// every call cost more than the insert itself.
+    static func inCallSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: "SAVEPOINT event_call").execute()
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            if db.isInsideTransaction {
+                try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT event_call").execute()
+                try db.cachedStatement(sql: "RELEASE SAVEPOINT event_call").execute()
+            }
+            throw error
+        }
+        try db.cachedStatement(sql: "RELEASE SAVEPOINT event_call").execute()
+        return value
     }
 
     /// Inserts one call's events (inside the caller's transaction).
