@@ -10,8 +10,11 @@
 #     paced connections: the latency percentiles), the syncs counted during the maximum;
 #   - the batch call (1,000 events a request, 8 connections) and, on a store filled to FILL
 #     events, one user's day read back (1 connection);
+#   - the client side: the tracking outbox's durable acceptance (64 callers, and one) and its
+#     delivery to a local server, and the drain of a large backlog (package-benchmark's Tracking
+#     suite; CLIENT=0 leaves it out);
 # and prints one Markdown table — each figure with its p50/p99 and its share of the ceiling —
-# and the conditions it was measured under.
+# the conditions it was measured under, and the client side's table.
 #
 #   Scripts/ingest-benchmark.sh                       # 10 s rounds, a day out of 1 M events
 #   DURATION=20 FILL=10000000 Scripts/ingest-benchmark.sh
@@ -213,6 +216,27 @@ for durability in normal full; do
     stop_server
 done
 
+# --- the client side --------------------------------------------------------------------------
+# The tracking client's outbox and sender, from package-benchmark's Tracking suite (both cores,
+# not pinned: the outbox's writers and the local server it delivers to run in one process).
+CLIENT_ROWS=()
+if [ "${CLIENT:-1}" = 1 ]; then
+    echo "the client side (package-benchmark, Tracking.*)…" >&2
+    (cd Benchmarks && swift package --allow-writing-to-package-directory benchmark --target WhereaboutsBenchmarks \
+        --filter "Tracking.*" --no-progress) > "$work/tracking.txt" 2>&1 \
+        || { tail -n 20 "$work/tracking.txt" >&2; exit 1; }
+    # Each benchmark's median: throughput (scaled by its unit, K or M) or, for the drain, its time
+    # and peak resident memory.
+    mapfile -t CLIENT_ROWS < <(awk -F'│' '
+        function scaled(value, unit) { return unit == "(M)" ? value * 1000000 : unit == "(K)" ? value * 1000 : value }
+        /^Tracking: / { name = substr($0, 11); next }
+        name != "" && $2 ~ /Throughput/ { match($2, /\((K|M|#)\)/); unit = substr($2, RSTART, RLENGTH)
+            printf "| %s | %d/s (p90 %d/s) |\n", name, scaled($5 + 0, unit), scaled($7 + 0, unit) }
+        name != "" && $2 ~ /Time \(wall clock\) \(ms\)/ && name ~ /drain/ { printf "| %s: time | %d ms |\n", name, $5 + 0 }
+        name != "" && $2 ~ /Memory \(resident peak\)/ { match($2, /\((K|M|G)\)/); printf "| %s: peak resident memory | %d %sB |\n", name, $5 + 0, substr($2, RSTART + 1, 1) }
+    ' "$work/tracking.txt")
+fi
+
 # --- the table and its conditions -------------------------------------------------------------
 CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 FS=$(df -T "$work" | awk 'NR == 2 { print $2 }')
@@ -226,3 +250,11 @@ echo "$(nproc) cores ($CPU), Linux $(uname -r); servers pinned to core $SERVER_C
 echo "64 connections at the maximum, 32 paced at about half; ${DURATION} s rounds; $USERS users; data on $FS;"
 echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs (at most ${SYNC_RATE} acknowledgements/s one sync at a time)."
 echo "Command: DURATION=$DURATION FILL=$FILL Scripts/ingest-benchmark.sh"
+if [ "${#CLIENT_ROWS[@]}" -gt 0 ]; then
+    echo
+    echo "The client side (the tracking outbox and its sender; medians, both cores):"
+    echo
+    echo "| measurement | result |"
+    echo "|---|---|"
+    for line in "${CLIENT_ROWS[@]}"; do echo "$line"; done
+fi

@@ -20,6 +20,8 @@ func registerClassifierBenchmarks() {
     let naiveBayes = NaiveBayesPlaceClassifier(training: set)
     let bluenet = NaiveBayesPlaceClassifier(training: set, options: .bluenet)
     let knn = NearestNeighbourPlaceClassifier(training: set, k: 7)
+    // The largest forest the default classifier weighs (100 trees, depth 16), as it grows them.
+    let forest = RandomForestPlaceClassifier(training: set)
     let defaultModel = PlaceModel.train(.default, on: set)
 
     let configuration = Benchmark.Configuration(
@@ -50,6 +52,12 @@ func registerClassifierBenchmarks() {
     Benchmark("Rooms: kNN (k 7, 400 scans), 10 places × 10 beacons", configuration: configuration) { benchmark in
         for iteration in benchmark.scaledIterations {
             blackHole(knn.classify(tests[iteration % tests.count]))
+        }
+    }
+    Benchmark("Rooms: random forest classify (100 trees, depth ≤ 16), 10 places × 10 beacons",
+              configuration: configuration) { benchmark in
+        for iteration in benchmark.scaledIterations {
+            blackHole(forest.classify(tests[iteration % tests.count]))
         }
     }
 }
