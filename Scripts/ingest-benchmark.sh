@@ -9,7 +9,8 @@
 #     OwnTracks' POST /pub at their maximum (64 connections) and at about half that rate (32
 #     paced connections: the latency percentiles), the syncs counted during the maximum;
 #   - the batch call (1,000 events a request, 8 connections) and, on a store filled to FILL
-#     events, one user's day read back (1 connection);
+#     events, one user's day read back (1 connection); the batch call again with the server and
+#     wrk sharing every core;
 #   - the client side: the tracking outbox's durable acceptance (64 callers, and one) and its
 #     delivery to a local server, and the drain of a large backlog (package-benchmark's Tracking
 #     suite; CLIENT=0 leaves it out);
@@ -68,12 +69,13 @@ wait_for_health() {
     exit 1
 }
 
-# wrk pinned to the load core; sets RATE, P50 and P99 (milliseconds). Call it in this shell, not
+# wrk pinned to the load core; sets RATE (requests/s, whole; RATE_EXACT to the thousandth), P50
+# and P99 (milliseconds). Call it in this shell, not
 # in a subshell, so that requests the server refused stop the script.
 load() {
     local connections=$1 script=$2
     shift 2
-    read -r RATE P50 P99 < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
+    read -r RATE P50 P99 RATE_EXACT < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
         | tee -a "$work/wrk.log" | awk '
             function ms(text) {
                 if (text ~ /us$/) return substr(text, 1, length(text) - 2) / 1000
@@ -84,7 +86,7 @@ load() {
             /Requests\/sec/ { rate = $2 }
             $1 == "50%" { p50 = ms($2) }
             $1 == "99%" { p99 = ms($2) }
-            END { printf "%d %.2f %.2f\n", rate, p50, p99 }')
+            END { printf "%d %.2f %.2f %.3f\n", rate, p50, p99, rate }')
     if grep -q "unexpected status" "$work/wrk.err"; then
         echo "error: the server refused requests during $script:" >&2
         sort "$work/wrk.err" | uniq -c | sort -rn | head -n 3 >&2
@@ -157,8 +159,8 @@ stop_server
 
 # --- the server, in both durability modes -----------------------------------------------------
 serve() {
-    local durability=$1
-    DATA="$work/data-$durability"
+    local durability=$1 cores=${2:-$SERVER_CORE}
+    DATA="$work/data-$durability-${cores//,/-}"
     TOKENS=()
     AUTHORIZATIONS=()
     for i in $(seq 1 "$USERS"); do
@@ -167,7 +169,7 @@ serve() {
         TOKENS+=("$token")
         AUTHORIZATIONS+=("Basic $(printf '%s' "load-$i:$token" | base64 -w0)")
     done
-    taskset -c "$SERVER_CORE" "$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning --rate-limit 0 \
+    taskset -c "$cores" "$BIN" serve --data-dir "$DATA" --port "$PORT" --log-level warning --rate-limit 0 \
         --durability "$durability" >"$work/serve-$durability.log" 2>&1 &
     SERVER_PID=$!
     wait_for_health
@@ -196,8 +198,9 @@ for durability in normal full; do
     if [ "$durability" = normal ]; then
         load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
         BATCHES=$RATE
-        echo "batch: $((BATCHES * 1000)) events/s" >&2
-        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $((BATCHES * 1000)) events/s | $P50 ms | $P99 ms | – |"
+        BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
+        echo "batch: $BATCH_EVENTS events/s" >&2
+        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | – |"
 
         # Fill the store (batches of a year of random tracks), give one user a full day, read it.
         STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
@@ -215,6 +218,16 @@ for durability in normal full; do
     fi
     stop_server
 done
+
+# --- the batch call on every core ---------------------------------------------------------------
+# The server and wrk share all the cores (a fresh store, normal durability).
+ALL_CORES=$(seq -s, 0 $(($(nproc) - 1)))
+serve normal "$ALL_CORES"
+LOAD_CORE=$ALL_CORES load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
+BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
+echo "batch on cores $ALL_CORES: $BATCH_EVENTS events/s" >&2
+row "| batch call as above, server and wrk sharing all $(nproc) cores | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | – |"
+stop_server
 
 # --- the client side --------------------------------------------------------------------------
 # The tracking client's outbox and sender, from package-benchmark's Tracking suite (both cores,
