@@ -35,6 +35,8 @@ extension Multilateration {
     /// The normal equations and robust cost at a point.
     struct NormalEquations {
         var cost = 0.0, chiSquare = 0.0
+        /// Whether every robust weight was 1, so that these are also the plain least-squares sums.
+        var isPlain = true
         var hxx = 0.0, hxy = 0.0, hyy = 0.0, hxz = 0.0, hyz = 0.0, hzz = 0.0
         var gx = 0.0, gy = 0.0, gz = 0.0
 

@@ -276,11 +276,12 @@ public struct Multilateration: PositionSolver {
             let state = evaluate(ranges, at: point, spatial: spatial)
             if state.cost < startState.cost { (startPoint, startState) = (point, state) }
         }
-        let (point, _) = refine(ranges, from: startPoint, state: startState, limits: limits)
+        let (point, state) = refine(ranges, from: startPoint, state: startState, limits: limits)
 
         // Accuracy: the x/y block of (JᵀΣ⁻¹J)⁻¹ (plain 1/σ² weights), scaled by the residual
-        // variance factor Σu²/(n − unknowns).
-        let plain = evaluate(ranges, at: point, spatial: spatial, plain: true)
+        // variance factor Σu²/(n − unknowns): the sums at the solution already, bit for bit, when
+        // no range there lies in the loss's tail.
+        let plain = state.isPlain ? state : evaluate(ranges, at: point, spatial: spatial, plain: true)
         let unknowns = spatial ? 3 : 2
         var factor = count > unknowns ? plain.chiSquare / Double(count - unknowns) : 1
         if options.weighting == .inverseVariance { factor = max(factor, 1) }
@@ -384,11 +385,15 @@ public struct Multilateration: PositionSolver {
                     break
                 case .huber:
                     let a = abs(u)
-                    if a > k { (weightRobust, rho) = Self.huberTail(a, k) }
+                    if a > k {
+                        (weightRobust, rho) = Self.huberTail(a, k)
+                        sums.isPlain = false
+                    }
                 case .cauchy:
                     let q = u / k
                     weightRobust = 1 / (1 + q * q)
                     rho = 0.5 * k * k * log1p(q * q)
+                    sums.isPlain = false
                 }
             }
             sums.cost += rho
