@@ -70,8 +70,8 @@ wait_for_health() {
 }
 
 # wrk pinned to the load core; sets RATE (requests/s, whole; RATE_EXACT to the thousandth), P50
-# and P99 (milliseconds). Call it in this shell, not
-# in a subshell, so that requests the server refused stop the script.
+# and P99 (milliseconds). Call it in this shell, not in a subshell, so that requests the server
+# refused stop the script.
 load() {
     local connections=$1 script=$2
     shift 2

@@ -22,23 +22,20 @@ func registerRequestBenchmarks() {
         scalingFactor: .one,
         maxDuration: .seconds(3))
 
-    let events = RequestRun(kind: .event)
-    Benchmark("Requests: POST /events, one position event, in process",
-              configuration: configuration,
-              closure: { benchmark async throws in
-                  for _ in benchmark.scaledIterations { blackHole(try await events.send()) }
-              },
-              setup: { try await events.prepare() },
-              teardown: { try await events.close() })
-
-    let owntracks = RequestRun(kind: .owntracks)
-    Benchmark("Requests: POST /pub (OwnTracks), one location, in process",
-              configuration: configuration,
-              closure: { benchmark async throws in
-                  for _ in benchmark.scaledIterations { blackHole(try await owntracks.send()) }
-              },
-              setup: { try await owntracks.prepare() },
-              teardown: { try await owntracks.close() })
+    let kinds: [(RequestRun.Kind, String)] = [
+        (.event, "Requests: POST /events, one position event, in process"),
+        (.owntracks, "Requests: POST /pub (OwnTracks), one location, in process"),
+    ]
+    for (kind, name) in kinds {
+        let run = RequestRun(kind: kind)
+        Benchmark(name,
+                  configuration: configuration,
+                  closure: { benchmark async throws in
+                      for _ in benchmark.scaledIterations { blackHole(try await run.send()) }
+                  },
+                  setup: { try await run.prepare() },
+                  teardown: { try await run.close() })
+    }
 }
 
 /// A server's responder over a SQLite store in a temporary directory, with one user, and the

@@ -359,8 +359,8 @@ public final class SQLiteEventStore: EventStore {
 
     /// Runs `body` in a savepoint of its own, released when it returns and rolled back when it
     /// throws (while the transaction lasts). `Database.inSavepoint`'s work with statements kept
-    /// prepared: a group commits one savepoint a call, and preparing its statements again for
-    /// every call cost more than the insert itself.
+    /// prepared: a group opens one savepoint a call, and preparing its two statements again for
+    /// every call cost two SQL parses and some thirty allocations a request.
     static func inCallSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         try db.cachedStatement(sql: "SAVEPOINT event_call").execute()
         let value: T
