@@ -81,8 +81,10 @@ struct StoreOptions: ParsableArguments {
             }
             Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                work.cancel()
+                // Settled before the work is cancelled: the error its cancellation raises (the
+                // pool's "request cancelled") must not be the one reported.
                 settle(.failure(DatabaseTimeout()))
+                work.cancel()
             }
         }
     }
