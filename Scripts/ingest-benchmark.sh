@@ -14,7 +14,8 @@
 #   - the client side: the tracking outbox's durable acceptance (64 callers, and one) and its
 #     delivery to a local server, and the drain of a large backlog (package-benchmark's Tracking
 #     suite; CLIENT=0 leaves it out);
-# and prints one Markdown table — each figure with its p50/p99 and its share of the ceiling —
+# and prints one Markdown table — each figure with its p50/p99, the server's CPU time a request
+# (user + system, from /proc) and its share of the ceiling —
 # the conditions it was measured under, and the client side's table.
 #
 #   Scripts/ingest-benchmark.sh                       # 10 s rounds, a day out of 1 M events
@@ -69,13 +70,19 @@ wait_for_health() {
     exit 1
 }
 
+# The CPU time (user + system) the server process has used so far, in clock ticks.
+server_ticks() {
+    awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat" 2>/dev/null || echo 0
+}
+
 # wrk pinned to the load core; sets RATE (requests/s, whole; RATE_EXACT to the thousandth), P50
-# and P99 (milliseconds). Call it in this shell, not in a subshell, so that requests the server
-# refused stop the script.
+# and P99 (milliseconds), and CPU_US: the server process's CPU time a request, in µs. Call it in
+# this shell, not in a subshell, so that requests the server refused stop the script.
 load() {
-    local connections=$1 script=$2
+    local connections=$1 script=$2 before
     shift 2
-    read -r RATE P50 P99 RATE_EXACT < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
+    before=$(server_ticks)
+    read -r RATE P50 P99 RATE_EXACT REQUESTS < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
         | tee -a "$work/wrk.log" | awk '
             function ms(text) {
                 if (text ~ /us$/) return substr(text, 1, length(text) - 2) / 1000
@@ -84,9 +91,12 @@ load() {
                 return text + 0
             }
             /Requests\/sec/ { rate = $2 }
+            / requests in / { requests = $1 }
             $1 == "50%" { p50 = ms($2) }
             $1 == "99%" { p99 = ms($2) }
-            END { printf "%d %.2f %.2f %.3f\n", rate, p50, p99, rate }')
+            END { printf "%d %.2f %.2f %.3f %d\n", rate, p50, p99, rate, requests }')
+    CPU_US=$(awk -v ticks=$(($(server_ticks) - before)) -v hz="$(getconf CLK_TCK)" -v n="$REQUESTS" \
+        'BEGIN { if (n > 0) printf "%.0f", ticks * 1000000 / hz / n; else printf "–" }')
     if grep -q "unexpected status" "$work/wrk.err"; then
         echo "error: the server refused requests during $script:" >&2
         sort "$work/wrk.err" | uniq -c | sort -rn | head -n 3 >&2
@@ -153,8 +163,8 @@ SERVER_PID=$!
 wait_for_health
 load 64 Scripts/load/post-event.lua none
 CEILING_RATE=$RATE CEILING_P50=$P50 CEILING_P99=$P99
-echo "ceiling: $CEILING_RATE requests/s" >&2
-row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s | $CEILING_P50 ms | $CEILING_P99 ms | 100 % |"
+echo "ceiling: $CEILING_RATE requests/s, $CPU_US µs of CPU a request" >&2
+row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s | $CEILING_P50 ms | $CEILING_P99 ms | $CPU_US µs | 100 % |"
 stop_server
 
 # --- the server, in both durability modes -----------------------------------------------------
@@ -182,12 +192,12 @@ measure_posts() {
     shift 2
     start_sync_count
     load 64 "$script" "$@"
-    local rate=$RATE p50=$P50 p99=$P99
+    local rate=$RATE p50=$P50 p99=$P99 cpu=$CPU_US
     count_syncs
     half_load "$rate" "$script" "$@"
     local half_p50=$P50 half_p99=$P99
     echo "$label: $rate/s, $SYNCS syncs" >&2
-    row "| $label ($SYNCS syncs in ${DURATION} s) | $rate/s | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $(ratio "$rate" "$CEILING_RATE") |"
+    row "| $label ($SYNCS syncs in ${DURATION} s) | $rate/s | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $cpu µs | $(ratio "$rate" "$CEILING_RATE") |"
 }
 
 for durability in normal full; do
@@ -200,7 +210,7 @@ for durability in normal full; do
         BATCHES=$RATE
         BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
         echo "batch: $BATCH_EVENTS events/s" >&2
-        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | – |"
+        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
 
         # Fill the store (batches of a year of random tracks), give one user a full day, read it.
         STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
@@ -214,7 +224,7 @@ for durability in normal full; do
         post_day_track "$URL" "${TOKENS[0]}" "$DAY"
         WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}"
         DAYS=$RATE
-        row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s | $P50 ms | $P99 ms | – |"
+        row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s | $P50 ms | $P99 ms | $CPU_US µs | – |"
     fi
     stop_server
 done
@@ -226,7 +236,7 @@ serve normal "$ALL_CORES"
 LOAD_CORE=$ALL_CORES load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
 BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
 echo "batch on cores $ALL_CORES: $BATCH_EVENTS events/s" >&2
-row "| batch call as above, server and wrk sharing all $(nproc) cores | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | – |"
+row "| batch call as above, server and wrk sharing all $(nproc) cores | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
 stop_server
 
 # --- the client side --------------------------------------------------------------------------
@@ -254,8 +264,8 @@ fi
 CPU=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 FS=$(df -T "$work" | awk 'NR == 2 { print $2 }')
 echo
-echo "| measurement | rate | p50 | p99 | of the ceiling |"
-echo "|---|---:|---:|---:|---:|"
+echo "| measurement | rate | p50 | p99 | server CPU a request | of the ceiling |"
+echo "|---|---:|---:|---:|---:|---:|"
 for line in "${ROWS[@]}"; do echo "$line"; done
 echo
 echo "Conditions: $(date -u +%Y-%m-%d), ${WHEREABOUTS:-commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')}, release builds;"
