@@ -21,7 +21,8 @@ import Foundation
 /// corridor leave on the far side of their line. At most ``Options/maximumIterations`` steps;
 /// they stop when a step moves less than 1e-4 of the bounds' diagonal (3 mm in a 30 m hall, far
 /// below any range's uncertainty; on noisy ranges, where Gauss–Newton converges linearly, that
-/// halves the iterations) or gains less than 1e-12 of the cost.
+/// halves the iterations), taking that step without evaluating the fit at its end, or when a step
+/// gains less than 1e-12 of the cost.
 ///
 /// The accuracy radius is the 68 % circle of the least-squares position covariance at the
 /// solution, (JᵀΣ⁻¹J)⁻¹ with J the unit vectors from the beacons and Σ the ranges' variances:
@@ -144,8 +145,9 @@ public struct Multilateration: PositionSolver {
     /// none, `nil` to work it out here.
     func locate(_ observation: Observation, centroid: PlanarPoint??) -> PositionEstimate? {
         // One temporary buffer per field rather than one of whole ranges: each stays small enough
-        // (1 KiB up to 128 ranges) to be placed on the stack, so a fix allocates nothing.
-        let capacity = observation.ranges.count
+        // (1 KiB up to 127 ranges) to be placed on the stack, so a fix allocates nothing. One more
+        // element than the ranges: room for the padding after an odd count (`PackedRanges.pad()`).
+        let capacity = observation.ranges.count + 1
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { x in
             withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { y in
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: capacity) { z in
@@ -155,6 +157,7 @@ public struct Multilateration: PositionSolver {
                                 var buffer = PackedRanges(x: x, y: y, z: z, distance: distance, sigma: sigma,
                                                           inverseSigma: inverseSigma, count: 0)
                                 pack(observation, into: &buffer)
+                                buffer.pad()
                                 return locate(observation, buffer, centroid: centroid)
                             }
                         }
@@ -177,6 +180,26 @@ public struct Multilateration: PositionSolver {
         subscript(index: Int) -> PackedRange {
             PackedRange(x: x[index], y: y[index], z: z[index], distance: distance[index], sigma: sigma[index],
                         inverseSigma: inverseSigma[index])
+        }
+
+        /// Fields `index` and `index + 1` of `field` as a pair (the latter being the padding after
+        /// an odd count's last range).
+        @inline(__always)
+        func pair(_ field: UnsafeMutableBufferPointer<Double>, at index: Int) -> SIMD2<Double> {
+            UnsafeRawPointer(field.baseAddress.unsafelyUnwrapped + index).loadUnaligned(as: SIMD2<Double>.self)
+        }
+
+        /// After an odd count's last range, a copy of it, so that ``pair(_:at:)`` reads only
+        /// initialised, finite values (the buffers hold one element more than the ranges).
+        mutating func pad() {
+            guard count % 2 == 1 else { return }
+            let last = self[count - 1]
+            x.initializeElement(at: count, to: last.x)
+            y.initializeElement(at: count, to: last.y)
+            z.initializeElement(at: count, to: last.z)
+            distance.initializeElement(at: count, to: last.distance)
+            sigma.initializeElement(at: count, to: last.sigma)
+            inverseSigma.initializeElement(at: count, to: last.inverseSigma)
         }
 
         mutating func append(_ range: PackedRange) {
@@ -215,18 +238,15 @@ public struct Multilateration: PositionSolver {
         let height = venue.receiverHeight
         let count = ranges.count
         guard count > 0 else { return nil }
-        // The extent of the beacons, a fallback start and the linear system.
+        // The extent of the beacons and the linear system.
         var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
         var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
-        var sumW = 0.0, sumX = 0.0, sumY = 0.0
         var linear = LinearSystem()
         for range in ranges {
             minX = min(minX, range.x); maxX = max(maxX, range.x)
             minY = min(minY, range.y); maxY = max(maxY, range.y)
             minZ = min(minZ, range.z); maxZ = max(maxZ, range.z)
-            let d = range.distance, s = range.sigma
-            let w = 1 / (d * d + s * s + 1e-6)
-            sumW += w; sumX += w * range.x; sumY += w * range.y
+            let s = range.sigma
             // Var(r²) ≈ 4r²σ²: weight the circle equations by 1/(σ²(r² + σ²)).
             let circle = planarCircle(range, height: height)
             linear.add(circle, weight: 1 / (s * s * (circle.radius * circle.radius + s * s)))
@@ -257,11 +277,17 @@ public struct Multilateration: PositionSolver {
             && maxZ - minZ > 0 && maxZ - minZ >= 0.1 * planarSpread
         let zLow = min(minZ, height) - venue.margin, zHigh = max(maxZ, height) + venue.margin
 
-        var x: Double, y: Double
+        var x = 0.0, y = 0.0
         if let centroid = centroid ?? start.center(of: observation), centroid.x.isFinite, centroid.y.isFinite {
             (x, y) = (centroid.x, centroid.y)
         } else {
-            (x, y) = (sumX / sumW, sumY / sumW)
+            // No centroid: the beacons weighted by 1/(d² + σ²), the nearer and more certain the more.
+            var sumW = 0.0
+            for range in ranges {
+                let w = 1 / (range.distance * range.distance + range.sigma * range.sigma + 1e-6)
+                sumW += w; x += w * range.x; y += w * range.y
+            }
+            (x, y) = (x / sumW, y / sumW)
         }
         let limits = Limits(bounds: bounds, zLow: zLow, zHigh: zHigh, height: height, spatial: spatial,
                             tolerance: 1e-4 * max(cap, 1))
@@ -279,8 +305,8 @@ public struct Multilateration: PositionSolver {
         let (point, state) = refine(ranges, from: startPoint, state: startState, limits: limits)
 
         // Accuracy: the x/y block of (JᵀΣ⁻¹J)⁻¹ (plain 1/σ² weights), scaled by the residual
-        // variance factor Σu²/(n − unknowns): the sums at the solution already, bit for bit, when
-        // no range there lies in the loss's tail.
+        // variance factor Σu²/(n − unknowns): the sums of the last point evaluated (within the
+        // tolerance of the answer) when no range there lies in the loss's tail.
         let plain = state.isPlain ? state : evaluate(ranges, at: point, spatial: spatial, plain: true)
         let unknowns = spatial ? 3 : 2
         var factor = count > unknowns ? plain.chiSquare / Double(count - unknowns) : 1
@@ -322,16 +348,24 @@ public struct Multilateration: PositionSolver {
             let candidate = (x: planar.x, y: planar.y,
                              z: spatial ? min(max(point.z + step.z, limits.zLow), limits.zHigh) : limits.height)
             let moved = abs(candidate.x - point.x) + abs(candidate.y - point.y) + abs(candidate.z - point.z)
+            // A step this short is the last: taken without the evaluation that would test it (it
+            // changes the cost by next to nothing either way; near the solution, where Gauss–Newton
+            // converges fast on consistent ranges, it is most of the remaining error). The sums
+            // kept are those less than the tolerance away, which is all the accuracy needs.
+            if moved <= limits.tolerance {
+                point = candidate
+                break
+            }
             let next = evaluate(ranges, at: candidate, spatial: spatial)
             if next.cost <= state.cost, next.cost.isFinite {
                 let gain = state.cost - next.cost
                 point = candidate
                 state = next
                 lambda = max(lambda * 0.1, 1e-12)
-                if moved <= limits.tolerance || gain <= 1e-12 * next.cost { break }
+                if gain <= 1e-12 * next.cost { break }
             } else {
                 lambda *= 10
-                if lambda > 1e12 || moved <= limits.tolerance { break }
+                if lambda > 1e12 { break }
             }
         }
         return (point, state)
@@ -354,65 +388,92 @@ public struct Multilateration: PositionSolver {
 
     /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
     /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
+    ///
+    /// The ranges are taken two at a time in `SIMD2<Double>` lanes (SSE2 or NEON, on every machine
+    /// the package runs on), which halves the square roots and divisions that bound the cost of a
+    /// fix; an odd count's last pair repeats its range with the second lane's weight 0. The two
+    /// lanes' sums are added at the end.
     private func evaluate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
                           plain: Bool = false) -> NormalEquations {
-        var sums = NormalEquations()
+        typealias Pair = SIMD2<Double>
         let logarithmic = options.residual == .logDistance
         let uniform = options.weighting == .uniform
-        let k = tuning
-        for range in ranges {
-            let dx = point.x - range.x, dy = point.y - range.y, dz = point.z - range.z
+        let loss = plain ? Loss.squared : options.loss
+        let k = Pair(repeating: tuning)
+        let px = Pair(repeating: point.x), py = Pair(repeating: point.y), pz = Pair(repeating: point.z)
+        let one = Pair(repeating: 1), zero = Pair()
+        var cost = zero, chiSquare = zero, tail = SIMDMask<SIMD2<Int64>>()
+        var hxx = zero, hxy = zero, hyy = zero, hxz = zero, hyz = zero, hzz = zero
+        var gx = zero, gy = zero, gz = zero
+        var index = 0
+        while index < ranges.count {
+            // The second lane of an odd count's last pair repeats the range and counts for nothing.
+            let live = index + 1 < ranges.count ? one : Pair(1, 0)
+            let dx = px - ranges.pair(ranges.x, at: index)
+            let dy = py - ranges.pair(ranges.y, at: index)
+            let dz = pz - ranges.pair(ranges.z, at: index)
+            let range = ranges.pair(ranges.distance, at: index)
+            let inverseSigma = ranges.pair(ranges.inverseSigma, at: index)
+            index += 2
             let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
-            let inverseDistance = distance > 1e-12 ? 1 / distance : 0
+            let inverseDistance = (one / distance).replacing(with: 0, where: distance .<= 1e-12)
             // residual r, 1/scale (u = r/scale) and the factor turning (dx, dy, dz) into ∂r/∂p.
-            let residual: Double, inverseScale: Double, jacobian: Double
+            var residual: Pair, inverseScale: Pair, jacobian: Pair
             if logarithmic {
-                let floorValue = 1e-3
-                let d = max(range.distance, floorValue)
-                residual = log(max(distance, floorValue)) - log(d)
-                inverseScale = uniform ? 1 : d * range.inverseSigma
-                jacobian = distance > floorValue ? inverseDistance * inverseDistance : 0
+                let floorValue = Pair(repeating: 1e-3)
+                let d = range.replacing(with: floorValue, where: range .< floorValue)
+                let clamped = distance.replacing(with: floorValue, where: distance .< floorValue)
+                residual = Pair(log(clamped[0]) - log(d[0]), log(clamped[1]) - log(d[1]))
+                inverseScale = uniform ? one : d * inverseSigma
+                jacobian = (inverseDistance * inverseDistance).replacing(with: 0, where: distance .<= floorValue)
             } else {
-                residual = distance - range.distance
-                inverseScale = uniform ? 1 : range.inverseSigma
+                residual = distance - range
+                inverseScale = uniform ? one : inverseSigma
                 jacobian = inverseDistance
             }
             let u = residual * inverseScale
-            var weightRobust = 1.0, rho = 0.5 * u * u
-            if !plain {
-                switch options.loss {
-                case .squared:
-                    break
-                case .huber:
-                    let a = abs(u)
-                    if a > k {
-                        (weightRobust, rho) = Self.huberTail(a, k)
-                        sums.isPlain = false
-                    }
-                case .cauchy:
-                    let q = u / k
-                    weightRobust = 1 / (1 + q * q)
-                    rho = 0.5 * k * k * log1p(q * q)
-                    sums.isPlain = false
+            var weightRobust = live, rho = 0.5 * u * u * live
+            switch loss {
+            case .squared:
+                break
+            case .huber:
+                let a = u.replacing(with: -u, where: u .< 0)
+                let beyond = a .> k
+                if any(beyond) {
+                    // Only for the few ranges in the tail: k/a and k·a − k²/2.
+                    weightRobust.replace(with: k / a * live, where: beyond)
+                    rho.replace(with: (k * a - 0.5 * k * k) * live, where: beyond)
+                    tail .|= beyond .& (live .> 0)
                 }
+            case .cauchy:
+                let q = u / k
+                weightRobust = live / (1 + q * q)
+                rho = 0.5 * k * k * Pair(log1p(q[0] * q[0]), log1p(q[1] * q[1])) * live
+                tail .|= live .> 0
             }
-            sums.cost += rho
-            sums.chiSquare += weightRobust * u * u
+            cost += rho
+            chiSquare += weightRobust * u * u
             let jx = jacobian * dx, jy = jacobian * dy, jz = jacobian * dz
             let w = weightRobust * inverseScale * inverseScale
             let wr = w * residual
-            sums.hxx += w * jx * jx
-            sums.hxy += w * jx * jy
-            sums.hyy += w * jy * jy
-            sums.gx += wr * jx
-            sums.gy += wr * jy
+            hxx += w * jx * jx
+            hxy += w * jx * jy
+            hyy += w * jy * jy
+            gx += wr * jx
+            gy += wr * jy
             if spatial {
-                sums.hxz += w * jx * jz
-                sums.hyz += w * jy * jz
-                sums.hzz += w * jz * jz
-                sums.gz += wr * jz
+                hxz += w * jx * jz
+                hyz += w * jy * jz
+                hzz += w * jz * jz
+                gz += wr * jz
             }
         }
+        var sums = NormalEquations()
+        sums.isPlain = !any(tail)
+        sums.cost = cost.sum(); sums.chiSquare = chiSquare.sum()
+        sums.hxx = hxx.sum(); sums.hxy = hxy.sum(); sums.hyy = hyy.sum()
+        sums.hxz = hxz.sum(); sums.hyz = hyz.sum(); sums.hzz = hzz.sum()
+        sums.gx = gx.sum(); sums.gy = gy.sum(); sums.gz = gz.sum()
         return sums
     }
 }
