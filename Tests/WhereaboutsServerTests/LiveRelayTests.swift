@@ -102,41 +102,10 @@ struct LiveRelayTests {
     }
 }
 
-/// The watchdog of a listening session (no database needed).
+/// The watchdog of a listening session (no database needed); cancellation, shared with every
+/// other abandoned work, is tested in `AbandonableTests`.
 @Suite("Live relay's watchdog", .timeLimit(.minutes(5)))
 struct ListenWatchdogTests {
-    /// A gate a task can wait at, cancelled or not (a cancelled task is not woken, as
-    /// PostgresNIO's `listen` is not after losing its continuation), until it opens.
-    final class Gate: Sendable {
-        private let state = LockedValue<(open: Bool, waiting: [CheckedContinuation<Void, Never>], arrived: Bool)>((false, [], false))
-
-        /// Whether a task has come to the gate.
-        var hasArrivals: Bool { state.value.arrived }
-        /// Whether the gate is open.
-        var isOpen: Bool { state.value.open }
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let proceed = state.withValue { state -> Bool in
-                    state.arrived = true
-                    if state.open { return true }
-                    state.waiting.append(continuation)
-                    return false
-                }
-                if proceed { continuation.resume() }
-            }
-        }
-
-        func open() {
-            let waiting = state.withValue { state -> [CheckedContinuation<Void, Never>] in
-                state.open = true
-                defer { state.waiting = [] }
-                return state.waiting
-            }
-            for continuation in waiting { continuation.resume() }
-        }
-    }
-
     @Test("a listening session whose connection closed is abandoned at the next check, not awaited")
     func stalledSessionIsAbandoned() async throws {
         let gate = Gate()
@@ -148,22 +117,6 @@ struct ListenWatchdogTests {
         }
         // It returned while the session was still stuck.
         #expect(!gate.isOpen)
-    }
-
-    @Test("cancelling the relay returns at once, while its listening session is stuck")
-    func cancelledWhileStuck() async throws {
-        let gate = Gate()
-        defer { gate.open() }
-        let watch = Task {
-            try await PostgresEventStore.abandoning(checkingEvery: .seconds(3_600), stalled: { false }) {
-                await gate.wait()
-            }
-        }
-        while !gate.hasArrivals { try await Task.sleep(for: .milliseconds(5)) }
-        watch.cancel()
-        let outcome = await watch.result
-        #expect(!gate.isOpen)
-        #expect(throws: CancellationError.self) { try outcome.get() }
     }
 
     @Test("a session that ends passes on how it ended")

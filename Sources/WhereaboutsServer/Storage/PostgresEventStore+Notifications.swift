@@ -85,42 +85,14 @@ extension PostgresEventStore {
     /// Runs `operation` in a task of its own and returns when it ends, passing on its error; or,
     /// without waiting for it any more (it is cancelled and left to end on its own), throws
     /// ``ListenSessionStalled`` as soon as `stalled` answers true at one of the checks made every
-    /// `interval`, and `CancellationError` as soon as the calling task is cancelled.
+    /// `interval`, and `CancellationError` as soon as the calling task is cancelled (see
+    /// ``Abandonable``).
     static func abandoning(
         checkingEvery interval: Duration, stalled: @escaping @Sendable () -> Bool,
         _ operation: @escaping @Sendable () async throws -> Void
     ) async throws {
-        let waiting = LockedValue<CheckedContinuation<Void, any Error>?>(nil)
-        let tasks = LockedValue<[Task<Void, Never>]>([])
-        @Sendable func finish(_ result: Result<Void, any Error>) {
-            waiting.withValue { $0.take() }?.resume(with: result)
-            for task in tasks.value { task.cancel() }
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                waiting.value = continuation
-                let work = Task {
-                    do {
-                        try await operation()
-                        finish(.success(()))
-                    } catch {
-                        finish(.failure(error))
-                    }
-                }
-                let watch = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: interval)
-                        if !Task.isCancelled, stalled() { finish(.failure(ListenSessionStalled())) }
-                    }
-                }
-                tasks.value = [work, watch]
-                if Task.isCancelled { finish(.failure(CancellationError())) }
-                // Ended before the tasks were known: they are cancelled now.
-                if waiting.value == nil { for task in [work, watch] { task.cancel() } }
-            }
-        } onCancel: {
-            finish(.failure(CancellationError()))
-        }
+        try await Abandonable.run(checkingEvery: interval, abandonWhen: { stalled() ? ListenSessionStalled() : nil },
+                                  operation)
     }
 }
 

@@ -26,37 +26,14 @@ public struct TimeLimitedEventStore: EventStore {
         self.limit = limit
     }
 
-    /// Runs `body`, or fails after ``limit`` without waiting for it any more.
+    /// Runs `body`, or fails after ``limit`` without waiting for it any more (see ``Abandonable``).
     func bounded<Result: Sendable>(
         _ operation: String, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let limit = limit
-        let outcome = LockedValue<CheckedContinuation<Result, any Error>?>(nil)
-        let work = LockedValue<Task<Void, Never>?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-                outcome.withValue { $0 = continuation }
-                let timer = Task {
-                    try? await Task.sleep(for: limit)
-                    guard !Task.isCancelled, let waiting = outcome.withValue({ $0.take() }) else { return }
-                    waiting.resume(throwing: StoreError.timedOut(operation: operation, seconds: limit.inSeconds))
-                    work.withValue { $0?.cancel() }
-                }
-                let task = Task {
-                    let result: Swift.Result<Result, any Error>
-                    do {
-                        result = .success(try await body())
-                    } catch {
-                        result = .failure(error)
-                    }
-                    timer.cancel()
-                    outcome.withValue { $0.take() }?.resume(with: result)
-                }
-                work.withValue { $0 = task }
-            }
-        } onCancel: {
-            work.withValue { $0?.cancel() }
-        }
+        return try await Abandonable.run(within: limit, else: {
+            StoreError.timedOut(operation: operation, seconds: limit.inSeconds)
+        }, body)
     }
 
     public func migrate() async throws { try await bounded("migrate") { [base] in try await base.migrate() } }

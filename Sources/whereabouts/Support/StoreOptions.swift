@@ -68,25 +68,9 @@ struct StoreOptions: ParsableArguments {
     struct DatabaseTimeout: Error {}
 
     /// Runs `body`, or throws ``DatabaseTimeout`` after `seconds` — without waiting for `body` to
-    /// notice (it is cancelled, and left to end on its own).
+    /// notice (it is cancelled, and left to end on its own; see `Abandonable`).
     static func within(seconds: Double, _ body: @escaping @Sendable () async throws -> Void) async throws {
-        let settled = LockedValue(false)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            @Sendable func settle(_ result: Result<Void, any Error>) {
-                guard settled.withValue({ done in defer { done = true }; return !done }) else { return }
-                continuation.resume(with: result)
-            }
-            let work = Task {
-                do { try await body(); settle(.success(())) } catch { settle(.failure(error)) }
-            }
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                // Settled before the work is cancelled: the error its cancellation raises (the
-                // pool's "request cancelled") must not be the one reported.
-                settle(.failure(DatabaseTimeout()))
-                work.cancel()
-            }
-        }
+        try await Abandonable.run(within: .seconds(seconds), else: { DatabaseTimeout() }, body)
     }
 
     /// The URL without its password.

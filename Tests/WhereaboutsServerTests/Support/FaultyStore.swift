@@ -19,6 +19,7 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     let base: any EventStore
     private let failing = LockedValue<Set<Operation>>([])
     private let pagesBeforeFailing = LockedValue<Int?>(nil)
+    private let usersGate = LockedValue<Gate?>(nil)
 
     init(_ base: any EventStore) {
         self.base = base
@@ -35,6 +36,11 @@ final class FaultyStore: EventStore, @unchecked Sendable {
         pagesBeforeFailing.value = count
     }
 
+    /// Makes `users()` wait at `gate` (a database that stopped answering) from now on.
+    func stallUsers(at gate: Gate) {
+        usersGate.value = gate
+    }
+
     private func check(_ operation: Operation) throws {
         if failing.value.contains(operation) { throw Fault() }
     }
@@ -43,7 +49,10 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     func close() async throws { try await base.close() }
     func addUser(_ user: User, streams: [EventStream]) async throws { try await base.addUser(user, streams: streams) }
     func user(named name: String) async throws -> User? { try await base.user(named: name) }
-    func users() async throws -> [User] { try await base.users() }
+    func users() async throws -> [User] {
+        if let gate = usersGate.value { await gate.wait() }
+        return try await base.users()
+    }
     func addAccess(_ access: Access) async throws { try await base.addAccess(access) }
     func access(tokenHash: String) async throws -> Access? { try await base.access(tokenHash: tokenHash) }
     func accesses(of userName: String) async throws -> [Access] { try await base.accesses(of: userName) }
