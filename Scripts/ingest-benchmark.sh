@@ -18,7 +18,7 @@
 # (user + system, from /proc) and its share of the ceiling —
 # the conditions it was measured under, and the client side's table.
 #
-#   Scripts/ingest-benchmark.sh                       # 10 s rounds, a day out of 1 M events
+#   Scripts/ingest-benchmark.sh                       # medians of 3 rounds of 10 s, a day out of 1 M events
 #   DURATION=20 FILL=10000000 Scripts/ingest-benchmark.sh
 #   WHEREABOUTS=/path/to/other/whereabouts Scripts/ingest-benchmark.sh   # another build, to compare
 #
@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.."
 source Scripts/load/day-track.sh
 
 DURATION=${DURATION:-10}
+ROUNDS=${ROUNDS:-3}
 FILL=${FILL:-1000000}
 SERVER_CORE=${SERVER_CORE:-0}
 LOAD_CORE=${LOAD_CORE:-1}
@@ -75,14 +76,14 @@ server_ticks() {
     awk '{ print $14 + $15 }' "/proc/$SERVER_PID/stat" 2>/dev/null || echo 0
 }
 
-# wrk pinned to the load core; sets RATE (requests/s, whole; RATE_EXACT to the thousandth), P50
-# and P99 (milliseconds), and CPU_US: the server process's CPU time a request, in µs. Call it in
-# this shell, not in a subshell, so that requests the server refused stop the script.
-load() {
-    local connections=$1 script=$2 before
+# One wrk round pinned to the load core; prints "rate p50 p99 rate_exact requests cpu_us": requests/s
+# (whole, then to the thousandth), the latency percentiles in milliseconds, the requests made and
+# the server process's CPU time a request in µs. Requests the server refused stop the script.
+load_round() {
+    local connections=$1 script=$2 before rate p50 p99 exact requests cpu
     shift 2
     before=$(server_ticks)
-    read -r RATE P50 P99 RATE_EXACT REQUESTS < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
+    read -r rate p50 p99 exact requests < <(taskset -c "$LOAD_CORE" wrk -t1 -c"$connections" -d"${DURATION}s" --latency -s "$script" "$URL" -- "$@" 2>"$work/wrk.err" \
         | tee -a "$work/wrk.log" | awk '
             function ms(text) {
                 if (text ~ /us$/) return substr(text, 1, length(text) - 2) / 1000
@@ -95,13 +96,29 @@ load() {
             $1 == "50%" { p50 = ms($2) }
             $1 == "99%" { p99 = ms($2) }
             END { printf "%d %.2f %.2f %.3f %d\n", rate, p50, p99, rate, requests }')
-    CPU_US=$(awk -v ticks=$(($(server_ticks) - before)) -v hz="$(getconf CLK_TCK)" -v n="$REQUESTS" \
+    cpu=$(awk -v ticks=$(($(server_ticks) - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" \
         'BEGIN { if (n > 0) printf "%.0f", ticks * 1000000 / hz / n; else printf "–" }')
     if grep -q "unexpected status" "$work/wrk.err"; then
         echo "error: the server refused requests during $script:" >&2
         sort "$work/wrk.err" | uniq -c | sort -rn | head -n 3 >&2
         exit 1
     fi
+    echo "$rate $p50 $p99 $exact $requests $cpu"
+}
+
+# ROUNDS rounds of wrk (see load_round); sets, from the round of median rate, RATE (whole;
+# RATE_EXACT to the thousandth), P50 and P99 (milliseconds) and CPU_US (the server's CPU time a
+# request, µs), and LOW and HIGH: the lowest and highest rate of the rounds (to the thousandth).
+# Call it in this shell, not in a subshell, so that requests the server refused stop the script.
+load() {
+    local rounds=() round
+    for _ in $(seq 1 "$ROUNDS"); do
+        round=$(load_round "$@") || exit 1
+        rounds+=("$round")
+    done
+    read -r RATE P50 P99 RATE_EXACT REQUESTS CPU_US < <(printf '%s\n' "${rounds[@]}" | sort -n -k4 | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
+    read -r LOW HIGH < <(printf '%s\n' "${rounds[@]}" | sort -n -k4 | awk 'NR == 1 { low = $4 } { high = $4 } END { print low, high }')
+    echo "  rounds: $(printf '%s\n' "${rounds[@]}" | awk '{ printf "%s%d", (NR > 1 ? ", " : ""), $1 }') requests/s" >&2
 }
 
 # At about half of RATE: 32 connections, each waiting so that together they send RATE/2.
@@ -109,7 +126,7 @@ half_load() {
     local rate=$1 script=$2
     shift 2
     local half=$((rate / 2 > 0 ? rate / 2 : 1))
-    WHEREABOUTS_DELAY_MS=$((32 * 1000 / half)) load 32 "$script" "$@"
+    WHEREABOUTS_DELAY_MS=$((32 * 1000 / half)) ROUNDS=1 load 32 "$script" "$@"
 }
 
 # The syncs (fsync and fdatasync) made while `load` runs: start_sync_count before
@@ -122,7 +139,7 @@ start_sync_count() {
         # System-wide: the store's writer threads come and go (libdispatch), and `perf -p` follows
         # only the threads that exist when it starts; nothing else here syncs during a round.
         perf stat -a -x, -e 'syscalls:sys_enter_fdatasync,syscalls:sys_enter_fsync' -o "$work/perf.txt" \
-            -- sleep "$DURATION" &
+            -- sleep "$((DURATION * ROUNDS))" &
         PERF_PID=$!
     fi
 }
@@ -136,6 +153,8 @@ count_syncs() {
 
 ROWS=()
 row() { ROWS+=("$1"); }
+# The rounds' range of rates as "low–high", each times $1 (1 by default).
+spread() { awk -v low="$LOW" -v high="$HIGH" -v scale="${1:-1}" 'BEGIN { printf "%d–%d", low * scale, high * scale }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.0f %%", 100 * a / b; else printf "–" }'; }
 
 # --- fsync's own cost -------------------------------------------------------------------------
@@ -162,9 +181,9 @@ taskset -c "$SERVER_CORE" "$CEILING" "$PORT" >"$work/ceiling.log" 2>&1 &
 SERVER_PID=$!
 wait_for_health
 load 64 Scripts/load/post-event.lua none
-CEILING_RATE=$RATE CEILING_P50=$P50 CEILING_P99=$P99
+CEILING_RATE=$RATE CEILING_P50=$P50 CEILING_P99=$P99 CEILING_SPREAD=$(spread)
 echo "ceiling: $CEILING_RATE requests/s, $CPU_US µs of CPU a request" >&2
-row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s | $CEILING_P50 ms | $CEILING_P99 ms | $CPU_US µs | 100 % |"
+row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s ($CEILING_SPREAD) | $CEILING_P50 ms | $CEILING_P99 ms | $CPU_US µs | 100 % |"
 stop_server
 
 # --- the server, in both durability modes -----------------------------------------------------
@@ -192,12 +211,13 @@ measure_posts() {
     shift 2
     start_sync_count
     load 64 "$script" "$@"
-    local rate=$RATE p50=$P50 p99=$P99 cpu=$CPU_US
+    local rate=$RATE p50=$P50 p99=$P99 cpu=$CPU_US range
+    range=$(spread)
     count_syncs
     half_load "$rate" "$script" "$@"
     local half_p50=$P50 half_p99=$P99
     echo "$label: $rate/s, $SYNCS syncs" >&2
-    row "| $label ($SYNCS syncs in ${DURATION} s) | $rate/s | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $cpu µs | $(ratio "$rate" "$CEILING_RATE") |"
+    row "| $label ($SYNCS syncs in $((DURATION * ROUNDS)) s) | $rate/s ($range) | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $cpu µs | $(ratio "$rate" "$CEILING_RATE") |"
 }
 
 for durability in normal full; do
@@ -210,7 +230,7 @@ for durability in normal full; do
         BATCHES=$RATE
         BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
         echo "batch: $BATCH_EVENTS events/s" >&2
-        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
+        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s ($(spread 1000)) | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
 
         # Fill the store (batches of a year of random tracks), give one user a full day, read it.
         STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
@@ -224,7 +244,7 @@ for durability in normal full; do
         post_day_track "$URL" "${TOKENS[0]}" "$DAY"
         WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}"
         DAYS=$RATE
-        row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s | $P50 ms | $P99 ms | $CPU_US µs | – |"
+        row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s ($(spread)) | $P50 ms | $P99 ms | $CPU_US µs | – |"
     fi
     stop_server
 done
@@ -236,7 +256,7 @@ serve normal "$ALL_CORES"
 LOAD_CORE=$ALL_CORES load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
 BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
 echo "batch on cores $ALL_CORES: $BATCH_EVENTS events/s" >&2
-row "| batch call as above, server and wrk sharing all $(nproc) cores | $BATCH_EVENTS events/s | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
+row "| batch call as above, server and wrk sharing all $(nproc) cores | $BATCH_EVENTS events/s ($(spread 1000)) | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
 stop_server
 
 # --- the client side --------------------------------------------------------------------------
@@ -270,9 +290,9 @@ for line in "${ROWS[@]}"; do echo "$line"; done
 echo
 echo "Conditions: $(date -u +%Y-%m-%d), ${WHEREABOUTS:-commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')}, release builds;"
 echo "$(nproc) cores ($CPU), Linux $(uname -r); servers pinned to core $SERVER_CORE, wrk (1 thread) to core $LOAD_CORE;"
-echo "64 connections at the maximum, 32 paced at about half; ${DURATION} s rounds; $USERS users; data on $FS;"
+echo "64 connections at the maximum, 32 paced at about half; each maximum the median of $ROUNDS rounds of ${DURATION} s (their range in brackets; latencies and CPU from that round); $USERS users; data on $FS;"
 echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs (at most ${SYNC_RATE} acknowledgements/s one sync at a time)."
-echo "Command: DURATION=$DURATION FILL=$FILL Scripts/ingest-benchmark.sh"
+echo "Command: DURATION=$DURATION ROUNDS=$ROUNDS FILL=$FILL Scripts/ingest-benchmark.sh"
 if [ "${#CLIENT_ROWS[@]}" -gt 0 ]; then
     echo
     echo "The client side (the tracking outbox and its sender; medians, both cores):"
