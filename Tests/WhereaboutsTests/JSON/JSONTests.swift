@@ -91,6 +91,17 @@ struct JSONTests {
 
     @Test func invalidUTF8IsRejected() {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xFF, 0xFE, 0x22]) }
+        // After ASCII (the strings taken without validation are those with no byte above 0x7F),
+        // a lone continuation byte, and a truncated two-byte sequence at the end.
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(#""abc"#.utf8) + [0x80, 0x22]) }
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array(#""room "#.utf8) + [0xC3, 0x22]) }
+    }
+
+    @Test func stringsKeepTheirCharacters() throws {
+        #expect(try JSONParser.parse(#""kitchen-2""#) == .string("kitchen-2"))
+        #expect(try JSONParser.parse(#""Zürich, 東京 🛰""#) == .string("Zürich, 東京 🛰"))
+        #expect(try JSONParser.parse(#""a\u00fcb \ud83d\udef0""#) == .string("aüb 🛰"))
+        #expect(try JSONParser.parse(#""""#) == .string(""))
     }
 
     @Test func writerRoundTrips() throws {
