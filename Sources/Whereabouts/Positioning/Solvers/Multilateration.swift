@@ -193,23 +193,22 @@ public struct Multilateration: PositionSolver {
         /// initialised, finite values (the buffers hold one element more than the ranges).
         mutating func pad() {
             guard count % 2 == 1 else { return }
-            let last = self[count - 1]
-            x.initializeElement(at: count, to: last.x)
-            y.initializeElement(at: count, to: last.y)
-            z.initializeElement(at: count, to: last.z)
-            distance.initializeElement(at: count, to: last.distance)
-            sigma.initializeElement(at: count, to: last.sigma)
-            inverseSigma.initializeElement(at: count, to: last.inverseSigma)
+            initialize(at: count, to: self[count - 1])
         }
 
         mutating func append(_ range: PackedRange) {
-            x.initializeElement(at: count, to: range.x)
-            y.initializeElement(at: count, to: range.y)
-            z.initializeElement(at: count, to: range.z)
-            distance.initializeElement(at: count, to: range.distance)
-            sigma.initializeElement(at: count, to: range.sigma)
-            inverseSigma.initializeElement(at: count, to: range.inverseSigma)
+            initialize(at: count, to: range)
             count += 1
+        }
+
+        /// Sets element `index` of every field (not yet initialised) from `range`.
+        private func initialize(at index: Int, to range: PackedRange) {
+            x.initializeElement(at: index, to: range.x)
+            y.initializeElement(at: index, to: range.y)
+            z.initializeElement(at: index, to: range.z)
+            distance.initializeElement(at: index, to: range.distance)
+            sigma.initializeElement(at: index, to: range.sigma)
+            inverseSigma.initializeElement(at: index, to: range.inverseSigma)
         }
     }
 
@@ -376,14 +375,6 @@ public struct Multilateration: PositionSolver {
         let estimate = PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: z),
                                         accuracy: accuracy.isFinite ? min(max(accuracy, 0), cap) : cap, beaconCount: count)
         return estimate.isFinite ? estimate : nil
-    }
-
-    /// The Huber weight k/a and loss k·a − k²/2 of a scaled residual a beyond the tuning constant
-    /// k. Out of line, so that the division is only done for the few ranges that need it rather
-    /// than for every range and thrown away.
-    @inline(never)
-    private static func huberTail(_ a: Double, _ k: Double) -> (weight: Double, rho: Double) {
-        (k / a, k * a - 0.5 * k * k)
     }
 
     /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.

@@ -20,6 +20,29 @@ import Testing
         }
     }
 
+    @Test func theOrderOfAnOddNumberOfRangesDoesNotMatter() throws {
+        // Five disagreeing ranges are worked through two at a time, the last pair padded with a
+        // copy of the fifth range that must weigh nothing: had it weight, whichever range comes
+        // last would count twice and the answer would follow the order.
+        let truth = SpatialPoint(x: 3, y: 6, z: 0)
+        let noise = [0.9, -0.7, 1.3, -1.1, 0.6]
+        let distances = zip(SolverFixture.exactDistances(square, to: truth).prefix(5), noise).map { $0 + $1 }
+        let observation = SolverFixture.observation(square, distances: distances, sigmas: [0.5, 0.8, 1.1, 0.7, 0.9])
+        for loss in Multilateration.Loss.allCases {
+            let solver = Multilateration(venue: square, options: .init(loss: loss))
+            var answers: [PositionEstimate] = []
+            for order in [observation.ranges, observation.ranges.reversed(), Array(observation.ranges.dropFirst(2) + observation.ranges.prefix(2))] {
+                let reordered = Observation(time: 0, device: nil, sortedSignals: observation.signals, sortedRanges: order)
+                answers.append(try #require(solver.locate(reordered)))
+            }
+            for answer in answers.dropFirst() {
+                #expect(answer.point.distance(to: answers[0].point) < 1e-9, "\(loss)")
+                #expect(abs(answer.accuracy - answers[0].accuracy) < 1e-9, "\(loss)")
+            }
+            #expect(answers[0].point.distance(to: truth) > 1e-3)   // the ranges do disagree
+        }
+    }
+
     @Test func accuracyIsTheCovarianceCircle() throws {
         // Three exact ranges to (3, 4) from A (0, 0), B (10, 0), C (0, 10) with σ = 1: the residual
         // variance factor is 0/(3 − 2) → 1, so the radius is the geometry's 1.27820 (the arithmetic
