@@ -111,14 +111,15 @@ load_round() {
 # request, µs), and LOW and HIGH: the lowest and highest rate of the rounds (to the thousandth).
 # Call it in this shell, not in a subshell, so that requests the server refused stop the script.
 load() {
-    local rounds=() round
+    local rounds=() round sorted
     for _ in $(seq 1 "$ROUNDS"); do
         round=$(load_round "$@") || exit 1
         rounds+=("$round")
     done
-    read -r RATE P50 P99 RATE_EXACT REQUESTS CPU_US < <(printf '%s\n' "${rounds[@]}" | sort -n -k4 | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
-    read -r LOW HIGH < <(printf '%s\n' "${rounds[@]}" | sort -n -k4 | awk 'NR == 1 { low = $4 } { high = $4 } END { print low, high }')
     echo "  rounds: $(printf '%s\n' "${rounds[@]}" | awk '{ printf "%s%d", (NR > 1 ? ", " : ""), $1 }') requests/s" >&2
+    sorted=$(printf '%s\n' "${rounds[@]}" | sort -n -k4)
+    read -r RATE P50 P99 RATE_EXACT _ CPU_US < <(awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)' <<<"$sorted")
+    read -r LOW HIGH < <(awk 'NR == 1 { low = $4 } { high = $4 } END { print low, high }' <<<"$sorted")
 }
 
 # At about half of RATE: 32 connections, each waiting so that together they send RATE/2.
