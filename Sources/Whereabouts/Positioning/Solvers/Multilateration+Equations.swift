@@ -1,30 +1,36 @@
 extension Multilateration {
     /// The weighted linear least-squares solution of the circle equations |p − cᵢ|² = rᵢ² with
     /// the weighted mean equation subtracted (the radical centre of all circles), accumulated in one pass.
+    ///
+    /// The sums are kept in two lanes, one per range of a pair (see ``Multilateration/PackedRanges``),
+    /// and added when solving.
     struct LinearSystem {
-        var w = 0.0, wx = 0.0, wy = 0.0, wq = 0.0
-        var wxx = 0.0, wxy = 0.0, wyy = 0.0, wxq = 0.0, wyq = 0.0
+        typealias Lanes = SIMD2<Double>
+        var w = Lanes(), wx = Lanes(), wy = Lanes(), wq = Lanes()
+        var wxx = Lanes(), wxy = Lanes(), wyy = Lanes(), wxq = Lanes(), wyq = Lanes()
 
-        /// Adds a circle with weight `weight`.
-        mutating func add(_ circle: RangeCircle, weight: Double) {
-            let q = (circle.x * circle.x + circle.y * circle.y - circle.radius * circle.radius) / 2
+        /// Adds, in each lane, the circle of centre (`x`, `y`) and radius √`squaredRadius` with
+        /// weight `weight`.
+        mutating func add(x: Lanes, y: Lanes, squaredRadius: Lanes, weight: Lanes) {
+            let q = (x * x + y * y - squaredRadius) / 2
             w += weight
-            wx += weight * circle.x
-            wy += weight * circle.y
+            wx += weight * x
+            wy += weight * y
             wq += weight * q
-            wxx += weight * circle.x * circle.x
-            wxy += weight * circle.x * circle.y
-            wyy += weight * circle.y * circle.y
-            wxq += weight * circle.x * q
-            wyq += weight * circle.y * q
+            wxx += weight * x * x
+            wxy += weight * x * y
+            wyy += weight * y * y
+            wxq += weight * x * q
+            wyq += weight * y * q
         }
 
         /// The solution, or `nil` when the centres are (nearly) collinear.
         func solution() -> PlanarPoint? {
+            let w = w.sum()
             guard w > 0 else { return nil }
-            let mx = wx / w, my = wy / w, mq = wq / w
-            let sxx = wxx - w * mx * mx, sxy = wxy - w * mx * my, syy = wyy - w * my * my
-            let bx = wxq - w * mx * mq, by = wyq - w * my * mq
+            let mx = wx.sum() / w, my = wy.sum() / w, mq = wq.sum() / w
+            let sxx = wxx.sum() - w * mx * mx, sxy = wxy.sum() - w * mx * my, syy = wyy.sum() - w * my * my
+            let bx = wxq.sum() - w * mx * mq, by = wyq.sum() - w * my * mq
             let det = sxx * syy - sxy * sxy
             guard det > 1e-9 * max(sxx * syy, 1e-300) else { return nil }
             let point = PlanarPoint(x: (syy * bx - sxy * by) / det, y: (sxx * by - sxy * bx) / det)

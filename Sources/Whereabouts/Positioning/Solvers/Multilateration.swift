@@ -18,7 +18,10 @@ import Foundation
 /// The iterations start from whichever fits the ranges better (lower robust cost): the
 /// ``WeightedCentroid`` or the weighted linear least-squares solution of the circle equations (the
 /// radical centre of all circles), which avoids most of the mirror minima that beacons along a
-/// corridor leave on the far side of their line. At most ``Options/maximumIterations`` steps;
+/// corridor leave on the far side of their line. A step that raises the cost is retried with the
+/// damping λ at least 1 (about half the Gauss–Newton step), then tenfold for each further
+/// rejection: from the usual small λ, a retried step would be nearly the one rejected.
+/// At most ``Options/maximumIterations`` steps;
 /// they stop when a step moves less than 1e-4 of the bounds' diagonal (3 mm in a 30 m hall, far
 /// below any range's uncertainty; on noisy ranges, where Gauss–Newton converges linearly, that
 /// halves the iterations), taking that step without evaluating the fit at its end, or when a step
@@ -237,19 +240,30 @@ public struct Multilateration: PositionSolver {
         let height = venue.receiverHeight
         let count = ranges.count
         guard count > 0 else { return nil }
-        // The extent of the beacons and the linear system.
-        var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
-        var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
+        // The extent of the beacons and the linear system, two ranges at a time (the padding
+        // after an odd count repeats the last range, which leaves the extent as it is, and weighs
+        // nothing in the equations).
+        typealias Pair = SIMD2<Double>
+        var low = (x: Pair(repeating: .infinity), y: Pair(repeating: .infinity), z: Pair(repeating: .infinity))
+        var high = (x: -low.x, y: -low.y, z: -low.z)
         var linear = LinearSystem()
-        for range in ranges {
-            minX = min(minX, range.x); maxX = max(maxX, range.x)
-            minY = min(minY, range.y); maxY = max(maxY, range.y)
-            minZ = min(minZ, range.z); maxZ = max(maxZ, range.z)
-            let s = range.sigma
+        var index = 0
+        while index < count {
+            let live = index + 1 < count ? Pair(1, 1) : Pair(1, 0)
+            let x = ranges.pair(ranges.x, at: index), y = ranges.pair(ranges.y, at: index)
+            let z = ranges.pair(ranges.z, at: index), distance = ranges.pair(ranges.distance, at: index)
+            let s = ranges.pair(ranges.sigma, at: index)
+            index += 2
+            low = (pointwiseMin(low.x, x), pointwiseMin(low.y, y), pointwiseMin(low.z, z))
+            high = (pointwiseMax(high.x, x), pointwiseMax(high.y, y), pointwiseMax(high.z, z))
+            // The circle on the receiver's plan, by its squared radius (all the equations need).
             // Var(r²) ≈ 4r²σ²: weight the circle equations by 1/(σ²(r² + σ²)).
-            let circle = planarCircle(range, height: height)
-            linear.add(circle, weight: 1 / (s * s * (circle.radius * circle.radius + s * s)))
+            let dz = z - height
+            let squaredRadius = pointwiseMax(distance * distance - dz * dz, Pair())
+            linear.add(x: x, y: y, squaredRadius: squaredRadius, weight: live / (s * s * (squaredRadius + s * s)))
         }
+        let minX = low.x.min(), minY = low.y.min(), minZ = low.z.min()
+        let maxX = high.x.max(), maxY = high.y.max(), maxZ = high.z.max()
         let bounds = venue.bounds
             ?? PositioningVenue.Extent(minX: minX, minY: minY, maxX: maxX, maxY: maxY).inset(by: venue.margin)
         let cap = RangeGeometry.diagonal(bounds)
@@ -298,8 +312,11 @@ public struct Multilateration: PositionSolver {
         if let linear = linear.solution() {
             let fromLinear = bounds.clamped(linear)
             let point = (x: fromLinear.x, y: fromLinear.y, z: height)
-            let state = evaluate(ranges, at: point, spatial: spatial)
-            if state.cost < startState.cost { (startPoint, startState) = (point, state) }
+            // The cost alone first (no divisions, no sums of the normal equations): the centroid's
+            // start usually fits better.
+            if cost(ranges, at: point) < startState.cost {
+                (startPoint, startState) = (point, evaluate(ranges, at: point, spatial: spatial))
+            }
         }
         let (point, state) = refine(ranges, from: startPoint, state: startState, limits: limits)
 
@@ -363,7 +380,9 @@ public struct Multilateration: PositionSolver {
                 lambda = max(lambda * 0.1, 1e-12)
                 if gain <= 1e-12 * next.cost { break }
             } else {
-                lambda *= 10
+                // From a small λ the retried step would be nearly the one rejected: λ is at least
+                // 1 after a rejection (about half the Gauss–Newton step), then grows tenfold.
+                lambda = max(lambda * 10, 1)
                 if lambda > 1e12 { break }
             }
         }
@@ -377,6 +396,94 @@ public struct Multilateration: PositionSolver {
         return estimate.isFinite ? estimate : nil
     }
 
+    /// A pair of ranges' terms at a point: what ``evaluate(_:at:spatial:plain:)`` sums.
+    private struct PairTerms {
+        typealias Pair = SIMD2<Double>
+        /// The robust cost ρ(u) of each lane (0 in the padding lane).
+        var rho: Pair
+        /// The residual r and its scaled value u = r/scale.
+        var residual: Pair, u: Pair
+        /// 1/scale, the robust weight ψ(u)/u (0 in the padding lane), and the factor turning the
+        /// offsets from the beacons into ∂r/∂p.
+        var inverseScale: Pair, weightRobust: Pair, jacobian: Pair
+        /// The offsets of the point from the two beacons.
+        var dx: Pair, dy: Pair, dz: Pair
+        /// The lanes in the loss's tail (robust weight below 1).
+        var tail: SIMDMask<SIMD2<Int64>>
+    }
+
+    /// The terms of ranges `index` and `index + 1` (the padding after an odd count's last range
+    /// counts for nothing) at `point` under `loss`. Inlined, so that a caller using only some of
+    /// them (``cost(_:at:)``) does not compute the rest.
+    @inline(__always)
+    private func terms(_ ranges: PackedRanges, _ index: Int, at point: LanePoint, loss: Loss) -> PairTerms {
+        typealias Pair = SIMD2<Double>
+        let logarithmic = options.residual == .logDistance
+        let uniform = options.weighting == .uniform
+        let k = Pair(repeating: tuning)
+        let one = Pair(repeating: 1)
+        // The second lane of an odd count's last pair repeats the range and counts for nothing.
+        let live = index + 1 < ranges.count ? one : Pair(1, 0)
+        let dx = point.x - ranges.pair(ranges.x, at: index)
+        let dy = point.y - ranges.pair(ranges.y, at: index)
+        let dz = point.z - ranges.pair(ranges.z, at: index)
+        let range = ranges.pair(ranges.distance, at: index)
+        let inverseSigma = ranges.pair(ranges.inverseSigma, at: index)
+        let squared = dx * dx + dy * dy + dz * dz
+        // 1/d as d·(1/d²): the division does not wait for the square root.
+        let distance = squared.squareRoot()
+        let inverseDistance = (distance * (one / squared)).replacing(with: 0, where: distance .<= 1e-12)
+        // residual r, 1/scale (u = r/scale) and the factor turning (dx, dy, dz) into ∂r/∂p.
+        var residual: Pair, inverseScale: Pair, jacobian: Pair
+        if logarithmic {
+            let floorValue = Pair(repeating: 1e-3)
+            let d = range.replacing(with: floorValue, where: range .< floorValue)
+            let clamped = distance.replacing(with: floorValue, where: distance .< floorValue)
+            residual = Pair(log(clamped[0]) - log(d[0]), log(clamped[1]) - log(d[1]))
+            inverseScale = uniform ? one : d * inverseSigma
+            jacobian = (inverseDistance * inverseDistance).replacing(with: 0, where: distance .<= floorValue)
+        } else {
+            residual = distance - range
+            inverseScale = uniform ? one : inverseSigma
+            jacobian = inverseDistance
+        }
+        let u = residual * inverseScale
+        var weightRobust = live, rho = 0.5 * u * u * live
+        var tail = SIMDMask<SIMD2<Int64>>()
+        switch loss {
+        case .squared:
+            break
+        case .huber:
+            let a = u.replacing(with: -u, where: u .< 0)
+            let beyond = a .> k
+            if any(beyond) {
+                // Only for the few ranges in the tail: k/a and k·a − k²/2.
+                weightRobust.replace(with: k / a * live, where: beyond)
+                rho.replace(with: (k * a - 0.5 * k * k) * live, where: beyond)
+                tail = beyond .& (live .> 0)
+            }
+        case .cauchy:
+            let q = u / k
+            weightRobust = live / (1 + q * q)
+            rho = 0.5 * k * k * Pair(log1p(q[0] * q[0]), log1p(q[1] * q[1])) * live
+            tail = live .> 0
+        }
+        return PairTerms(rho: rho, residual: residual, u: u, inverseScale: inverseScale, weightRobust: weightRobust,
+                         jacobian: jacobian, dx: dx, dy: dy, dz: dz, tail: tail)
+    }
+
+    /// The robust cost alone at `point`: what ``evaluate(_:at:spatial:plain:)`` gives as `cost`.
+    private func cost(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double)) -> Double {
+        let at = LanePoint(point)
+        var cost = PairTerms.Pair()
+        var index = 0
+        while index < ranges.count {
+            cost += terms(ranges, index, at: at, loss: options.loss).rho
+            index += 2
+        }
+        return cost.sum()
+    }
+
     /// Robust cost, gradient and Gauss–Newton matrix of the IRLS problem at `point`.
     /// With `plain`, every robust weight is 1 (the least-squares matrix and Σu², for the accuracy).
     ///
@@ -387,66 +494,22 @@ public struct Multilateration: PositionSolver {
     private func evaluate(_ ranges: PackedRanges, at point: (x: Double, y: Double, z: Double), spatial: Bool,
                           plain: Bool = false) -> NormalEquations {
         typealias Pair = SIMD2<Double>
-        let logarithmic = options.residual == .logDistance
-        let uniform = options.weighting == .uniform
         let loss = plain ? Loss.squared : options.loss
-        let k = Pair(repeating: tuning)
-        let px = Pair(repeating: point.x), py = Pair(repeating: point.y), pz = Pair(repeating: point.z)
-        let one = Pair(repeating: 1), zero = Pair()
+        let at = LanePoint(point)
+        let zero = Pair()
         var cost = zero, chiSquare = zero, tail = SIMDMask<SIMD2<Int64>>()
         var hxx = zero, hxy = zero, hyy = zero, hxz = zero, hyz = zero, hzz = zero
         var gx = zero, gy = zero, gz = zero
         var index = 0
         while index < ranges.count {
-            // The second lane of an odd count's last pair repeats the range and counts for nothing.
-            let live = index + 1 < ranges.count ? one : Pair(1, 0)
-            let dx = px - ranges.pair(ranges.x, at: index)
-            let dy = py - ranges.pair(ranges.y, at: index)
-            let dz = pz - ranges.pair(ranges.z, at: index)
-            let range = ranges.pair(ranges.distance, at: index)
-            let inverseSigma = ranges.pair(ranges.inverseSigma, at: index)
+            let t = terms(ranges, index, at: at, loss: loss)
             index += 2
-            let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
-            let inverseDistance = (one / distance).replacing(with: 0, where: distance .<= 1e-12)
-            // residual r, 1/scale (u = r/scale) and the factor turning (dx, dy, dz) into ∂r/∂p.
-            var residual: Pair, inverseScale: Pair, jacobian: Pair
-            if logarithmic {
-                let floorValue = Pair(repeating: 1e-3)
-                let d = range.replacing(with: floorValue, where: range .< floorValue)
-                let clamped = distance.replacing(with: floorValue, where: distance .< floorValue)
-                residual = Pair(log(clamped[0]) - log(d[0]), log(clamped[1]) - log(d[1]))
-                inverseScale = uniform ? one : d * inverseSigma
-                jacobian = (inverseDistance * inverseDistance).replacing(with: 0, where: distance .<= floorValue)
-            } else {
-                residual = distance - range
-                inverseScale = uniform ? one : inverseSigma
-                jacobian = inverseDistance
-            }
-            let u = residual * inverseScale
-            var weightRobust = live, rho = 0.5 * u * u * live
-            switch loss {
-            case .squared:
-                break
-            case .huber:
-                let a = u.replacing(with: -u, where: u .< 0)
-                let beyond = a .> k
-                if any(beyond) {
-                    // Only for the few ranges in the tail: k/a and k·a − k²/2.
-                    weightRobust.replace(with: k / a * live, where: beyond)
-                    rho.replace(with: (k * a - 0.5 * k * k) * live, where: beyond)
-                    tail .|= beyond .& (live .> 0)
-                }
-            case .cauchy:
-                let q = u / k
-                weightRobust = live / (1 + q * q)
-                rho = 0.5 * k * k * Pair(log1p(q[0] * q[0]), log1p(q[1] * q[1])) * live
-                tail .|= live .> 0
-            }
-            cost += rho
-            chiSquare += weightRobust * u * u
-            let jx = jacobian * dx, jy = jacobian * dy, jz = jacobian * dz
-            let w = weightRobust * inverseScale * inverseScale
-            let wr = w * residual
+            cost += t.rho
+            chiSquare += t.weightRobust * t.u * t.u
+            tail .|= t.tail
+            let jx = t.jacobian * t.dx, jy = t.jacobian * t.dy, jz = t.jacobian * t.dz
+            let w = t.weightRobust * t.inverseScale * t.inverseScale
+            let wr = w * t.residual
             hxx += w * jx * jx
             hxy += w * jx * jy
             hyy += w * jy * jy
@@ -466,5 +529,16 @@ public struct Multilateration: PositionSolver {
         sums.hxz = hxz.sum(); sums.hyz = hyz.sum(); sums.hzz = hzz.sum()
         sums.gx = gx.sum(); sums.gy = gy.sum(); sums.gz = gz.sum()
         return sums
+    }
+}
+
+/// A point's coordinates, each in both lanes of a pair.
+private struct LanePoint {
+    var x: SIMD2<Double>, y: SIMD2<Double>, z: SIMD2<Double>
+
+    init(_ point: (x: Double, y: Double, z: Double)) {
+        x = SIMD2(repeating: point.x)
+        y = SIMD2(repeating: point.y)
+        z = SIMD2(repeating: point.z)
     }
 }

@@ -26,9 +26,10 @@ enum RangeGeometry {
     @inline(__always)
     static func isUsable(_ range: BeaconRange, floor: Int?) -> Bool {
         if let floor, range.floor != floor { return false }
+        // A comparison with NaN is false, and abs(±∞) is not below `largest`: each coordinate's
+        // bound is also its finiteness check.
         return range.distance.isFinite && range.distance >= 0
             && range.standardDeviation.isFinite && range.standardDeviation >= 0
-            && range.position.x.isFinite && range.position.y.isFinite && range.position.z.isFinite
             && abs(range.position.x) < largest && abs(range.position.y) < largest && abs(range.position.z) < largest
     }
 

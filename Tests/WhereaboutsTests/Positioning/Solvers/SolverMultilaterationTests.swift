@@ -43,6 +43,36 @@ import Testing
         }
     }
 
+    @Test func theStartIsWhicheverFitsTheRangesBetter() throws {
+        // Four beacons along a corridor (y = 0) and one off its line whose range is uncertain
+        // (σ 3 m), heard at (14, 5): the mirror point (14, −5) fits the corridor's ranges as well.
+        // A sixth beacon, heard loudly but without a range, pulls the centroid to one side.
+        let truth = PlanarPoint(x: 14, y: 5)
+        func answer(offLine: Double, error: Double, pull: Double) throws -> PlanarPoint {
+            let points: [(Double, Double)] = [(0, 0), (10, 0), (20, 0), (30, 0), (15, offLine), (14, pull)]
+            let venue = SolverFixture.venue(points)
+            var signals: [BeaconSignal] = [], ranges: [BeaconRange] = []
+            for (index, point) in points.enumerated() {
+                let distance = PlanarPoint(x: point.0, y: point.1).distance(to: truth)
+                let rssi = index == 5 ? -40 : -59 - 20 * log10(distance)
+                signals.append(BeaconSignal(beaconIndex: index, rssi: rssi))
+                guard index < 5 else { continue }
+                ranges.append(BeaconRange(beaconIndex: index, position: SpatialPoint(x: point.0, y: point.1, z: 0), floor: 0,
+                                          distance: distance + (index == 4 ? error : 0),
+                                          standardDeviation: index == 4 ? 3 : 0.5, rssi: rssi))
+            }
+            signals.sort { $0.rssi > $1.rssi }
+            let observation = Observation(time: 0, device: nil, sortedSignals: signals, sortedRanges: ranges)
+            return try #require(Multilateration(venue: venue).locate(observation)).point.planar
+        }
+        // The centroid lies near (14, −6), in the mirror's basin; the linear solution of exact
+        // ranges is the receiver itself. From the centroid the answer would be (14.01, −4.91).
+        #expect(try answer(offLine: 3, error: 0, pull: -6).distance(to: truth) < 0.05)
+        // The centroid lies near (14, 6); the off-line range, 1 m short, takes the linear solution
+        // across the corridor, whose basin is the mirror's (the answer from there: (13.99, −4.00)).
+        #expect(try answer(offLine: -1, error: -1, pull: 6).distance(to: truth) < 0.05)
+    }
+
     @Test func accuracyIsTheCovarianceCircle() throws {
         // Three exact ranges to (3, 4) from A (0, 0), B (10, 0), C (0, 10) with σ = 1: the residual
         // variance factor is 0/(3 − 2) → 1, so the radius is the geometry's 1.27820 (the arithmetic

@@ -100,4 +100,26 @@ import Testing
         }
         #expect(checked > 50)
     }
+
+    @Test func rangesFromBeaconsAtNoFinitePositionAreLeftOut() throws {
+        // Three sound ranges and two whose beacon position is not finite (NaN, then infinite):
+        // every solver answers as it does to the three alone.
+        let venue = SolverFixture.venue([(0, 0), (10, 0), (0, 10)])
+        let truth = SpatialPoint(x: 3, y: 4, z: 0)
+        let distances = SolverFixture.exactDistances(venue, to: truth)
+        let sound = SolverFixture.observation(venue, distances: distances, sigmas: [0.5, 0.7, 0.9])
+        var ranges = sound.ranges
+        for position in [SpatialPoint(x: .nan, y: 2, z: 0), SpatialPoint(x: 2, y: -.infinity, z: 0),
+                         SpatialPoint(x: 2, y: 2, z: .infinity)] {
+            ranges.append(BeaconRange(beaconIndex: 0, position: position, floor: 0, distance: 3,
+                                      standardDeviation: 0.5, rssi: -60))
+        }
+        let withBroken = Observation(time: 0, device: nil, sortedSignals: sound.signals, sortedRanges: ranges)
+        for solver in SolverFixture.solvers(venue) {
+            let expected = try #require(solver.locate(sound), "\(solver.name)")
+            let answer = try #require(solver.locate(withBroken), "\(solver.name)")
+            #expect(answer.point.distance(to: expected.point) < 1e-9, "\(solver.name)")
+            #expect(answer.beaconCount == 3, "\(solver.name)")
+        }
+    }
 }
