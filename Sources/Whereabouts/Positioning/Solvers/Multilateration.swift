@@ -312,8 +312,8 @@ public struct Multilateration: PositionSolver {
         if let linear = linear.solution() {
             let fromLinear = bounds.clamped(linear)
             let point = (x: fromLinear.x, y: fromLinear.y, z: height)
-            // The cost alone first (no divisions, no sums of the normal equations): the centroid's
-            // start usually fits better.
+            // The cost alone first (the normal equations' divisions and sums left out): the
+            // centroid's start fits better in most fixes of real recordings.
             if cost(ranges, at: point) < startState.cost {
                 (startPoint, startState) = (point, evaluate(ranges, at: point, spatial: spatial))
             }
