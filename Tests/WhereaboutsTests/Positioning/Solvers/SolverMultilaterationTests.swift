@@ -61,8 +61,7 @@ import Testing
                                           distance: distance + (index == 4 ? error : 0),
                                           standardDeviation: index == 4 ? 3 : 0.5, rssi: rssi))
             }
-            signals.sort { $0.rssi > $1.rssi }
-            let observation = Observation(time: 0, device: nil, sortedSignals: signals, sortedRanges: ranges)
+            let observation = Observation(time: 0, signals: signals, ranges: ranges)
             return try #require(Multilateration(venue: venue).locate(observation)).point.planar
         }
         // The centroid lies near (14, −6), in the mirror's basin; the linear solution of exact

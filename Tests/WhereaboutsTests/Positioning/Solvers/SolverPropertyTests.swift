@@ -102,8 +102,8 @@ import Testing
     }
 
     @Test func rangesFromBeaconsAtNoFinitePositionAreLeftOut() throws {
-        // Three sound ranges and two whose beacon position is not finite (NaN, then infinite):
-        // every solver answers as it does to the three alone.
+        // Three sound ranges and three whose beacon has a coordinate that is not finite (a NaN,
+        // then infinities): every solver answers as it does to the three alone.
         let venue = SolverFixture.venue([(0, 0), (10, 0), (0, 10)])
         let truth = SpatialPoint(x: 3, y: 4, z: 0)
         let distances = SolverFixture.exactDistances(venue, to: truth)
@@ -114,7 +114,7 @@ import Testing
             ranges.append(BeaconRange(beaconIndex: 0, position: position, floor: 0, distance: 3,
                                       standardDeviation: 0.5, rssi: -60))
         }
-        let withBroken = Observation(time: 0, device: nil, sortedSignals: sound.signals, sortedRanges: ranges)
+        let withBroken = Observation(time: 0, signals: sound.signals, ranges: ranges)
         for solver in SolverFixture.solvers(venue) {
             let expected = try #require(solver.locate(sound), "\(solver.name)")
             let answer = try #require(solver.locate(withBroken), "\(solver.name)")
