@@ -7,14 +7,15 @@ extension FingerprintTable {
     /// ``nearestRowByRow(to:beacons:floor:metric:fill:into:)`` does (a beacon heard on neither side
     /// adds an exact zero there instead of nothing). The blocks that heard the query's loudest
     /// beacon loudest (``seeds``) are measured first, so that the k-th distance is small early,
-    /// then the others in order. The buffer holds the `k` least (distance, row) pairs seen so
-    /// far, whatever the order they come in, so the neighbours, their distances and the ties are
-    /// those of the row-by-row search. Once the buffer is full, a block is passed over when the
+    /// then the others in order. A sorted list holds the `k` least (distance, row) pairs seen so
+    /// far, whatever the order they come in, each as one integer (the distance's bits above the
+    /// row's, which order as the pairs do), so the neighbours, their distances and the ties are
+    /// those of the row-by-row search. Once the list is full, a block is passed over when the
     /// triangle inequality around its centre (``centres``) puts every row past the k-th distance by
     /// more than ``boundMargin(width:)`` (the single-precision sums are rounded by less), and one whose floor
     /// (``blockFloors``) is not the query's is passed over at once. A block stops early once every
     /// lane is past the distance of the current k-th neighbour (checked every four beacons), and
-    /// its lanes are looked at only when one of them can enter the buffer.
+    /// its lanes are looked at only when one of them can enter the list.
     func nearest(to query: UnsafeBufferPointer<Double>, beacons: ContiguousArray<Int>, floor: Int?,
                  metric: FingerprintSolver.Metric, fill: Double,
                  into buffer: UnsafeMutableBufferPointer<Neighbour>) -> Int {
@@ -28,17 +29,16 @@ extension FingerprintTable {
         }
         // The blocks hold one fill (or none): any other pairing is measured row by row.
         let prefilled = blockFill.map { $0.bitPattern == fill.bitPattern && code != 2 } ?? (code == 2)
-        guard prefilled else {
+        // Rows are numbered in 32 bits in the list of the nearest.
+        guard prefilled, points.count < 1 << 32 else {
             return nearestRowByRow(to: query, beacons: beacons, floor: floor, metric: metric, fill: fill, into: buffer)
         }
         let rows = points.count
         let blockCount = (rows + 7) / 8
-        // Distances are summed in single precision (see ``blocks``); the bound on the centres is
-        // worked out in double precision.
+        // Distances, and the bound on the centres, are worked out in single precision (see ``blocks``).
         typealias Lanes = SIMD8<Float>
-        typealias Wide = SIMD8<Double>
         let penalties = Lanes(repeating: Float(penalty)), zeros = Lanes(repeating: 0)
-        let magnitude = SIMD8<UInt32>(repeating: ~(1 << 31)), wideMagnitude = SIMD8<UInt64>(repeating: ~(1 << 63))
+        let magnitude = SIMD8<UInt32>(repeating: ~(1 << 31))
         let margin = Self.boundMargin(width: width)
         // The seeds: the blocks of the ``seedBeacons`` loudest beacons the query heard among
         // `beacons`, loudest first (the earlier column on equal RSSI).
@@ -51,31 +51,26 @@ extension FingerprintTable {
             }
             (loudest[slot], loudestRSSI[slot]) = (column, query[column])
         }
-        // The query with "not heard" as the fill, for the metrics that fill, in single precision
-        // (`narrow`) and the same values widened (`filled`, zeros past the last beacon up to the
-        // ``centreStride``), so that the bound works on the very values measured.
+        // The query with "not heard" as the fill, for the metrics that fill, in single precision,
+        // zeros past the last beacon up to the ``centreStride`` (the centres' padding), so that
+        // the bound works on the very values measured.
         let stride = centreStride
-        let found = withUnsafeTemporaryAllocation(of: Double.self, capacity: max(stride, width)) { filled -> Int in
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: width) { narrow -> Int in
+        let found = withUnsafeTemporaryAllocation(of: Float.self, capacity: max(stride, width)) { narrow -> Int in
         for column in 0..<width {
-            let value = Float(query[column].isNaN ? fill : query[column])
-            narrow.initializeElement(at: column, to: value)
-            filled.initializeElement(at: column, to: Double(value))
+            narrow.initializeElement(at: column, to: Float(query[column].isNaN ? fill : query[column]))
         }
-        for column in width..<max(stride, width) { filled.initializeElement(at: column, to: 0) }
-        defer {
-            filled.deinitialize()
-            narrow.deinitialize()
-        }
+        for column in width..<max(stride, width) { narrow.initializeElement(at: column, to: 0) }
+        defer { narrow.deinitialize() }
         // The centres bound the distances of the metrics that fill (see ``centres``).
         let bounded = code != 2 && blockFill != nil && centres.count == blockCount * stride
         return blocks.withUnsafeBufferPointer { matrix -> Int in
           centres.withUnsafeBufferPointer { centres -> Int in
             beacons.withUnsafeBufferPointer { columns -> Int in
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: blockCount) { order -> Int in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: capacity) { keys -> Int in
                 let count = columns.count
                 // `beacons` holds distinct columns: as many as the width are all of them.
-                let filledChunks = UnsafeRawPointer(filled.baseAddress)
+                let queryChunks = UnsafeRawPointer(narrow.baseAddress)
                 let centreChunks = UnsafeRawPointer(centres.baseAddress)
                 // The order measured: the seeds, so that the k-th distance is small early, then the
                 // others in order.
@@ -100,6 +95,7 @@ extension FingerprintTable {
                     }
                 }
                 var found = 0
+                var worstDistance = Float.infinity
                 /// The term of beacon `column` for the eight rows of the block at `base`.
                 @inline(__always) func term(_ code: Int, _ column: Int, _ base: Int) -> Lanes {
                     switch code {
@@ -142,37 +138,37 @@ extension FingerprintTable {
                         // ulps, never by the relative margin: a lane it puts past the k-th distance
                         // plus the margin cannot enter.
                         let centre = block * stride
-                        var toCentre = 0.0
-                        if let filledChunks, let centreChunks, count == width {
+                        var toCentre: Float = 0
+                        if let queryChunks, let centreChunks, count == width {
                             // Eight beacons at a time, the padding adding zeros (any order bounds as well).
-                            var partial = Wide(repeating: 0)
+                            var partial = zeros
                             for offset in Swift.stride(from: 0, to: stride, by: 8) {
-                                let d = filledChunks.loadUnaligned(fromByteOffset: offset * 8, as: Wide.self)
-                                    - centreChunks.loadUnaligned(fromByteOffset: (centre + offset) * 8, as: Wide.self)
+                                let d = queryChunks.loadUnaligned(fromByteOffset: offset * 4, as: Lanes.self)
+                                    - centreChunks.loadUnaligned(fromByteOffset: (centre + offset) * 4, as: Lanes.self)
                                 partial += code == 1
-                                    ? unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt64>.self) & wideMagnitude, to: Wide.self)
+                                    ? unsafeBitCast(unsafeBitCast(d, to: SIMD8<UInt32>.self) & magnitude, to: Lanes.self)
                                     : d * d
                             }
                             toCentre = partial.sum()
                         } else {
                             for column in columns {
-                                let d = filled[column] - centres[centre + column]
+                                let d = narrow[column] - centres[centre + column]
                                 toCentre += code == 1 ? abs(d) : d * d
                             }
                         }
-                        var limit = buffer[capacity - 1].distance
+                        var limit = worstDistance
                         if code == 0 {
                             toCentre = toCentre.squareRoot()
                             limit = limit.squareRoot()
                         }
                         let radii = code == 1 ? manhattanRadii[block] : euclideanRadii[block]
-                        let near = Wide(repeating: toCentre) - radii
-                        let needed = Wide(repeating: limit) + margin * (Wide(repeating: toCentre + limit) + radii)
-                        if all((near .> needed) .| (Wide(sum) .== Wide(repeating: .infinity))) { continue }
+                        let near = Lanes(repeating: toCentre) - radii
+                        let needed = Lanes(repeating: limit) + margin * (Lanes(repeating: toCentre + limit) + radii)
+                        if all((near .> needed) .| (sum .== Lanes(repeating: .infinity))) { continue }
                     }
                     // A lane whose partial sum is past the k-th distance cannot enter any more (the
                     // terms are never negative); one equal to it still can, with an earlier row.
-                    let worst = Lanes(repeating: full ? Float(buffer[capacity - 1].distance) : .infinity)
+                    let worst = Lanes(repeating: worstDistance)
                     var next = 0
                     var past = false
                     while next < count {
@@ -194,29 +190,34 @@ extension FingerprintTable {
                     // Only a lane below infinity (not full) or at most the k-th distance can enter.
                     guard !past, any(full ? sum .<= worst : sum .< worst) else { continue }
                     for lane in 0..<min(8, rows - start) {
-                        let distance = Double(sum[lane]), row = start + lane
+                        // (distance, row) as one key: a non-negative float's bits order as its value.
+                        let key = UInt64(sum[lane].bitPattern) << 32 | UInt64(start + lane)
                         if found == capacity {
-                            let last = buffer[capacity - 1]
-                            guard distance < last.distance || (distance == last.distance && row < last.row) else { continue }
+                            guard key < keys[capacity - 1] else { continue }
                         } else {
-                            guard distance < .infinity else { continue }
+                            guard sum[lane] < .infinity else { continue }
                             found += 1
                         }
-                        // Insert keeping the buffer sorted by distance, then row.
+                        // Insert keeping the keys sorted.
                         var slot = found - 1
-                        while slot > 0 && (buffer[slot - 1].distance > distance
-                                           || (buffer[slot - 1].distance == distance && buffer[slot - 1].row > row)) {
-                            buffer[slot] = buffer[slot - 1]
+                        while slot > 0 && keys[slot - 1] > key {
+                            keys[slot] = keys[slot - 1]
                             slot -= 1
                         }
-                        buffer[slot] = Neighbour(distance: distance, row: row)
+                        keys[slot] = key
+                        if found == capacity { worstDistance = Float(bitPattern: UInt32(truncatingIfNeeded: keys[capacity - 1] >> 32)) }
                     }
+                }
+                for index in 0..<found {
+                    let key = keys[index]
+                    buffer[index] = Neighbour(distance: Double(Float(bitPattern: UInt32(truncatingIfNeeded: key >> 32))),
+                                              row: Int(key & 0xFFFF_FFFF))
                 }
                 return found
                 }
+                }
             }
           }
-        }
         }
         }
         if code != 1 {

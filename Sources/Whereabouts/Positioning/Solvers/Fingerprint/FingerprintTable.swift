@@ -21,13 +21,14 @@ struct FingerprintTable: Sendable {
     /// Per block, its centre: the mean of its rows' values (as in ``blocks``), one per beacon, so
     /// that a block far from a query is passed over on the triangle inequality. Block b's starts
     /// at b · ``centreStride``, zeros after its last beacon. Empty when the blocks keep NaN.
-    let centres: ContiguousArray<Double>
+    /// Single precision, as the search's sums: the bound is worked out on eight beacons at once.
+    let centres: ContiguousArray<Float>
     /// The width rounded up to a multiple of eight.
     var centreStride: Int { (width + 7) / 8 * 8 }
-    /// Per block, each row's Manhattan distance to the centre over every beacon.
-    let manhattanRadii: ContiguousArray<SIMD8<Double>>
-    /// Per block, each row's Euclidean distance to the centre over every beacon.
-    let euclideanRadii: ContiguousArray<SIMD8<Double>>
+    /// Per block, each row's Manhattan distance to the centre over every beacon, rounded up.
+    let manhattanRadii: ContiguousArray<SIMD8<Float>>
+    /// Per block, each row's Euclidean distance to the centre over every beacon, rounded up.
+    let euclideanRadii: ContiguousArray<SIMD8<Float>>
     /// The blocks measured first for a query whose loudest beacon is c: entries
     /// c · ``seedsPerBeacon`` … (see ``seeds(of:width:)``).
     let seeds: ContiguousArray<Int>
@@ -100,31 +101,41 @@ struct FingerprintTable: Sendable {
     }
 
     /// The ``centres`` of filled `blocks` of `rows` rows and their rows' distances to them (rows
-    /// past the last: 0); nothing when the blocks are not filled.
+    /// past the last: 0); nothing when the blocks are not filled. Each centre is the mean rounded
+    /// to single precision, and the distances are worked out in double precision from that
+    /// rounded centre, then rounded up, so that they are never below the true ones.
     static func centres(of blocks: ContiguousArray<SIMD8<Float>>, width: Int, rows: Int, filled: Bool)
-        -> (ContiguousArray<Double>, ContiguousArray<SIMD8<Double>>, ContiguousArray<SIMD8<Double>>) {
+        -> (ContiguousArray<Float>, ContiguousArray<SIMD8<Float>>, ContiguousArray<SIMD8<Float>>) {
         guard filled, width > 0 else { return ([], [], []) }
         let blockCount = blocks.count / width
         let stride = (width + 7) / 8 * 8
-        var centres = ContiguousArray<Double>(repeating: 0, count: blockCount * stride)
-        var manhattan = ContiguousArray<SIMD8<Double>>(repeating: .zero, count: blockCount)
-        var euclidean = ContiguousArray<SIMD8<Double>>(repeating: .zero, count: blockCount)
+        var centres = ContiguousArray<Float>(repeating: 0, count: blockCount * stride)
+        var manhattan = ContiguousArray<SIMD8<Float>>(repeating: .zero, count: blockCount)
+        var euclidean = ContiguousArray<SIMD8<Float>>(repeating: .zero, count: blockCount)
+        /// `value` rounded up to single precision.
+        func roundedUp(_ value: Double) -> Float {
+            let rounded = Float(value)
+            return Double(rounded) < value ? rounded.nextUp : rounded
+        }
         for block in 0..<blockCount {
             let lanes = min(8, rows - block * 8)
-            var squares = SIMD8<Double>.zero
+            var absolutes = SIMD8<Double>.zero, squares = SIMD8<Double>.zero
             for column in 0..<width {
                 let values = SIMD8<Double>(blocks[block * width + column])
                 var sum = 0.0
                 for lane in 0..<lanes { sum += values[lane] }
-                let centre = sum / Double(lanes)
+                let centre = Float(sum / Double(lanes))
                 centres[block * stride + column] = centre
                 for lane in 0..<lanes {
-                    let d = values[lane] - centre
-                    manhattan[block][lane] += abs(d)
+                    let d = values[lane] - Double(centre)
+                    absolutes[lane] += abs(d)
                     squares[lane] += d * d
                 }
             }
-            for lane in 0..<lanes { euclidean[block][lane] = squares[lane].squareRoot() }
+            for lane in 0..<lanes {
+                manhattan[block][lane] = roundedUp(absolutes[lane])
+                euclidean[block][lane] = roundedUp(squares[lane].squareRoot())
+            }
         }
         return (centres, manhattan, euclidean)
     }
@@ -147,11 +158,13 @@ struct FingerprintTable: Sendable {
     static let boundBeacons = 24
 
     /// The relative margin by which the lower bound must exceed the k-th distance for a search
-    /// over `width` beacons: twice the rounding a single-precision sum of `width` terms (and its
-    /// differences and squares) can make, (width + 2)·2⁻²⁴, far below any real difference
-    /// (1.6e-6 for 4 beacons, 3.1e-6 for 24).
-    static func boundMargin(width: Int) -> Double {
-        Double(width + 2) * Double(Float.ulpOfOne)
+    /// over `width` beacons. The rows' sums, the k-th distance and the bound's own sums (the
+    /// query's distance to a centre, the subtraction of a radius) are all single-precision sums of
+    /// at most `width` terms and their differences and squares, each rounded by less than
+    /// (width + 2)·2⁻²⁴ of its size; the margin is four times that, 4·(width + 2)·2⁻²⁴, still far
+    /// below any real difference (1.4e-6 for 4 beacons, 6.2e-6 for 24).
+    static func boundMargin(width: Int) -> Float {
+        Float(4 * (width + 2)) * Float.ulpOfOne / 2
     }
 
     /// How many blocks ``seeds`` holds per beacon.

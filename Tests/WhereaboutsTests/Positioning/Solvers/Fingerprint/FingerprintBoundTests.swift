@@ -51,7 +51,7 @@ import Testing
         }
     }
 
-    @Test func centresAreTheBlockMeansAndRadiiTheRowsDistances() {
+    @Test func centresAreTheBlockMeansAndRadiiTheRowsDistancesRoundedUp() {
         // Two rows, two beacons, filled at −100: rows (−60, −100) and (−70, −80).
         // Centre (−65, −90); Manhattan radii 5 + 10 = 15 for both rows; Euclidean √(25 + 100) = √125.
         let samples = [FingerprintSample(point: PlanarPoint(x: 0, y: 0), floor: nil, device: nil, values: [-60, .nan]),
@@ -60,7 +60,11 @@ import Testing
         #expect(table.centreStride == 8)
         #expect(Array(table.centres) == [-65, -90, 0, 0, 0, 0, 0, 0])
         #expect(table.manhattanRadii[0][0] == 15 && table.manhattanRadii[0][1] == 15 && table.manhattanRadii[0][2] == 0)
-        #expect(table.euclideanRadii[0][0] == 125.0.squareRoot() && table.euclideanRadii[0][1] == 125.0.squareRoot())
+        // The radii are rounded up to single precision: the nearest Float to √125 (11.180339887…),
+        // 11.18034, is below it, so the radius is the next one up.
+        let rootUp = Float(125.0.squareRoot()).nextUp
+        #expect(Double(rootUp.nextDown) < 125.0.squareRoot() && Double(rootUp) > 125.0.squareRoot())
+        #expect(table.euclideanRadii[0][0] == rootUp && table.euclideanRadii[0][1] == rootUp)
         // Without a fill the blocks keep NaN and there are no centres.
         #expect(FingerprintTable(references: samples, width: 2, fill: nil).centres.isEmpty)
     }
