@@ -18,6 +18,12 @@
 # (user + system, from /proc) and its share of the ceiling —
 # the conditions it was measured under, and the client side's table.
 #
+# The ceiling and the four single-event measurements run round by round in turn (the ceiling,
+# then `/events` and `/pub` against the normal server, then against the full one, then the next
+# round), each server up on a port of its own for the whole time, so that a virtual machine whose
+# speed drifts from one minute to the next slows every figure of a round alike rather than the
+# one measured while it was slow.
+#
 #   Scripts/ingest-benchmark.sh                       # medians of 3 rounds of 10 s, a day out of 1 M events
 #   DURATION=20 FILL=10000000 Scripts/ingest-benchmark.sh
 #   WHEREABOUTS=/path/to/other/whereabouts Scripts/ingest-benchmark.sh   # another build, to compare
@@ -111,14 +117,20 @@ load_round() {
 # request, µs), and LOW and HIGH: the lowest and highest rate of the rounds (to the thousandth).
 # Call it in this shell, not in a subshell, so that requests the server refused stop the script.
 load() {
-    local rounds=() round sorted
+    local rounds=() round
     for _ in $(seq 1 "$ROUNDS"); do
         round=$(load_round "$@") || exit 1
         rounds+=("$round")
     done
-    echo "  rounds: $(printf '%s\n' "${rounds[@]}" | awk '{ printf "%s%d", (NR > 1 ? ", " : ""), $1 }') requests/s" >&2
-    sorted=$(printf '%s\n' "${rounds[@]}" | sort -n -k4)
-    read -r RATE P50 P99 RATE_EXACT _ CPU_US < <(awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)' <<<"$sorted")
+    summarize "${rounds[@]}"
+}
+
+# The figures of `load` from rounds already made: each argument one line of load_round's.
+summarize() {
+    local sorted
+    echo "  rounds: $(printf '%s\n' "$@" | awk '{ printf "%s%d", (NR > 1 ? ", " : ""), $1 }') requests/s" >&2
+    sorted=$(printf '%s\n' "$@" | sort -n -k4)
+    read -r RATE P50 P99 RATE_EXACT _ CPU_US < <(awk -v n="$#" 'NR == int((n + 1) / 2)' <<<"$sorted")
     read -r LOW HIGH < <(awk 'NR == 1 { low = $4 } { high = $4 } END { print low, high }' <<<"$sorted")
 }
 
@@ -131,7 +143,8 @@ half_load() {
 }
 
 # The syncs (fsync and fdatasync) made while `load` runs: start_sync_count before
-# it (perf in the background, in PERF_PID), count_syncs after it; "–" without perf.
+# it (perf in the background, in PERF_PID; for $1 seconds, all the rounds' by default),
+# count_syncs after it; "–" without perf.
 PERF_PID=""
 start_sync_count() {
     PERF_PID=""
@@ -140,7 +153,7 @@ start_sync_count() {
         # System-wide: the store's writer threads come and go (libdispatch), and `perf -p` follows
         # only the threads that exist when it starts; nothing else here syncs during a round.
         perf stat -a -x, -e 'syscalls:sys_enter_fdatasync,syscalls:sys_enter_fsync' -o "$work/perf.txt" \
-            -- sleep "$((DURATION * ROUNDS))" &
+            -- sleep "${1:-$((DURATION * ROUNDS))}" &
         PERF_PID=$!
     fi
 }
@@ -177,19 +190,22 @@ PY
 SYNC_RATE=$((1000000 / (SYNC_US > 0 ? SYNC_US : 1)))
 echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs, so at most ${SYNC_RATE} syncs/s one at a time" >&2
 
-# --- the ceiling ------------------------------------------------------------------------------
-taskset -c "$SERVER_CORE" "$CEILING" "$PORT" >"$work/ceiling.log" 2>&1 &
-SERVER_PID=$!
-wait_for_health
-load 64 Scripts/load/post-event.lua none
-CEILING_RATE=$RATE CEILING_P50=$P50 CEILING_P99=$P99 CEILING_SPREAD=$(spread)
-echo "ceiling: $CEILING_RATE requests/s, $CPU_US µs of CPU a request" >&2
-row "| bare Hummingbird route (the ceiling): POST, body read, constant answer | $CEILING_RATE/s ($CEILING_SPREAD) | $CEILING_P50 ms | $CEILING_P99 ms | $CPU_US µs | 100 % |"
-stop_server
+# --- the ceiling and the server, in both durability modes ----------------------------------------
+# Three servers on the same core, each on a port of its own (idle while another is measured).
+start_ceiling() {
+    PORT=$1
+    URL="http://127.0.0.1:$PORT"
+    taskset -c "$SERVER_CORE" "$CEILING" "$PORT" >"$work/ceiling.log" 2>&1 &
+    SERVER_PID=$!
+    wait_for_health
+}
 
-# --- the server, in both durability modes -----------------------------------------------------
+# `whereabouts serve` with durability $1 on port $3, pinned to cores $2, on a fresh store of
+# USERS users; sets SERVER_PID, URL, TOKENS and AUTHORIZATIONS (the users' Basic credentials).
 serve() {
     local durability=$1 cores=${2:-$SERVER_CORE}
+    PORT=${3:-$PORT}
+    URL="http://127.0.0.1:$PORT"
     DATA="$work/data-$durability-${cores//,/-}"
     TOKENS=()
     AUTHORIZATIONS=()
@@ -205,50 +221,99 @@ serve() {
     wait_for_health
 }
 
-# One kind of POST: its maximum (64 connections, the syncs counted) and its latencies at about
-# half that rate, as a row of the table.
-measure_posts() {
-    local label=$1 script=$2
-    shift 2
-    start_sync_count
-    load 64 "$script" "$@"
-    local rate=$RATE p50=$P50 p99=$P99 cpu=$CPU_US range
-    range=$(spread)
-    count_syncs
-    half_load "$rate" "$script" "$@"
-    local half_p50=$P50 half_p99=$P99
-    echo "$label: $rate/s, $SYNCS syncs" >&2
-    row "| $label ($SYNCS syncs in $((DURATION * ROUNDS)) s) | $rate/s ($range) | $p50 ms | $p99 ms (at half: $half_p50 / $half_p99 ms) | $cpu µs | $(ratio "$rate" "$CEILING_RATE") |"
+BASE_PORT=$PORT
+start_ceiling "$BASE_PORT"
+CEILING_PID=$SERVER_PID
+serve normal "$SERVER_CORE" $((BASE_PORT + 1))
+NORMAL_PID=$SERVER_PID NORMAL_TOKENS=("${TOKENS[@]}") NORMAL_AUTHORIZATIONS=("${AUTHORIZATIONS[@]}")
+serve full "$SERVER_CORE" $((BASE_PORT + 2))
+FULL_PID=$SERVER_PID FULL_TOKENS=("${TOKENS[@]}") FULL_AUTHORIZATIONS=("${AUTHORIZATIONS[@]}")
+SERVER_PID=""
+stop_all() {
+    for pid in "${CEILING_PID:-}" "${NORMAL_PID:-}" "${FULL_PID:-}" "$SERVER_PID"; do
+        [ -n "$pid" ] || continue
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    CEILING_PID="" NORMAL_PID="" FULL_PID="" SERVER_PID=""
+}
+trap 'stop_all; rm -rf "$work"' EXIT
+
+# The single-event measurements, in the order of each round: a key, its label, its server, its
+# wrk script and the arguments (tokens or Basic credentials of that server's users).
+MEASUREMENTS=(ceiling events-normal pub-normal events-full pub-full)
+declare -A LABEL=(
+    [ceiling]="bare Hummingbird route (the ceiling): POST, body read, constant answer"
+    [events-normal]="\`POST /events\`, one event, durability normal"
+    [pub-normal]="\`POST /pub\` (OwnTracks), durability normal"
+    [events-full]="\`POST /events\`, one event, durability full"
+    [pub-full]="\`POST /pub\` (OwnTracks), durability full")
+# Points SERVER_PID, URL, SCRIPT and ARGS at measurement $1.
+target() {
+    case $1 in
+        ceiling) SERVER_PID=$CEILING_PID PORT=$BASE_PORT SCRIPT=Scripts/load/post-event.lua ARGS=(none) ;;
+        events-normal) SERVER_PID=$NORMAL_PID PORT=$((BASE_PORT + 1)) SCRIPT=Scripts/load/post-event.lua ARGS=("${NORMAL_TOKENS[@]}") ;;
+        pub-normal) SERVER_PID=$NORMAL_PID PORT=$((BASE_PORT + 1)) SCRIPT=Scripts/load/post-pub.lua ARGS=("${NORMAL_AUTHORIZATIONS[@]}") ;;
+        events-full) SERVER_PID=$FULL_PID PORT=$((BASE_PORT + 2)) SCRIPT=Scripts/load/post-event.lua ARGS=("${FULL_TOKENS[@]}") ;;
+        pub-full) SERVER_PID=$FULL_PID PORT=$((BASE_PORT + 2)) SCRIPT=Scripts/load/post-pub.lua ARGS=("${FULL_AUTHORIZATIONS[@]}") ;;
+    esac
+    URL="http://127.0.0.1:$PORT"
 }
 
-for durability in normal full; do
-    serve "$durability"
-    measure_posts "\`POST /events\`, one event, durability $durability" Scripts/load/post-event.lua "${TOKENS[@]}"
-    measure_posts "\`POST /pub\` (OwnTracks), durability $durability" Scripts/load/post-pub.lua "${AUTHORIZATIONS[@]}"
-
-    if [ "$durability" = normal ]; then
-        load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
-        BATCHES=$RATE
-        BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
-        echo "batch: $BATCH_EVENTS events/s" >&2
-        row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s ($(spread 1000)) | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
-
-        # Fill the store (batches of a year of random tracks), give one user a full day, read it.
-        STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
-        if [ "${STORED:-0}" -lt "$FILL" ]; then
-            seconds=$(awk -v need=$((FILL - ${STORED:-0})) -v r="$BATCHES" 'BEGIN { printf "%d", need / ((r > 0 ? r : 1) * 1000) + 1 }')
-            echo "filling the store to about $FILL events (${seconds} s)…" >&2
-            taskset -c "$LOAD_CORE" wrk -t1 -c8 -d"${seconds}s" -s Scripts/load/post-batch.lua "$URL" -- "${TOKENS[@]}" >/dev/null
-        fi
-        STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
-        DAY=1751328000  # 2025-07-01: a position every 30 s, 2,880 events
-        post_day_track "$URL" "${TOKENS[0]}" "$DAY"
-        WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}"
-        DAYS=$RATE
-        row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $DAYS/s ($(spread)) | $P50 ms | $P99 ms | $CPU_US µs | – |"
-    fi
-    stop_server
+declare -A ROUND_LINES SYNC_TOTAL
+for round in $(seq 1 "$ROUNDS"); do
+    echo "round $round of $ROUNDS…" >&2
+    for key in "${MEASUREMENTS[@]}"; do
+        target "$key"
+        start_sync_count "$DURATION"
+        line=$(load_round 64 "$SCRIPT" "${ARGS[@]}") || exit 1
+        count_syncs
+        ROUND_LINES[$key]+="$line"$'\n'
+        if [ "$SYNCS" = "–" ]; then SYNC_TOTAL[$key]="–"; else SYNC_TOTAL[$key]=$((${SYNC_TOTAL[$key]:-0} + SYNCS)); fi
+    done
 done
+
+# Each measurement's median round, its latencies at about half that rate, its row.
+for key in "${MEASUREMENTS[@]}"; do
+    target "$key"
+    mapfile -t lines < <(printf '%s' "${ROUND_LINES[$key]}")
+    summarize "${lines[@]}"
+    rate=$RATE p50=$P50 p99=$P99 cpu=$CPU_US range=$(spread)
+    if [ "$key" = ceiling ]; then
+        CEILING_RATE=$rate
+        echo "ceiling: $CEILING_RATE requests/s, $cpu µs of CPU a request" >&2
+        row "| ${LABEL[$key]} | $rate/s ($range) | $p50 ms | $p99 ms | $cpu µs | 100 % |"
+        continue
+    fi
+    half_load "$rate" "$SCRIPT" "${ARGS[@]}"
+    echo "${LABEL[$key]}: $rate/s, ${SYNC_TOTAL[$key]} syncs" >&2
+    row "| ${LABEL[$key]} (${SYNC_TOTAL[$key]} syncs in $((DURATION * ROUNDS)) s) | $rate/s ($range) | $p50 ms | $p99 ms (at half: $P50 / $P99 ms) | $cpu µs | $(ratio "$rate" "$CEILING_RATE") |"
+done
+
+# The batch call and the day, against the normal server.
+target events-normal
+TOKENS=("${NORMAL_TOKENS[@]}")
+load 8 Scripts/load/post-batch.lua "${TOKENS[@]}"
+BATCHES=$RATE
+BATCH_EVENTS=$(awk -v r="$RATE_EXACT" 'BEGIN { printf "%d", r * 1000 }')
+echo "batch: $BATCH_EVENTS events/s" >&2
+row "| batch call, 1,000 \`events.create\` a request, 8 connections | $BATCH_EVENTS events/s ($(spread 1000)) | $P50 ms | $P99 ms | $CPU_US µs a batch | – |"
+
+# Fill the store (batches of a year of random tracks), give one user a full day, read it.
+STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
+if [ "${STORED:-0}" -lt "$FILL" ]; then
+    seconds=$(awk -v need=$((FILL - ${STORED:-0})) -v r="$BATCHES" 'BEGIN { printf "%d", need / ((r > 0 ? r : 1) * 1000) + 1 }')
+    echo "filling the store to about $FILL events (${seconds} s)…" >&2
+    taskset -c "$LOAD_CORE" wrk -t1 -c8 -d"${seconds}s" -s Scripts/load/post-batch.lua "$URL" -- "${TOKENS[@]}" >/dev/null
+fi
+STORED=$(curl -sf "$URL/metrics" | awk '/^whereabouts_events_stored_total/ { print int($2) }')
+DAY=1751328000  # 2025-07-01: a position every 30 s, 2,880 events
+post_day_track "$URL" "${TOKENS[0]}" "$DAY"
+WHEREABOUTS_DAY=$DAY load 1 Scripts/load/get-day.lua "${TOKENS[0]}"
+row "| \`GET /events\`, one user's day (2,880+ events) out of ${STORED:-?} stored, 1 connection | $RATE/s ($(spread)) | $P50 ms | $P99 ms | $CPU_US µs | – |"
+stop_all
+PORT=$BASE_PORT
+URL="http://127.0.0.1:$PORT"
 
 # --- the batch call on every core ---------------------------------------------------------------
 # The server and wrk share all the cores (a fresh store, normal durability).
@@ -291,7 +356,7 @@ for line in "${ROWS[@]}"; do echo "$line"; done
 echo
 echo "Conditions: $(date -u +%Y-%m-%d), ${WHEREABOUTS:-commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')}, release builds;"
 echo "$(nproc) cores ($CPU), Linux $(uname -r); servers pinned to core $SERVER_CORE, wrk (1 thread) to core $LOAD_CORE;"
-echo "64 connections at the maximum, 32 paced at about half; each maximum the median of $ROUNDS rounds of ${DURATION} s (their range in brackets; latencies and CPU from that round); $USERS users; data on $FS;"
+echo "64 connections at the maximum, 32 paced at about half; each maximum the median of $ROUNDS rounds of ${DURATION} s (their range in brackets; latencies and CPU from that round), the ceiling's and the single events' rounds taken in turn; $USERS users; data on $FS;"
 echo "fdatasync of a 4 KiB write: median ${SYNC_US} µs (at most ${SYNC_RATE} acknowledgements/s one sync at a time)."
 echo "Command: DURATION=$DURATION ROUNDS=$ROUNDS FILL=$FILL Scripts/ingest-benchmark.sh"
 if [ "${#CLIENT_ROWS[@]}" -gt 0 ]; then
