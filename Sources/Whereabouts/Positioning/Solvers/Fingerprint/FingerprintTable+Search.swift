@@ -96,6 +96,10 @@ extension FingerprintTable {
                 }
                 var found = 0
                 var worstDistance = Float.infinity
+                /// The distance a key of the list holds (its upper 32 bits).
+                @inline(__always) func distance(of key: UInt64) -> Float {
+                    Float(bitPattern: UInt32(truncatingIfNeeded: key >> 32))
+                }
                 /// The term of beacon `column` for the eight rows of the block at `base`.
                 @inline(__always) func term(_ code: Int, _ column: Int, _ base: Int) -> Lanes {
                     switch code {
@@ -205,13 +209,12 @@ extension FingerprintTable {
                             slot -= 1
                         }
                         keys[slot] = key
-                        if found == capacity { worstDistance = Float(bitPattern: UInt32(truncatingIfNeeded: keys[capacity - 1] >> 32)) }
+                        if found == capacity { worstDistance = distance(of: keys[capacity - 1]) }
                     }
                 }
                 for index in 0..<found {
                     let key = keys[index]
-                    buffer[index] = Neighbour(distance: Double(Float(bitPattern: UInt32(truncatingIfNeeded: key >> 32))),
-                                              row: Int(key & 0xFFFF_FFFF))
+                    buffer[index] = Neighbour(distance: Double(distance(of: key)), row: Int(key & 0xFFFF_FFFF))
                 }
                 return found
                 }

@@ -154,9 +154,6 @@ struct FingerprintTable: Sendable {
         })
     }
 
-    /// How many of the query's loudest beacons make the lower bound a block must pass.
-    static let boundBeacons = 24
-
     /// The relative margin by which the lower bound must exceed the k-th distance for a search
     /// over `width` beacons. The rows' sums, the k-th distance and the bound's own sums (the
     /// query's distance to a centre, the subtraction of a radius) are all single-precision sums of
