@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks.git", from: "1.0.0"),
     ],
     targets: [
         .target(name: "Whereabouts"),
@@ -117,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsTests",
-            dependencies: ["Whereabouts"]
+            dependencies: ["Whereabouts", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "WhereaboutsBluetoothTests",
@@ -150,7 +151,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsFacadesTests",
-            dependencies: ["WhereaboutsFacades", "WhereaboutsServerTesting"]
+            dependencies: ["WhereaboutsFacades", "WhereaboutsServerTesting", .product(name: "Clocks", package: "swift-clocks")]
         ),
         .testTarget(
             name: "WhereaboutsCLITests",

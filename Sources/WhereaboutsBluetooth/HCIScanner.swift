@@ -19,9 +19,13 @@ import Whereabouts
 /// again and the socket closed; a signal ends the sequence normally, so the consumer can finish
 /// its work. Failures are ``BluetoothError``s that say what to do.
 ///
+/// ``pauseScanning()`` turns the adapter's LE scanning off (the sequence stays open and waits)
+/// until ``resumeScanning()`` turns it on again (``PausableScanning``: NaviBeacon's
+/// `pauseScanning` saves the radio with it).
+///
 /// The process needs `CAP_NET_RAW` and `CAP_NET_ADMIN` (or root). Another program scanning at
 /// the same time (such as `bluetoothctl scan on`) makes the adapter busy.
-public struct HCIScanner: AsyncSequence, Sendable {
+public struct HCIScanner: AsyncSequence, PausableScanning, Sendable {
     /// What to scan and how.
     public struct Configuration: Sendable {
         /// The adapter, `hci0` by default.
@@ -56,6 +60,8 @@ public struct HCIScanner: AsyncSequence, Sendable {
 
     /// The configuration.
     public let configuration: Configuration
+    /// Whether scanning is paused, shared with the scanning thread (and by copies of the scanner).
+    private let paused = StopFlag()
     private let transportFactory: @Sendable (String) throws(BluetoothError) -> any HCITransport
 
     /// A scanner of the adapter the configuration names.
@@ -70,6 +76,16 @@ public struct HCIScanner: AsyncSequence, Sendable {
         transportFactory = transport
     }
 
+    /// Turns the adapter's scanning off until ``resumeScanning()``; the scans wait meanwhile.
+    public func pauseScanning() {
+        paused.set(true)
+    }
+
+    /// Turns the adapter's scanning on again.
+    public func resumeScanning() {
+        paused.set(false)
+    }
+
     /// Opens the adapter and closes it again: throws the ``BluetoothError`` scanning would meet
     /// first (no adapter, down, blocked), so a command can fail before it starts its work.
     public func checkAdapter() throws(BluetoothError) {
@@ -80,7 +96,7 @@ public struct HCIScanner: AsyncSequence, Sendable {
     /// The sightings, one array per advertising report event (with the advertisers' addresses),
     /// instead of scans.
     public var sightings: AsyncThrowingStream<[BeaconSighting], any Error> {
-        let configuration = configuration, factory = transportFactory
+        let configuration = configuration, factory = transportFactory, paused = paused
         return AsyncThrowingStream { continuation in
             let stop = StopFlag()
             continuation.onTermination = { _ in stop.set() }
@@ -91,7 +107,7 @@ public struct HCIScanner: AsyncSequence, Sendable {
                 func scan() throws(BluetoothError) {
                     let transport = try factory(configuration.adapter)
                     defer { transport.close() }
-                    try HCIScanLoop(transport: transport, configuration: configuration, stop: stop).run { sightings in
+                    try HCIScanLoop(transport: transport, configuration: configuration, stop: stop, paused: paused).run { sightings in
                         continuation.yield(sightings)
                     }
                 }
@@ -145,7 +161,7 @@ final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
 
-    func set() { lock.withLock { value = true } }
+    func set(_ newValue: Bool = true) { lock.withLock { value = newValue } }
     var isSet: Bool { lock.withLock { value } }
 }
 
@@ -155,6 +171,8 @@ struct HCIScanLoop {
     let transport: any HCITransport
     let configuration: HCIScanner.Configuration
     let stop: StopFlag
+    /// Set while scanning is to be off (``HCIScanner/pauseScanning()``).
+    var paused = StopFlag()
     var commandTimeout = 2.0
     var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
@@ -162,14 +180,25 @@ struct HCIScanLoop {
 
     /// Starts scanning, hands every event's sightings to `body` until stopped, then disables
     /// scanning (also when an error ends the loop).
+    /// While ``paused`` is set, scanning is disabled and what still comes is dropped; once it is
+    /// cleared, scanning is set up and enabled again.
     func run(_ body: ([BeaconSighting]) -> Void) throws(BluetoothError) {
-        let extended = try start()
-        defer { disable(extended: extended) }
+        var extended = try start()
+        var scanning = true
+        defer { if scanning { disable(extended: extended) } }
         let deadline = configuration.duration.map { Date().addingTimeInterval(Swift.min($0, 1e9)) }
         while !stop.isSet {
             if let deadline, deadline.timeIntervalSinceNow <= 0 { break }
+            if paused.isSet == scanning {
+                if scanning {
+                    disable(extended: extended)
+                } else {
+                    extended = try start()
+                }
+                scanning.toggle()
+            }
             guard let packet = try transport.receive(timeout: 0.2) else { continue }
-            guard packet.first == HCIPacketType.event.rawValue else { continue }
+            guard scanning, packet.first == HCIPacketType.event.rawValue else { continue }
             let sightings = (try? configuration.decoder.sightings(fromEvent: packet.dropFirst(), at: now())) ?? []
             if !sightings.isEmpty { body(sightings) }
         }

@@ -31,7 +31,7 @@ public enum BluenetError: Error, Hashable, Sendable, CustomStringConvertible {
 ///
 /// Indoor localization starts off, as in Bluenet: location events flow only after
 /// ``startIndoorLocalization()`` and with a classifier inserted. Scans come from any source —
-/// ``startScanning(_:)``, or ``process(_:)`` one at a time — and are timed by their own clock.
+/// ``startScanning(_:clock:)``, or ``process(_:)`` one at a time — and are timed by their own clock.
 /// The calls that change the hub are `async` (the hub is an actor); ``on(_:_:)`` is synchronous.
 ///
 /// ```swift
@@ -116,10 +116,29 @@ public final class BluenetLocalization: Sendable {
         await hub.process(scan)
     }
 
+    /// Lets time run on to `time` without a scan: the exits and the advertisement batch that
+    /// fell due by then (a live source calls it; ``startScanning(_:clock:)`` does).
+    public func advance(to time: Double) async {
+        await hub.advance(to: time)
+    }
+
     /// Takes in every scan of a source until it ends, then lets time run on until the exits
-    /// still pending have fallen due and flushes the last advertisement batch.
-    public func startScanning<Scans: AsyncSequence>(_ scans: Scans) async throws where Scans.Element == Scan {
-        for try await scan in scans { await hub.process(scan) }
+    /// still pending have fallen due and flushes the last advertisement batch. With a `clock` the
+    /// source is live: `exitRegion` and `exitLocation` fall due on time (the exit timeout after
+    /// the last sighting) while the source stays open, as the operating system told Bluenet.
+    ///
+    /// ```swift
+    /// try await bluenet.startScanning(scanner, clock: ContinuousClock())
+    /// ```
+    public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans, clock: (any Clock<Duration>)? = nil) async throws
+    where Scans.Element == Scan {
+        var timeline = ScanTimeline(scans: scans, pace: clock.map { .live($0) } ?? .replay)
+        while let input = try await timeline.next(deadline: clock == nil ? nil : await hub.nextDeadline()) {
+            switch input {
+            case .scan(let scan): await hub.process(scan)
+            case .time(let time): await hub.advance(to: time)
+            }
+        }
         await hub.finish()
     }
 }

@@ -62,7 +62,7 @@ public enum HekaergeError: Error, Hashable, Sendable, CustomStringConvertible {
 /// let hekaerge = Hekaerge(locations: [hall1, hall2, hall7, hall7Smaller])
 /// hekaerge.delegate = self                                   // didChangeLocation(_:)
 /// print(hekaerge.orderedLocations.map(\.identifier))         // input order: no position yet
-/// try await hekaerge.startScanning(RecordingReader(url: recording), beacons: venue)
+/// try await hekaerge.startScanning(scanner, clock: ContinuousClock())   // a live source
 /// ```
 public final class Hekaerge: Sendable {
     /// The locations in the order given (Hekaerge's `getDefaultLocations`).
@@ -158,11 +158,18 @@ public final class Hekaerge: Sendable {
     }
 
     /// Sorts from the nearest beacon in range of each ranging round of a source (Hekaerge's
-    /// way; see `PlaceRanker.follow(_:nearestBeaconIn:ranger:)`), until the source ends; then
-    /// the position is unknown and the order is the input order again.
-    public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans) async throws where Scans.Element == Scan {
+    /// way; see `PlaceRanker.follow(_:nearestBeaconIn:ranger:clock:)`), until the source ends;
+    /// then the position is unknown and the order is the input order again. With a `clock` the
+    /// source is live: when no beacon is heard for a round, the position is unknown (and the
+    /// delegate told the input order) while the source stays open, as Hekaerge did.
+    ///
+    /// ```swift
+    /// try await hekaerge.startScanning(scanner, clock: ContinuousClock())
+    /// ```
+    public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans, clock: (any Clock<Duration>)? = nil) async throws
+    where Scans.Element == Scan {
         guard let venue else { throw HekaergeError.venueWithoutOrigin }
-        try await ranker.follow(scans, nearestBeaconIn: venue)
+        try await ranker.follow(scans, nearestBeaconIn: venue, clock: clock)
     }
 
     /// Sorts from the engine's fixes of a source (`configuration` says how it locates; by default

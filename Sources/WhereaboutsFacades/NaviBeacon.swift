@@ -40,24 +40,29 @@ public struct NaviBeaconData: Hashable, Sendable {
 /// ```
 public final class NaviBeacon: Sendable {
     private struct State: Sendable {
-        var ranger: BeaconRanger
-        var triggers = AnchorTriggers()
+        var pipeline: AnchorPipeline
         var device = AnchoredState()
         var data: [String: NaviBeaconData] = [:]
+        /// The source being scanned, when its radio can be paused.
+        var radio: (any PausableScanning)?
     }
 
     private let state: LockedValue<State>
     private let callback = LockedValue<(@Sendable (RangedBeacon, NaviBeaconData) -> Void)?>(nil)
+    /// The sightings the callback has still to hear: gathered while a scan is processed, heard
+    /// once the plugin's lock is released (so that the callback may call the plugin).
+    private let heard = LockedValue<[(RangedBeacon, AnchorBeacon)]>([])
 
     /// Creates the plugin with no beacons; `venue` (optional) names the beacons that readings
     /// give by venue id and their calibrations; `rangingInterval` is the length of a round,
     /// seconds.
     public init(venue: Venue? = nil, rangingInterval: Double = 1) {
-        state = LockedValue(State(ranger: BeaconRanger(venue: venue, interval: rangingInterval)))
+        state = LockedValue(State(pipeline: AnchorPipeline(anchors: [], venue: venue, rangingInterval: rangingInterval)))
     }
 
     /// Adds a beacon: every beacon of `uuid` is ranged under `identifier`; adding the same UUID
-    /// again replaces it. Returns the plugin, so that calls chain.
+    /// again replaces it. Beacons can be added while scanning. Returns the plugin, so that calls
+    /// chain.
     @discardableResult
     public func addBeacon(identifier: String, uuid: UUID, latitude: Double?, longitude: Double?, heading: Double?,
                           floor: Int?) -> NaviBeacon {
@@ -69,26 +74,48 @@ public final class NaviBeacon: Sendable {
         state.withValue { state in
             state.data = state.data.filter { $0.value.uuid != uuid && $0.key != identifier }
             state.data[identifier] = data
-            state.triggers.add(anchor)
+            state.pipeline.add(anchor)
         }
         return self
     }
 
-    /// Stops reacting to beacons until ``resumeScanning()``.
+    /// Stops reacting to beacons until ``resumeScanning()``; a source whose radio can be paused
+    /// (``PausableScanning``, such as the BlueZ scanner) stops scanning meanwhile.
     public func pauseScanning() {
-        state.withValue { $0.triggers.pause() }
+        let radio = state.withValue { state in
+            state.pipeline.pause()
+            return state.radio
+        }
+        radio?.pauseScanning()
     }
 
-    /// Reacts to beacons again.
+    /// Reacts to beacons again (and scans again).
     public func resumeScanning() {
-        state.withValue { $0.triggers.resume() }
+        let radio = state.withValue { state in
+            state.pipeline.resume()
+            return state.radio
+        }
+        radio?.resumeScanning()
     }
+
+    /// Whether scanning is paused.
+    public var isPaused: Bool { state.value.pipeline.isPaused }
 
     /// A callback that replaces the default behaviour: it hears every ranged beacon of an added
     /// UUID, with its data, once a round. Set it back to `nil` for the default.
     public var onBeaconChanged: (@Sendable (RangedBeacon, NaviBeaconData) -> Void)? {
         get { callback.value }
-        set { callback.value = newValue }
+        set {
+            callback.value = newValue
+            let heard = heard
+            var gather: (@Sendable (RangedBeacon, AnchorBeacon) -> Void)?
+            if newValue != nil {
+                gather = { sighting, anchor in
+                    heard.withValue { $0.append((sighting, anchor)) }
+                }
+            }
+            state.withValue { [gather] state in state.pipeline.onSighting = gather }
+        }
     }
 
     /// The device's location as beacons last set it.
@@ -101,44 +128,74 @@ public final class NaviBeacon: Sendable {
     public var deviceState: AnchoredState { state.value.device }
 
     /// Whether the beacon `identifier` would set the location on its next immediate sighting.
-    public func isArmed(_ identifier: String) -> Bool { state.value.triggers.isArmed(identifier) }
+    public func isArmed(_ identifier: String) -> Bool {
+        state.value.pipeline.isArmed(identifier)
+    }
 
     /// Takes in one scan; returns the location fixes of the rounds it closed.
     @discardableResult
     public func process(_ scan: Scan) -> [AnchorFix] {
-        let (rounds, custom) = state.withValue { state in (state.ranger.add(scan), callback.value) }
-        return rounds.flatMap { handle($0, custom: custom) }
+        handle { $0.process(scan) }
+    }
+
+    /// Lets time run on to `time` without a scan: the round that ended by then, if any, and its
+    /// fixes (a live source calls it; ``startScanning(_:clock:)`` does).
+    @discardableResult
+    public func advance(to time: Double) -> [AnchorFix] {
+        handle { $0.advance(to: time) }
     }
 
     /// Closes the round still open (at the end of a source); returns its fixes.
     @discardableResult
     public func finish() -> [AnchorFix] {
-        let (round, custom) = state.withValue { state in (state.ranger.finish(), callback.value) }
-        return round.map { handle($0, custom: custom) } ?? []
+        handle { $0.finish() }
     }
 
-    /// Reacts to every round of a source until it ends.
-    public func startScanning<Scans: AsyncSequence>(_ scans: Scans) async throws where Scans.Element == Scan {
-        for try await scan in scans { process(scan) }
+    /// Reacts to every round of a source until it ends. With a `clock` the source is live: a
+    /// round also ends on time, so an immediate sighting sets the location a round later even
+    /// when no further scan comes. A source whose radio can be paused (``PausableScanning``) is
+    /// paused and resumed with ``pauseScanning()`` and ``resumeScanning()``.
+    ///
+    /// ```swift
+    /// try await navi.startScanning(scanner, clock: ContinuousClock())   // live
+    /// ```
+    public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans, clock: (any Clock<Duration>)? = nil) async throws
+    where Scans.Element == Scan {
+        let radio = scans as? any PausableScanning
+        let paused = state.withValue { state in
+            state.radio = radio
+            return state.pipeline.isPaused
+        }
+        if paused { radio?.pauseScanning() }
+        defer { state.withValue { $0.radio = nil } }
+        var timeline = ScanTimeline(scans: scans, pace: clock.map { .live($0) } ?? .replay)
+        while let input = try await timeline.next(deadline: state.value.pipeline.nextRoundEnd) {
+            switch input {
+            case .scan(let scan): process(scan)
+            case .time(let time): advance(to: time)
+            }
+        }
         finish()
     }
 
-    /// One round: to the callback, or through the triggers into the device's state.
-    private func handle(_ round: [RangedBeacon], custom: (@Sendable (RangedBeacon, NaviBeaconData) -> Void)?) -> [AnchorFix] {
-        guard let custom else {
-            return state.withValue { state in
-                let fixes = state.triggers.process(round: round)
-                for fix in fixes { state.device.apply(fix) }
-                return fixes
-            }
+    /// Runs one step of the pipeline under the lock, applies what fired to the device, then hands
+    /// the callback what it heard, outside the lock.
+    private func handle(_ step: (inout AnchorPipeline) -> [AnchorEvent]) -> [AnchorFix] {
+        let fixes = state.withValue { state in
+            let events = step(&state.pipeline)
+            if let last = events.last { state.device = last.state }
+            return events.map(\.fix)
         }
-        // The callback runs outside the lock, so that it may call the plugin.
-        let matched: [(RangedBeacon, NaviBeaconData)] = state.withValue { state in
-            round.compactMap { ranged in
-                state.triggers.anchor(matching: ranged).flatMap { state.data[$0.id] }.map { (ranged, $0) }
-            }
+        let sightings = heard.withValue { heard in
+            defer { heard.removeAll() }
+            return heard
         }
-        for (ranged, data) in matched { custom(ranged, data) }
-        return []
+        if !sightings.isEmpty, let custom = callback.value {
+            let matched: [(RangedBeacon, NaviBeaconData)] = state.withValue { state in
+                sightings.compactMap { sighting, anchor in state.data[anchor.id].map { (sighting, $0) } }
+            }
+            for (ranged, data) in matched { custom(ranged, data) }
+        }
+        return fixes
     }
 }

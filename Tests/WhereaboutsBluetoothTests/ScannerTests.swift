@@ -12,6 +12,8 @@ final class ScriptedController: HCITransport, @unchecked Sendable {
     var statuses: [UInt16: UInt8] = [:]
     var features: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0]
     var answers = true
+    /// Runs when a receive finds nothing queued (outside the lock).
+    var whenIdle: (() -> Void)?
     private(set) var closed = false
 
     init(events: [[UInt8]] = []) {
@@ -32,7 +34,14 @@ final class ScriptedController: HCITransport, @unchecked Sendable {
     }
 
     func receive(timeout: Double) throws(BluetoothError) -> [UInt8]? {
-        lock.withLock { queue.isEmpty ? nil : queue.removeFirst() }
+        if let packet = lock.withLock({ queue.isEmpty ? nil : queue.removeFirst() }) { return packet }
+        whenIdle?()
+        return nil
+    }
+
+    /// Queues an event, as if the controller had just sent it.
+    func queue(event: [UInt8]) {
+        lock.withLock { queue.append([0x04] + event) }
     }
 
     func close() { lock.withLock { closed = true } }
@@ -62,6 +71,36 @@ final class ScriptedController: HCITransport, @unchecked Sendable {
         #expect(controller.sent[4] == [0x01, 0x0C, 0x20, 0x02, 0x00, 0x00])
         #expect(heard.map { $0.map(\.reading.rssi) } == [[-59], [-80]])
         #expect(heard.allSatisfy { $0.allSatisfy { $0.time == 42 } })
+    }
+
+    /// Paused, the loop turns scanning off and drops what still comes; resumed, it sets scanning up
+    /// and on again and hands reports over as before (NaviBeacon's `pauseScanning`).
+    @Test func pausingTurnsScanningOffUntilResumed() throws {
+        let controller = ScriptedController(events: [report1])
+        let stop = StopFlag(), paused = StopFlag()
+        var heard: [[Double]] = []
+        var resumed = false
+        controller.whenIdle = {
+            // Idle while paused: a report that comes anyway, then the resume and a last report.
+            guard paused.isSet, !resumed else { return }
+            resumed = true
+            controller.queue(event: self.report2)
+            controller.whenIdle = {
+                guard paused.isSet else { return }
+                paused.set(false)
+                controller.queue(event: Vectors.legacyEvent(data: Vectors.iBeacon(major: 1, minor: 3), rssi: 0xC4))
+            }
+        }
+        try HCIScanLoop(transport: controller, configuration: configuration(false), stop: stop, paused: paused).run { sightings in
+            heard.append(sightings.map(\.reading.rssi))
+            if heard.count == 1 { paused.set() } else { stop.set() }
+        }
+        // disable, parameters, enable; paused: disable; resumed: disable, parameters, enable; stopped: disable.
+        #expect(controller.opcodes == [0x200C, 0x200B, 0x200C, 0x200C, 0x200C, 0x200B, 0x200C, 0x200C])
+        #expect(controller.sent[3] == [0x01, 0x0C, 0x20, 0x02, 0x00, 0x00])
+        #expect(controller.sent[6] == [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00])
+        // The report that came while paused (−80 dBm) was dropped.
+        #expect(heard == [[-59], [-60]])
     }
 
     /// A Bluetooth 5 controller (LE feature bit 12 set: byte 1, bit 4) gets extended scanning.

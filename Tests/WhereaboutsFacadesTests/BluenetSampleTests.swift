@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 import Whereabouts
@@ -32,6 +33,30 @@ struct BluenetSampleTests {
             time += 0.5
         }
         await bluenet.process(Scan(time: end, readings: []))
+    }
+
+    /// Live (a clock given): the region is left the exit timeout after the last sighting while
+    /// the source stays open, once, as the operating system told Bluenet.
+    @Test func aSilentSourceLeavesTheRegionOnTime() async throws {
+        let bluenet = BluenetLocalization(configuration: EventHub.Configuration(regionExitTimeout: 5, startsIndoorLocalization: false))
+        let topics = Collected<String>()
+        _ = bluenet.on("enterRegion") { _ in topics.append("enterRegion") }
+        _ = bluenet.on("exitRegion") { _ in topics.append("exitRegion") }
+        try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
+        let clock = TestClock()
+        let (scans, input) = AsyncStream.makeStream(of: Scan.self)
+        let scanning = Task { try await bluenet.startScanning(scans, clock: clock) }
+        input.yield(Self.scan(at: 100, Self.kitchen))
+        try await LiveWait.settle(clock)
+        #expect(topics.values == ["enterRegion"])
+        await clock.advance(by: .milliseconds(4_900))
+        #expect(topics.values == ["enterRegion"])
+        await clock.advance(by: .milliseconds(100))
+        try await LiveWait.until { topics.values == ["enterRegion", "exitRegion"] }
+        await clock.advance(by: .seconds(60))
+        input.finish()
+        try await scanning.value
+        #expect(topics.values == ["enterRegion", "exitRegion"])
     }
 
     @Test func onReturnsAClosureThatUnsubscribes() async throws {

@@ -1,4 +1,6 @@
+import Clocks
 import Foundation
+import Testing
 import Whereabouts
 
 /// Values collected from callbacks on any thread, in the order they came.
@@ -22,4 +24,24 @@ struct ScanSource: AsyncSequence, Sendable {
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(remaining: scans[...]) }
+}
+
+/// Waiting for a facade run live on a test clock.
+enum LiveWait {
+    /// Waits until what was handed to the facade is taken in and its timeline sleeps on the clock.
+    static func settle(_ clock: TestClock<Duration>) async throws {
+        try await Task.sleep(for: .milliseconds(20))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            do { try await clock.checkSuspension() } catch { return }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Waits (at most 5 s of real time) until `condition` holds, and expects it.
+    static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition(), sourceLocation: sourceLocation)
+    }
 }

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 import Whereabouts
@@ -97,6 +98,26 @@ struct HekaergeSampleTests {
         #expect(orders.dropLast().last?.prefix(2) == ["hall81", "hall8"])
         #expect(orders.last == Self.inputOrder)
         #expect(hekaerge.orderedLocations.map(\.identifier) == Self.inputOrder)
+
+        // Live, the source staying open: a round with no beacon in range makes the position
+        // unknown, so the delegate hears the input order a second after the round ends.
+        let live = Delegate()
+        hekaerge.delegate = live
+        let clock = TestClock()
+        let (stream, input) = AsyncStream.makeStream(of: Scan.self)
+        let scanning = Task { try await hekaerge.startScanning(stream, clock: clock) }
+        input.yield(Scan(time: 50, readings: [Reading(beacon: .id("b7"), rssi: -62)]))
+        try await LiveWait.settle(clock)
+        await clock.advance(by: .seconds(1))
+        try await LiveWait.until { live.orders.values.count == 1 }
+        #expect(live.orders.values.first?.prefix(2) == ["hall7smaller", "hall7"])
+        await clock.advance(by: .milliseconds(999))
+        #expect(live.orders.values.count == 1)
+        await clock.advance(by: .milliseconds(1))
+        try await LiveWait.until { live.orders.values.count == 2 }
+        #expect(live.orders.values.last == Self.inputOrder && hekaerge.orderedLocations.map(\.identifier) == Self.inputOrder)
+        input.finish()
+        try await scanning.value
     }
 
     @Test func aVenueWithoutAnOriginIsRefused() {

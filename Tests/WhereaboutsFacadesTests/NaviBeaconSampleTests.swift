@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Testing
 import Whereabouts
@@ -78,11 +79,49 @@ struct NaviBeaconSampleTests {
         #expect(navi.isArmed("front-desk") && !navi.isArmed("stairs"))
         #expect(round(Self.desk, -50).map(\.anchor) == ["front-desk"])
         #expect(navi.heading == 90 && navi.floor == 0 && navi.deviceState.lastAnchor == "front-desk")
-        // Paused: nothing fires; resumed: it fires again once re-armed.
+        // Paused: the stairs are still disarmed and the front desk just fired; five near rounds
+        // at the stairs and an immediate one at an armed beacon change nothing.
+        navi.addBeacon(identifier: "exit", uuid: Self.exit, latitude: nil, longitude: nil, heading: 270, floor: 0)
         navi.pauseScanning()
-        #expect(round(Self.shop, -65).isEmpty && !navi.isArmed("stairs"))
+        #expect(navi.isPaused)
+        for _ in 0..<5 { #expect(round(Self.shop, -65).isEmpty) }
+        #expect(round(Self.exit, -50).isEmpty && navi.isArmed("exit") && !navi.isArmed("stairs"))
+        #expect(navi.heading == 90 && navi.deviceState.lastAnchor == "front-desk")
+        // Resumed: the armed exit fires at once.
         navi.resumeScanning()
+        #expect(round(Self.exit, -50).map(\.anchor) == ["exit"] && navi.heading == 270)
         #expect(!navi.isArmed("stairs"))
+    }
+
+    static let exit = UUID(uuidString: "99999999-2222-3333-4444-555555555555")!
+
+    /// Live: with a clock, a round ends on time, so an immediate sighting sets the location a
+    /// round later though no scan follows; a beacon added while scanning is ranged from then
+    /// on; a source whose radio can be paused is paused and resumed with the plugin.
+    @Test func liveRoundsEndOnTimeAndPausingStopsTheRadio() async throws {
+        let navi = NaviBeacon()
+        let clock = TestClock()
+        let (scans, input) = AsyncStream.makeStream(of: Scan.self)
+        let radio = PausableScans(scans)
+        let scanning = Task { try await navi.startScanning(radio, clock: clock) }
+        input.yield(Self.round(10, Self.desk, rssi: -50))   // no beacon added yet: nothing to react to
+        try await LiveWait.settle(clock)
+        await clock.advance(by: .seconds(1))                   // that round ends: nothing fires
+        try await LiveWait.settle(clock)
+        #expect(navi.location == nil)
+        navi.addBeacon(identifier: "front-desk", uuid: Self.desk, latitude: 41.3551, longitude: 2.1322, heading: 90, floor: 0)
+        input.yield(Self.round(11, Self.desk, rssi: -50))
+        try await LiveWait.settle(clock)
+        #expect(navi.location == nil)                          // the round is still open
+        await clock.advance(by: .seconds(1))                   // it ends with no scan after it
+        try await LiveWait.until { navi.location != nil }
+        #expect(navi.location == GeoCoordinate(latitude: 41.3551, longitude: 2.1322) && navi.heading == 90)
+        navi.pauseScanning()
+        #expect(radio.pauses.value == ["pause"])
+        navi.resumeScanning()
+        #expect(radio.pauses.value == ["pause", "resume"])
+        input.finish()
+        try await scanning.value
     }
 
     /// Adding the same UUID again replaces the beacon (and re-arms it).
@@ -93,4 +132,16 @@ struct NaviBeaconSampleTests {
         #expect(navi.process(Self.round(1, Self.desk, rssi: -50)).map(\.anchor) == ["new"])
         #expect(navi.location == GeoCoordinate(latitude: 2, longitude: 2))
     }
+}
+
+/// A stream of scans whose radio can be paused: it records the calls.
+struct PausableScans: AsyncSequence, PausableScanning {
+    let base: AsyncStream<Scan>
+    let pauses = LockedValue<[String]>([])
+
+    init(_ base: AsyncStream<Scan>) { self.base = base }
+
+    func makeAsyncIterator() -> AsyncStream<Scan>.AsyncIterator { base.makeAsyncIterator() }
+    func pauseScanning() { pauses.withValue { $0.append("pause") } }
+    func resumeScanning() { pauses.withValue { $0.append("resume") } }
 }

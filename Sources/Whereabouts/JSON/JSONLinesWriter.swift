@@ -25,6 +25,8 @@ public final class JSONLinesWriter {
     private let temporary: URL?
     private var buffer = ""
     private var finished = false
+    /// Whether ``finish()`` closes the handle although the file is not moved into place.
+    private var closesHandle = false
     private static let flushThreshold = 1 << 16
 
     /// Lines written so far.
@@ -43,6 +45,21 @@ public final class JSONLinesWriter {
         handle = try FileHandle(forWritingTo: temporary)
         destination = url
         self.temporary = temporary
+    }
+
+    /// Creates (or empties) the file at `url` and writes into it directly, so that a reader sees
+    /// each line once it is flushed (a live output); ``finish()`` flushes, syncs and closes it.
+    public init(appendingLinesTo url: URL) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [
+                NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "cannot create \(url.path)",
+            ])
+        }
+        handle = try FileHandle(forWritingTo: url)
+        destination = nil
+        temporary = nil
+        closesHandle = true
     }
 
     /// Writes to an open handle (standard output, a pipe); ``finish()`` flushes but does not close it.
@@ -82,7 +99,13 @@ public final class JSONLinesWriter {
         guard !finished else { return }
         try flush()
         finished = true
-        guard let destination, let temporary else { return }
+        guard let destination, let temporary else {
+            if closesHandle {
+                try handle.synchronize()
+                try handle.close()
+            }
+            return
+        }
         try handle.synchronize()
         try handle.close()
         guard rename(temporary.path, destination.path) == 0 else {

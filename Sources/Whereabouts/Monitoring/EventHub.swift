@@ -238,6 +238,18 @@ public actor EventHub {
         return events
     }
 
+    /// When something falls due without another scan — the advertisement batch being gathered,
+    /// the place's exit, a region's exit — or `nil` when nothing is pending (or the hub is
+    /// paused). A live source calls ``advance(to:)`` then.
+    public func nextDeadline() -> Double? {
+        guard !paused else { return nil }
+        var deadline = batchStart.map { $0 + configuration.advertisementInterval }
+        for time in [places.nextExitTime, regions.nextExitTime] {
+            if let time { deadline = Swift.min(deadline ?? time, time) }
+        }
+        return deadline
+    }
+
     /// The end of the input: lets time run on past the latest scan until every pending exit has
     /// fallen due (the longer of the region and place exit timeouts), then flushes the
     /// advertisement batch still being gathered.

@@ -118,10 +118,17 @@ public struct PlaceMonitor: Sendable {
         return events
     }
 
+    /// When the current place is left without another observation (the last one plus
+    /// ``Configuration/exitTimeout``), or `nil` when the device is in no place.
+    public var nextExitTime: Double? {
+        guard currentPlace != nil, let lastTime else { return nil }
+        return lastTime + configuration.exitTimeout
+    }
+
     /// Leaves the current place when nothing was observed for ``Configuration/exitTimeout``
     /// seconds before `time`; the exit is dated when it fell due.
     public mutating func advance(to time: Double) -> [PlaceEvent] {
-        guard let lastTime, let currentPlace, time - lastTime >= configuration.exitTimeout else { return [] }
+        guard let lastTime, let currentPlace, time >= lastTime + configuration.exitTimeout else { return [] }
         reset()
         return [PlaceEvent(.exit, place: currentPlace, time: lastTime + configuration.exitTimeout)]
     }

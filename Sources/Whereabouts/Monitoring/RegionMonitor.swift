@@ -88,6 +88,12 @@ public struct RegionMonitor: Sendable {
     /// The regions currently entered, in the order tracked.
     public var activeRegions: [BeaconRegion] { regions.filter { lastSeen[$0] != nil } }
 
+    /// When the next exit falls due without another sighting (the earliest last sighting of an
+    /// entered region plus ``exitTimeout``), or `nil` when no region is entered.
+    public var nextExitTime: Double? {
+        lastSeen.values.min().map { $0 + exitTimeout }
+    }
+
     /// Starts watching a region. A region with the same UUID, major and minor is replaced.
     public mutating func track(_ region: BeaconRegion) {
         if let index = regions.firstIndex(where: { $0.uuid == region.uuid && $0.major == region.major && $0.minor == region.minor }) {
@@ -132,7 +138,7 @@ public struct RegionMonitor: Sendable {
         clock = Swift.max(clock, time)
         var events: [(order: Int, event: RegionEvent)] = []
         for (order, region) in regions.enumerated() {
-            guard let seen = lastSeen[region], clock - seen >= exitTimeout else { continue }
+            guard let seen = lastSeen[region], clock >= seen + exitTimeout else { continue }
             lastSeen[region] = nil
             events.append((order, RegionEvent(.exit, region: region, time: seen + exitTimeout)))
         }

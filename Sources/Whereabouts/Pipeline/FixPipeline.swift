@@ -77,6 +77,13 @@ public struct FixPipeline: Sendable {
         }
     }
 
+    /// The earliest time at which a fix may fall due without another scan (a fixed lag's oldest
+    /// waiting fix), or `nil` when the timing holds none back on time.
+    public var nextDueTime: Double? {
+        guard case .fixedLag(let locators) = stage else { return nil }
+        return locators.nextDueTime
+    }
+
     /// Takes in one scan (of any device) and hands `emit` each fix now due, each device's in order.
     @inline(__always)
     public mutating func add(_ scan: Scan, _ emit: (Fix) throws -> Void) rethrows {

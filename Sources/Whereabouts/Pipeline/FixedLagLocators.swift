@@ -93,6 +93,10 @@ public struct FixedLagLocators: Sendable {
     /// Scans taken in per second of time spent, or `nil` before any time was measured.
     public var callsPerSecond: Double? { statistics.scansPerSecond }
 
+    /// The earliest time at which a fix may fall due (a lower bound: ``advance(to:)`` at that
+    /// time works out the next), or `nil` when none waits.
+    public var nextDueTime: Double? { nextDue.isFinite ? nextDue : nil }
+
     /// Fixes taken in and not yet reported.
     public var pendingCount: Int { devices.indices.reduce(0) { $0 + devices[$1].delay.pendingCount } }
 

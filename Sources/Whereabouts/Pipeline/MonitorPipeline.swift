@@ -77,6 +77,29 @@ public struct MonitorPipeline: Sendable {
         return events.map { DeviceEvent(device: scan.device, event: $0) }
     }
 
+    /// Lets time run on to `time` without a scan (a live source's silence): each device's
+    /// advertisement batch and exits that fell due by then, device by device in the order they
+    /// came.
+    public mutating func advance(to time: Double) async -> [DeviceEvent] {
+        guard time.isFinite else { return [] }
+        var events: [DeviceEvent] = []
+        for slot in hubs.indices {
+            let hub = hubs[slot], device = hubs.device(of: slot)
+            events += await hub.advance(to: time).map { DeviceEvent(device: device, event: $0) }
+        }
+        return events
+    }
+
+    /// When the next exit or advertisement batch of any device falls due, or `nil` when none is
+    /// pending.
+    public func nextDeadline() async -> Double? {
+        var deadline: Double?
+        for slot in hubs.indices {
+            if let time = await hubs[slot].nextDeadline() { deadline = Swift.min(deadline ?? time, time) }
+        }
+        return deadline
+    }
+
     /// The end of the input: lets time run on past the last scan until every pending exit has
     /// fallen due (the longer of the region and place exit timeouts), then flushes the
     /// advertisement batches; each device's events in turn, in the order the devices came.

@@ -36,6 +36,18 @@ public struct ScanPipeline: Sendable {
         return await monitor.process(scan, estimate: estimate)
     }
 
+    /// Lets the clock run on to `time` without a scan (a live source's silence): the exits and
+    /// advertisement batches of every device that fell due by then.
+    public mutating func advance(to time: Double) async -> [DeviceEvent] {
+        await monitor.advance(to: time)
+    }
+
+    /// When the next exit or advertisement batch of any device falls due, or `nil` when none is
+    /// pending.
+    public func nextDeadline() async -> Double? {
+        await monitor.nextDeadline()
+    }
+
     /// The end of the input: the exits still pending, and the advertisement batches gathered.
     public mutating func finish() async -> [DeviceEvent] {
         await monitor.finish()

@@ -121,6 +121,13 @@ public final class FixWriter {
         self.decimalPlaces = decimalPlaces
     }
 
+    /// Creates (or empties) the file at `url` and writes into it directly, so that a reader sees
+    /// each fix once it is flushed: the output of a live source.
+    public init(appendingTo url: URL, decimalPlaces: Int? = 3) throws {
+        lines = try JSONLinesWriter(appendingLinesTo: url)
+        self.decimalPlaces = decimalPlaces
+    }
+
     /// Writes to an open handle (standard output, a pipe); ``finish()`` flushes but does not close it.
     public init(handle: FileHandle, decimalPlaces: Int? = 3) {
         lines = JSONLinesWriter(handle: handle)

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a recording (`*.jsonl`, FORMATS.md §2) one scan at a time, in constant memory whatever
 /// the file's size: the file is read in chunks and only the current line is held.
@@ -180,6 +187,29 @@ public final class RecordingReader {
         return true
     }
 
+    /// Appends what one read(2) gives, up to a chunk, to `buffer`; returns the bytes read (0 at
+    /// the end of the file). A pipe or a terminal gives each line as soon as it is written,
+    /// rather than once a whole chunk is there.
+    private func readChunk() throws(FormatError) -> Int {
+        let descriptor = handle.fileDescriptor
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
+        while true {
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                read(descriptor, bytes.baseAddress.map { $0 + old }, Self.chunkSize)
+            }
+            if count >= 0 {
+                buffer.removeSubrange((old + count)...)
+                return count
+            }
+            guard errno == EINTR else {
+                buffer.removeSubrange(old...)
+                let reason = String(cString: strerror(errno))
+                throw FormatError(file: name, message: "cannot read the file: \(reason)")
+            }
+        }
+    }
+
     private func overlong() -> FormatError {
         FormatError(file: name, line: lineNumber,
                     message: "line longer than \(options.maximumLineLength) bytes (is this a JSON Lines recording?)")
@@ -216,17 +246,7 @@ public final class RecordingReader {
                 start = 0
             }
             searchFrom = buffer.count
-            let chunk: Data?
-            do {
-                chunk = try handle.read(upToCount: Self.chunkSize)
-            } catch {
-                throw FormatError(file: name, message: "cannot read the file: \(error.localizedDescription)")
-            }
-            if let chunk, !chunk.isEmpty {
-                buffer.append(contentsOf: chunk)
-            } else {
-                endOfFile = true
-            }
+            if try readChunk() == 0 { endOfFile = true }
         }
     }
 }

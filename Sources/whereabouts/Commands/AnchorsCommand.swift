@@ -18,6 +18,10 @@ struct AnchorsCommand: AsyncParsableCommand {
         each device's state goes to standard error. --json prints one JSON object a line: \
         {"t", "device", "anchor", "x", "y", "latitude", "longitude", "floor"}.
 
+        A live source (an adapter, standard input or a FIFO, a capture at --pace recorded) also \
+        closes rounds on the wall clock, so an anchor fires --round seconds after it was reached \
+        even when no further scan comes, and each line is written as it happens.
+
         Examples:
           whereabouts anchors --venue Examples/venue.json --recording Examples/visit.jsonl
           whereabouts anchors --venue venue.json --adapter hci0 --json
@@ -52,14 +56,21 @@ struct AnchorsCommand: AsyncParsableCommand {
         guard !anchors.isEmpty else { throw CommandFailure("\(venue.path): no beacon has a position, so there is no anchor.") }
         let reader = try source.open(lenient: lenient)
         var pipeline = AnchorPipeline(anchors: anchors, venue: venueValue, rangingInterval: round, rearmRounds: rearm)
-        var out = TextOutput()
+        var out = TextOutput(live: reader.isLive)
         func write(_ events: [AnchorEvent]) {
             for event in events { out.line(json ? Self.jsonLine(event) : Self.textLine(event)) }
         }
         var devices: [String?] = []
-        for try await scan in reader {
-            if pipeline.state(of: scan.device) == nil { devices.append(scan.device) }
-            write(pipeline.process(scan))
+        // Live, rounds also close on time (a device that falls silent gets its last round).
+        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        while let input = try await timeline.next(deadline: pipeline.nextRoundEnd) {
+            switch input {
+            case .scan(let scan):
+                if pipeline.state(of: scan.device) == nil { devices.append(scan.device) }
+                write(pipeline.process(scan))
+            case .time(let time):
+                write(pipeline.advance(to: time))
+            }
         }
         write(pipeline.finish())
         out.flush()

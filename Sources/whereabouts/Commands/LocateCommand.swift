@@ -17,6 +17,10 @@ struct LocateCommand: AsyncParsableCommand {
         live scans too); give "-" as the recording to read standard input. Instead of a recording, \
         --adapter locates live scans (Linux) and --btsnoop the advertising reports of a btsnoop capture.
 
+        A live source (an adapter, standard input or a FIFO, a capture at --pace recorded) runs on \
+        the wall clock between scans: each fix is written as soon as it is due (with --lag, S \
+        seconds after its scan even when no scan follows), to standard output or straight into -o FILE.
+
         Algorithms: \(PositioningAlgorithm.valueList).
 
         Examples:
@@ -61,13 +65,18 @@ struct LocateCommand: AsyncParsableCommand {
         let training = try positioning.readTraining()
         let setup = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
-        let engine = LocationEngine(setup: setup, timing: pipeline.timing)
+        var fixes = FixPipeline(setup: setup, timing: pipeline.timing)
 
-        let writer = try output.map { try FixWriter(url: URL(fileURLWithPath: $0)) } ?? FixWriter(handle: FileHandle.standardOutput)
+        let live = reader.isLive
+        let writer = try output.map { path in
+            // Live, the fixes go straight into the file, each as it comes; a replay's file appears whole at the end.
+            live ? try FixWriter(appendingTo: URL(fileURLWithPath: path)) : try FixWriter(url: URL(fileURLWithPath: path))
+        } ?? FixWriter(handle: FileHandle.standardOutput)
         var progress = Progress("locating", total: reader.progressTotal)
-        var fixes = engine.fixes(from: reader).makeAsyncIterator()
-        while let fix = try await fixes.next() {
-            try writer.write(fix)
+        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        try await timeline.run(&fixes) { due in
+            for fix in due { try writer.write(fix) }
+            if live, !due.isEmpty { try writer.flush() }
             progress.update(reader.bytesRead)
         }
         try writer.finish()

@@ -10,14 +10,22 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: HelpText.fitting("""
         Each device gets an event hub (Bluenet Localization's events). Every proximity UUID of the \
         venue's beacons is tracked as a region named by the UUID: enterRegion on its first sighting, \
-        exitRegion after --exit-timeout seconds of scan time without one. Every scan is located (as \
+        exitRegion after --exit-timeout seconds without one. Every scan is located (as \
         `locate` does) and the place the fix is in — the probability mass of the fix, a Gaussian whose \
         68 % radius is its accuracy, inside each place — goes through the place monitor's hysteresis \
-        (a new place must win 3 consecutive scans, or 2 over 3 s): exitLocation, then enterLocation. \
+        (a new place must win 3 consecutive scans, or 2 over 3 s): exitLocation, then enterLocation; \
+        the place is left too after --exit-timeout seconds without a located scan. \
         With --model the place comes from a room classifier trained by `whereabouts train` instead \
         (its smoothed answer and probability, per device and track); it needs no beacon positions. \
         The sightings come from a recording, a live adapter (--adapter, Linux) or a btsnoop capture \
         (--btsnoop). When they end, time runs on until every pending exit has fallen due.
+
+        Time: a recording read from a file (or a capture replayed --pace fast) runs on its scans' \
+        own clock, as fast as it can be read, and gives the same events every time. A live source \
+        — an adapter, a recording read from standard input or a FIFO, a capture at --pace recorded \
+        — also runs on the wall clock between scans: an exit falls due --exit-timeout seconds after \
+        the last sighting even while no scan comes, and each line is written as it happens \
+        (`whereabouts watch … --recording - --json | consumer` works live).
 
         Lines: time, device, topic, and what entered or left. --json prints one JSON object a line: \
         {"t", "device", "topic", "data"} with Bluenet's payloads (a reference id for regions, \
@@ -41,7 +49,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A room classifier (from `whereabouts train`) that names each scan's place, instead of the fix's containment.", valueName: "model.json"))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds without a sighting before a region is left.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Seconds without a sighting before a region is left (and without a located scan before the place is).", valueName: "seconds"))
     var exitTimeout: Double = 30
 
     @Flag(name: .long, help: "Print one JSON object a line.")
@@ -68,22 +76,23 @@ struct WatchCommand: AsyncParsableCommand {
         }
         let reader = try source.open(lenient: positioning.lenient)
         let training = try positioning.readTraining()
-        let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(regionExitTimeout: exitTimeout))
+        let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(
+            regionExitTimeout: exitTimeout, placeMonitor: PlaceMonitor.Configuration(exitTimeout: exitTimeout)))
         if monitor.regions.isEmpty {
             Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
         }
         var pipeline = ScanPipeline(setup: algorithm.setup(venue: venueValue, training: training), places: places, monitor: monitor)
 
-        var out = TextOutput()
-        func write(_ events: [DeviceEvent]) {
+        var out = TextOutput(live: reader.isLive)
+        // Live, time also passes between scans (exits fall due on time); at the end of the input
+        // it runs on until every pending exit has fallen due.
+        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        try await timeline.run(&pipeline) { events in
             for item in events where all || Self.isChange(item.event) {
                 let device = item.device ?? ""
                 out.line(json ? Self.jsonLine(item.event, device: device) : Self.textLine(item.event, device: device))
             }
         }
-        for try await scan in reader { write(await pipeline.process(scan)) }
-        // The input is over: time runs on until every pending exit has fallen due.
-        write(await pipeline.finish())
         out.flush()
         reader.recordingReader?.warnAboutSkippedLines()
         if let summary = reader.summary { Terminal.error(summary) }

@@ -4,12 +4,18 @@ import WhereaboutsBluetooth
 
 /// An open source of scans: a recording read line by line, a capture replayed or a live scan.
 /// It is an `AsyncSequence` of scans (the source itself moves on as it is read), so that it can
-/// feed the library's pipeline directly: `engine.fixes(from: source)`.
-final class SightingSource {
+/// feed the library's pipeline directly: `engine.fixes(from: source)`, or a ``ScanTimeline`` at
+/// the source's ``pace``.
+///
+/// One task reads it at a time: a live timeline's reading task while the scans last, the
+/// command afterwards (for the counts).
+final class SightingSource: @unchecked Sendable {
     /// Where the scans come from, with the state of reading them.
     private enum Backing {
         /// A recording read line by line.
         case recording(RecordingReader)
+        /// A recording read from a pipe, a FIFO or a terminal, on a thread of its own.
+        case pipe(ThreadedRecording)
         /// A btsnoop capture replayed; `firstTime` is the time of its first scan, once read.
         case capture(BTSnoopReplay, BTSnoopReplay.AsyncIterator, firstTime: Double?)
         /// A live scan.
@@ -22,19 +28,24 @@ final class SightingSource {
     let name: String
     /// Seconds after which a capture or a live scan stops (`--duration`).
     private let duration: Double?
+    /// Whether scans arrive as they happen, so that time passes between them too.
+    let isLive: Bool
     private var backing: Backing
 
-    /// A recording read line by line.
-    init(name: String, recording: RecordingReader) {
+    /// A recording read line by line; `live` when it comes from a pipe, a FIFO or a terminal
+    /// (read on a thread of its own, so that waiting for a line blocks no task).
+    init(name: String, recording: RecordingReader, live: Bool = false) {
         self.name = name
         duration = nil
-        backing = .recording(recording)
+        isLive = live
+        backing = live ? .pipe(ThreadedRecording(reader: recording)) : .recording(recording)
     }
 
-    /// A btsnoop capture replayed.
-    init(name: String, replay: BTSnoopReplay, duration: Double?) {
+    /// A btsnoop capture replayed; live when replayed at its recorded pace.
+    init(name: String, replay: BTSnoopReplay, duration: Double?, live: Bool) {
         self.name = name
         self.duration = duration
+        isLive = live
         backing = .capture(replay, replay.makeAsyncIterator(), firstTime: nil)
     }
 
@@ -42,19 +53,23 @@ final class SightingSource {
     init(name: String, scanner: HCIScanner, duration: Double?) {
         self.name = name
         self.duration = duration
+        isLive = true
         backing = .adapter(scanner.makeAsyncIterator())
     }
 
-    /// Whether scans arrive as they happen (a live adapter).
-    var isLive: Bool {
-        if case .adapter = backing { return true }
-        return false
+    /// How a pipeline's time moves with this source: with the wall clock between scans when the
+    /// scans come as they happen, with the scans alone for a replay.
+    var pace: ScanTimeline<SightingSource>.Pace {
+        isLive ? .live(ContinuousClock()) : .replay
     }
 
     /// The recording's reader, when the source is a recording.
     var recordingReader: RecordingReader? {
-        if case .recording(let reader) = backing { return reader }
-        return nil
+        switch backing {
+        case .recording(let reader): reader
+        case .pipe(let threaded): threaded.reader
+        default: nil
+        }
     }
 
     /// The next scan, or `nil` at the end (of the file, of the duration, or on SIGINT/SIGTERM
@@ -63,6 +78,8 @@ final class SightingSource {
         switch backing {
         case .recording(let reader):
             return try reader.next()
+        case .pipe(let threaded):
+            return try await threaded.next()
         case .capture(let replay, var scans, var firstTime):
             backing = .moving
             defer { backing = .capture(replay, scans, firstTime: firstTime) }
@@ -86,7 +103,7 @@ final class SightingSource {
 
     /// The size of the input for a progress bar, or 0 when unknown.
     var progressTotal: Int {
-        guard recordingReader != nil, name != "-" else { return 0 }
+        guard case .recording = backing, name != "-" else { return 0 }
         return URL(fileURLWithPath: name).fileSize
     }
 

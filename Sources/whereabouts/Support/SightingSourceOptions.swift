@@ -80,7 +80,8 @@ struct SightingSourceOptions: ParsableArguments {
         let decoder = SightingDecoder(uuids: try uuidSet())
         switch try kind(allowingRecording: allowingRecording) {
         case .recording(let path):
-            return SightingSource(name: path, recording: try RecordingReader.open(path, lenient: lenient))
+            return SightingSource(name: path, recording: try RecordingReader.open(path, lenient: lenient),
+                                  live: RecordingReader.isStream(path))
         case .btsnoop(let path):
             guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the btsnoop capture)") }
             let replay: BTSnoopReplay
@@ -90,7 +91,7 @@ struct SightingSourceOptions: ParsableArguments {
             } catch {
                 throw CommandFailure("\(path): \(error)")
             }
-            return SightingSource(name: path, replay: replay, duration: duration)
+            return SightingSource(name: path, replay: replay, duration: duration, live: (pace ?? defaultPace) == .recorded)
         case .adapter(let name):
             let scanner = HCIScanner(configuration: .init(adapter: name, scanType: active ? .active : .passive, decoder: decoder,
                                                           duration: duration))

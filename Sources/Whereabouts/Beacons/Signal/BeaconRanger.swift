@@ -46,7 +46,10 @@ public struct RangedBeacon: Hashable, Sendable {
 ///
 /// With an interval of 0 every scan is a round of its own (a source that already ranges by the
 /// second, such as CoreLocation); otherwise a round closes when a scan comes at least
-/// `interval` seconds after the round's first one, and ``finish()`` closes the last.
+/// `interval` seconds after the round's first one, and ``finish()`` closes the last. A live
+/// source also lets time close rounds (``advance(to:)``, due at ``nextRoundEnd``): the open round
+/// when its interval is over, then, if the next interval passes without a scan, one empty round,
+/// as CoreLocation reports a round with no beacon when none is in range.
 ///
 /// ```swift
 /// var ranger = BeaconRanger(venue: venue)
@@ -80,6 +83,8 @@ public struct BeaconRanger: Sendable {
     private var round: [Heard] = []
     private var roundStart: Double?
     private var lastTime = -Double.infinity
+    /// When the empty round of a silent interval falls due, after a round closed on time.
+    private var emptyRoundTime: Double?
 
     /// Creates a ranger; the venue (optional) names the beacons' identities and calibrations.
     public init(venue: Venue? = nil, interval: Double = 1, thresholds: Proximity.Thresholds = Proximity.Thresholds()) {
@@ -98,6 +103,7 @@ public struct BeaconRanger: Sendable {
             closed.append(previous)
         }
         if roundStart == nil { roundStart = scan.time }
+        emptyRoundTime = nil
         for reading in scan.readings where reading.isValid {
             if let index = heard[reading.beacon] {
                 round[index].sum += reading.rssi
@@ -112,6 +118,31 @@ public struct BeaconRanger: Sendable {
         }
         lastTime = scan.time
         if interval == 0, let own = finish() { closed.append(own) }
+        return closed
+    }
+
+    /// When the open round ends, or the empty round of a silent interval falls due; `nil` when
+    /// neither is pending (or the interval is 0: each scan is its own round).
+    public var nextRoundEnd: Double? {
+        guard interval > 0 else { return nil }
+        if let roundStart { return roundStart + interval }
+        return emptyRoundTime
+    }
+
+    /// Lets time run on to `time` without a scan (a live source's silence) and returns the rounds
+    /// that ended by then: the open round once its interval is over, then, once another interval
+    /// passed with no scan, an empty round (nothing in range), once.
+    public mutating func advance(to time: Double) -> [[RangedBeacon]] {
+        guard interval > 0, time.isFinite else { return [] }
+        var closed: [[RangedBeacon]] = []
+        if let roundStart, time >= roundStart + interval, let round = finish() {
+            closed.append(round)
+            emptyRoundTime = roundStart + 2 * interval
+        }
+        if let emptyRoundTime, time >= emptyRoundTime {
+            closed.append([])
+            self.emptyRoundTime = nil
+        }
         return closed
     }
 
