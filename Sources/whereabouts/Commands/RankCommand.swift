@@ -3,7 +3,7 @@ import Foundation
 import Whereabouts
 
 /// `whereabouts rank`
-struct RankCommand: ParsableCommand {
+struct RankCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rank",
         abstract: "Keep a venue's places ordered by distance from each fix, printing the order when it changes.",
@@ -18,6 +18,11 @@ struct RankCommand: ParsableCommand {
         beacon that has a position in the venue, as Hekaerge did (the line says "nearest beacon ID"). --json prints \
         one JSON object a line instead: {"t", "device", "x", "y", "floor", "source", "beacon", "places": [{"id", \
         "floor", "distance"}, …]}, where source is "fix" or "nearest-beacon" (then beacon names it).
+
+        Read from a pipe, a FIFO or a terminal ("-"), the recording is live: each line is written as \
+        it happens, and a device that gives no fix and hears no placed beacon for --forget-after \
+        seconds has no position any more, so its places go back to the venue's order (source \
+        "none"), as Hekaerge's did when no beacon was in range.
 
         Algorithms: \(PositioningAlgorithm.valueList).
 
@@ -39,23 +44,39 @@ struct RankCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object a line.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Live input: seconds without a position after which a device's places go back to the venue's order.",
+                                            valueName: "seconds"))
+    var forgetAfter: Double = 3
+
     func validate() throws {
         if let top, top < 1 { throw ValidationError("--top must be at least 1.") }
+        guard forgetAfter > 0, forgetAfter.isFinite else { throw ValidationError("--forget-after must be a positive number of seconds.") }
     }
 
-    func run() throws {
+    func run() async throws {
         let algorithm = positioning.algorithm
         let venueValue = try positioning.venue.read()
         if !venueValue.places.contains(where: { $0.shape.area != nil }) {
             throw CommandFailure("\(positioning.venue.path): the venue has no circle or polygon place to rank.")
         }
         let reader = try RecordingReader.open(recording, lenient: positioning.lenient)
+        let source = SightingSource(name: recording, recording: reader, live: RecordingReader.isStream(recording))
         let training = try positioning.readTraining()
         var fixes = algorithm.setup(venue: venueValue, training: training).makePipeline()
         // With --top, a change below the places shown is no change.
-        var rankings = RankingPipeline(places: venueValue.places, top: top)
-        var out = TextOutput()
-        while let scan = try reader.next() {
+        var rankings = RankingPipeline(places: venueValue.places, top: top, positionTimeout: source.isLive ? forgetAfter : nil)
+        var out = TextOutput(live: source.isLive)
+        var timeline = ScanTimeline(scans: source, pace: source.pace)
+        while let input = try await timeline.next(deadline: rankings.nextDeadline) {
+            guard case .scan(let scan) = input else {
+                // Live silence: the devices whose position is now too old show the venue's order.
+                if case .time(let time) = input {
+                    for forgotten in rankings.advance(to: time) {
+                        out.line(json ? Self.jsonLine(forgotten) : Self.textLine(forgotten))
+                    }
+                }
+                continue
+            }
             fixes.add(scan, located: { scan, fix in
                 if let fix {
                     guard let places = rankings.update(with: fix) else { return }
@@ -63,7 +84,7 @@ struct RankCommand: ParsableCommand {
                 } else if let scan, let nearest = Self.nearestBeacon(of: scan, in: venueValue) {
                     // No fix: Hekaerge's position, the strongest heard beacon with a known place.
                     let position = nearest.position
-                    guard let places = rankings.update(device: scan.device, position: position) else { return }
+                    guard let places = rankings.update(device: scan.device, position: position, at: scan.time) else { return }
                     let stand = Fix(time: scan.time, device: scan.device, point: SpatialPoint(x: position.point.x, y: position.point.y, z: 0),
                                     floor: position.floor, accuracy: 0, method: "nearest-beacon")
                     let beacon = nearest.beacon.id
@@ -91,6 +112,20 @@ struct RankCommand: ParsableCommand {
         let list = places.map { "\($0.place.id) \(($0.distance ?? .nan).formatted(1))" }.joined(separator: ", ")
         return "\(fix.time.formatted(3)) \(fix.device ?? "-") (\(fix.point.x.formatted(1)), \(fix.point.y.formatted(1)))"
             + (fix.floor.map { " floor \($0)" } ?? "") + (beacon.map { " nearest beacon \($0)" } ?? "") + ": " + list
+    }
+
+    /// `1700000020 visitor no position: hall1, hall2, …`
+    static func textLine(_ forgotten: RankingPipeline.Forgotten) -> String {
+        "\(forgotten.time.formatted(3)) \(forgotten.device ?? "-") no position: " + forgotten.places.map(\.place.id).joined(separator: ", ")
+    }
+
+    /// `{"t", "device", "source": "none", "places": [{"id", "floor"}, …]}`
+    static func jsonLine(_ forgotten: RankingPipeline.Forgotten) -> String {
+        var members: [(key: String, value: JSONValue)] = [("t", .number(forgotten.time))]
+        if let device = forgotten.device { members.append(("device", .string(device))) }
+        members.append(("source", .string("none")))
+        members.append(("places", .array(forgotten.places.map { .object([("id", .string($0.place.id)), ("floor", .number(Double($0.place.floor)))]) })))
+        return JSONWriter().string(from: .object(members))
     }
 
     static func jsonLine(fix: Fix, places: [PlaceRanking.RankedPlace], beacon: String? = nil) -> String {

@@ -36,4 +36,30 @@ import Testing
         #expect(rankings.update(with: fix(14, "a")) == nil)
         #expect(RankingPipeline(places: Self.places, top: 0).top == 1)
     }
+
+    /// With a position timeout, a device silent that long shows the venue's order again, once;
+    /// the others keep theirs; without one, time changes nothing.
+    @Test func aSilentDeviceForgetsItsPositionAfterTheTimeout() {
+        var rankings = RankingPipeline(places: Self.places, positionTimeout: 3)
+        var east = fix(20, "a")
+        east.time = 100
+        var west = fix(0, "b")
+        west.time = 101
+        #expect(rankings.update(with: east)?.map(\.place.id) == ["east", "middle", "west"])
+        #expect(rankings.update(with: west) != nil)
+        #expect(rankings.nextDeadline == 103)
+        #expect(rankings.advance(to: 102.9).isEmpty)
+        let forgotten = rankings.advance(to: 103.5)
+        #expect(forgotten.map(\.device) == ["a"] && forgotten.first?.time == 103)
+        #expect(forgotten.first?.places.map(\.place.id) == ["west", "middle", "east"])
+        #expect(forgotten.first?.places.allSatisfy { $0.distance == nil } == true)
+        // b stays placed until 104, and its order was the venue's already: forgetting it changes
+        // nothing shown. a is not forgotten twice.
+        #expect(rankings.nextDeadline == 104)
+        #expect(rankings.advance(to: 200).isEmpty)
+        #expect(rankings.nextDeadline == nil)
+        var keeping = RankingPipeline(places: Self.places)
+        _ = keeping.update(with: east)
+        #expect(keeping.advance(to: 1_000).isEmpty && keeping.nextDeadline == nil)
+    }
 }

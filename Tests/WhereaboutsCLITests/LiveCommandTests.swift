@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+
+/// Commands fed live through a pipe that stays open, as on a gateway: each event line comes out
+/// when it happens, and silence lets the exits fall due before the input ends.
+@Suite struct LiveCommandTests {
+    /// A `whereabouts` process with its standard input held open and its output lines collected
+    /// as they come, each with the moment it was read.
+    final class LiveProcess: @unchecked Sendable {
+        let process = Process()
+        private let input = Pipe()
+        private let output = Pipe()
+        private let lock = NSLock()
+        private var received: [(line: String, at: ContinuousClock.Instant)] = []
+        private var partial = Data()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
+            process.arguments = arguments
+            process.currentDirectoryURL = CommandRunner.packageRoot
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let handle = output.fileHandleForReading
+            let thread = Thread { [self] in
+                var buffer = [UInt8](repeating: 0, count: 4_096)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { return }
+                    let now = ContinuousClock.now
+                    lock.withLock {
+                        partial.append(contentsOf: buffer[0..<count])
+                        while let newline = partial.firstIndex(of: 0x0A) {
+                            received.append((String(decoding: partial[partial.startIndex..<newline], as: UTF8.self), now))
+                            partial.removeSubrange(partial.startIndex...newline)
+                        }
+                    }
+                }
+            }
+            thread.start()
+        }
+
+        /// The lines read so far, with when.
+        var lines: [(line: String, at: ContinuousClock.Instant)] { lock.withLock { received } }
+
+        /// Writes one line to the process's standard input.
+        func send(_ line: String) {
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        }
+
+        /// Waits (at most `limit`) until a line containing `text` has been read after the first
+        /// `skipping` lines; returns when it was read.
+        func waitForLine(containing text: String, skipping: Int = 0, limit: Duration) -> ContinuousClock.Instant? {
+            let deadline = ContinuousClock.now + limit
+            while ContinuousClock.now < deadline {
+                if let found = lines.dropFirst(skipping).first(where: { $0.line.contains(text) }) { return found.at }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return nil
+        }
+
+        /// Closes standard input and waits for the process to end.
+        func close() -> Int32 {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    /// The bundled visit's scan `index`, stamped with the wall clock now.
+    static func visitScan(_ index: Int) throws -> String {
+        let lines = try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Examples/visit.jsonl"), encoding: .utf8)
+            .split(separator: "\n")
+        let line = String(lines[index])
+        let time = String(format: "%.3f", Date().timeIntervalSince1970)
+        guard let comma = line.firstIndex(of: ",") else { return line }
+        return "{\"t\":\(time)" + line[comma...]
+    }
+
+    /// `watch --recording -` on a pipe that stays open: once the pipeline runs, the exits come
+    /// within the exit timeout + 1 s of the last scan, before the input ends, and a scan after
+    /// them gives its enterRegion within 0.5 s.
+    @Test func watchWritesEachEventWhileThePipeStaysOpen() throws {
+        let watch = try LiveProcess(["watch", "--venue", "Examples/venue.json", "--recording", "-", "--json",
+                                     "--exit-timeout", "2", "--algorithm", "centroid"])
+        defer { if watch.process.isRunning { watch.process.terminate() } }
+        // The first scan: its enterRegion comes once the command has started (a debug build on a
+        // slow machine takes seconds to load; that is not what is measured).
+        watch.send(try Self.visitScan(0))
+        let entered = watch.waitForLine(containing: "\"enterRegion\"", limit: .seconds(120))
+        try #require(entered != nil, "no enterRegion while the pipe is open")
+        // Five more scans, a fifth of a second apart, then silence with the pipe open.
+        for index in 1...5 {
+            Thread.sleep(forTimeInterval: 0.2)
+            watch.send(try Self.visitScan(index))
+        }
+        let lastScan = ContinuousClock.now
+        let exited = watch.waitForLine(containing: "\"exitRegion\"", limit: .seconds(10))
+        let exitedAt = try #require(exited, "no exitRegion while the pipe is open")
+        #expect(exitedAt - lastScan <= .seconds(3), "exitRegion \(exitedAt - lastScan) after the last scan (timeout 2 s)")
+        #expect(exitedAt - lastScan >= .milliseconds(1_900))
+        if watch.lines.contains(where: { $0.line.contains("\"enterLocation\"") }) {
+            let left = try #require(watch.waitForLine(containing: "\"exitLocation\"", limit: .seconds(1)))
+            #expect(left - lastScan <= .seconds(3))
+        }
+        // A scan after the exits: entered again, at once.
+        let before = watch.lines.count
+        let sent = ContinuousClock.now
+        watch.send(try Self.visitScan(6))
+        let again = try #require(watch.waitForLine(containing: "\"enterRegion\"", skipping: before, limit: .seconds(10)))
+        #expect(again - sent <= .milliseconds(500), "enterRegion \(again - sent) after its scan")
+        #expect(watch.close() == 0)
+        // The end of the input lets the last exit fall due: one exitRegion per enterRegion.
+        let topics = watch.lines.map(\.line)
+        #expect(topics.filter { $0.contains("\"enterRegion\"") }.count == 2)
+        #expect(topics.filter { $0.contains("\"exitRegion\"") }.count == 2)
+    }
+
+    /// `locate --recording -` on a pipe that stays open writes each fix when its scan comes.
+    @Test func locateWritesEachFixWhileThePipeStaysOpen() throws {
+        let locate = try LiveProcess(["locate", "--venue", "Examples/venue.json", "--recording", "-", "--algorithm", "centroid"])
+        defer { if locate.process.isRunning { locate.process.terminate() } }
+        locate.send(try Self.visitScan(0))
+        try #require(locate.waitForLine(containing: "\"accuracy\"", limit: .seconds(120)) != nil)
+        let sent = ContinuousClock.now
+        locate.send(try Self.visitScan(1))
+        let second = try #require(locate.waitForLine(containing: "\"accuracy\"", skipping: 1, limit: .seconds(10)))
+        #expect(second - sent <= .milliseconds(500))
+        #expect(locate.close() == 0)
+        #expect(locate.lines.count == 2)
+    }
+}
