@@ -20,7 +20,7 @@ import Whereabouts
 /// its work. Failures are ``BluetoothError``s that say what to do.
 ///
 /// ``pauseScanning()`` turns the adapter's LE scanning off (the sequence stays open and waits)
-/// until ``resumeScanning()`` turns it on again (``PausableScanning``: NaviBeacon's
+/// until ``resumeScanning()`` turns it on again (`PausableScanning`: NaviBeacon's
 /// `pauseScanning` saves the radio with it).
 ///
 /// The process needs `CAP_NET_RAW` and `CAP_NET_ADMIN` (or root). Another program scanning at

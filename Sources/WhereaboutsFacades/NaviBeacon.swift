@@ -80,7 +80,7 @@ public final class NaviBeacon: Sendable {
     }
 
     /// Stops reacting to beacons until ``resumeScanning()``; a source whose radio can be paused
-    /// (``PausableScanning``, such as the BlueZ scanner) stops scanning meanwhile.
+    /// (`PausableScanning`, such as the BlueZ scanner) stops scanning meanwhile.
     public func pauseScanning() {
         let radio = state.withValue { state in
             state.pipeline.pause()
@@ -153,7 +153,7 @@ public final class NaviBeacon: Sendable {
 
     /// Reacts to every round of a source until it ends. With a `clock` the source is live: a
     /// round also ends on time, so an immediate sighting sets the location a round later even
-    /// when no further scan comes. A source whose radio can be paused (``PausableScanning``) is
+    /// when no further scan comes. A source whose radio can be paused (`PausableScanning`) is
     /// paused and resumed with ``pauseScanning()`` and ``resumeScanning()``.
     ///
     /// ```swift
