@@ -28,19 +28,23 @@ struct ScanSource: AsyncSequence, Sendable {
 
 /// Waiting for a facade run live on a test clock.
 enum LiveWait {
+    /// How long (real time) to wait for a facade's tasks: they may wait that long for a thread
+    /// while the rest of the suite keeps both cores busy. Only a failing test waits it out.
+    static let patience = Duration.seconds(300)
+
     /// Waits until what was handed to the facade is taken in and its timeline sleeps on the clock.
     static func settle(_ clock: TestClock<Duration>) async throws {
         try await Task.sleep(for: .milliseconds(20))
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + Self.patience
         while ContinuousClock.now < deadline {
             do { try await clock.checkSuspension() } catch { return }
             try await Task.sleep(for: .milliseconds(1))
         }
     }
 
-    /// Waits (at most 5 s of real time) until `condition` holds, and expects it.
+    /// Waits (at most `patience` of real time) until `condition` holds, and expects it.
     static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + Self.patience
         while ContinuousClock.now < deadline, !condition() { try await Task.sleep(for: .milliseconds(1)) }
         #expect(condition(), sourceLocation: sourceLocation)
     }

@@ -11,6 +11,9 @@ import Testing
 
     /// A stage run live over a stream the test feeds, with a test clock; its output collected.
     final class LiveRun<Output: Sendable>: Sendable {
+        /// How long (real time) to wait for the pipeline's tasks: they may wait that long for a
+        /// thread while the rest of the suite keeps both cores busy.
+        static var patience: Duration { ScanTimelineTests.patience }
         let clock = TestClock()
         let input: AsyncStream<Scan>.Continuation
         let outputs = LockedValue<[Output]>([])
@@ -42,15 +45,15 @@ import Testing
                 return count
             }
             input.yield(scan)
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + Self.patience
             while processed.value < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
             #expect(processed.value == count)
             try await waitUntilSleeping()
         }
 
-        /// Waits (in real time, at most 5 s) until the timeline sleeps on the test clock.
+        /// Waits (in real time, at most `patience`) until the timeline sleeps on the test clock.
         func waitUntilSleeping() async throws {
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + Self.patience
             while ContinuousClock.now < deadline {
                 do {
                     try await clock.checkSuspension()
@@ -62,9 +65,9 @@ import Testing
             Issue.record("the timeline never slept on the clock")
         }
 
-        /// Waits (in real time, at most 5 s) until `condition` holds of the outputs.
+        /// Waits (in real time, at most `patience`) until `condition` holds of the outputs.
         func wait(until condition: ([Output]) -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + Self.patience
             while ContinuousClock.now < deadline {
                 if condition(outputs.value) { return }
                 try await Task.sleep(for: .milliseconds(1))
@@ -83,6 +86,10 @@ import Testing
             try await task.value
         }
     }
+
+    /// How long (real time) to wait for a live pipeline's tasks: they may wait that long for a
+    /// thread while the rest of the suite keeps both cores busy. Only a failing test waits it out.
+    static let patience = Duration.seconds(300)
 
     /// A stage that counts the scans it takes in.
     struct Counted<Stage: TimedStage & Sendable>: TimedStage, Sendable {
@@ -297,7 +304,7 @@ import Testing
     // MARK: Waiting helpers
 
     static func waitUntilSleeping(_ clock: TestClock<Duration>) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + Self.patience
         while ContinuousClock.now < deadline {
             do { try await clock.checkSuspension() } catch { return }
             try await Task.sleep(for: .milliseconds(1))
@@ -306,7 +313,7 @@ import Testing
     }
 
     static func wait(until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + Self.patience
         while ContinuousClock.now < deadline {
             if condition() { return }
             try await Task.sleep(for: .milliseconds(1))
