@@ -121,15 +121,27 @@ struct TrackCommand: AsyncParsableCommand {
         }
 
         var line = TrackStatusLine()
-        for try await fix in engine.fixes(from: reader) {
-            try await run.record(fix)
-            if line.isDue { await line.draw(run) }
+        func track(_ scans: some AsyncSequence<Scan, any Error>) async throws {
+            for try await fix in engine.fixes(from: scans) {
+                try await run.record(fix)
+                if line.isDue { await line.draw(run) }
+            }
+            try await run.flush()
+            line.clear()
         }
-        try await run.flush()
-        line.clear()
-        try reader.recordingReader?.requireScans(toDo: "track")
-        try await run.finish()
-        reader.recordingReader?.warnAboutSkippedLines()
+        if identity == .standardInput {
+            // A pipe is read as it comes, so that each fix is on its way while the pipe stays open.
+            let scans = PipeScans(lenient: positioning.lenient)
+            try await track(scans)
+            try scans.requireScans(toDo: "track")
+            try await run.finish()
+            scans.warnAboutSkippedLines()
+        } else {
+            try await track(reader)
+            try reader.recordingReader?.requireScans(toDo: "track")
+            try await run.finish()
+            reader.recordingReader?.warnAboutSkippedLines()
+        }
 
         try await finishDelivery(run)
     }
