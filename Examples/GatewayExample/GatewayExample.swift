@@ -32,23 +32,30 @@ struct GatewayExample: AsyncParsableCommand {
         let venue = try VenueFile.read(from: URL(fileURLWithPath: venue))
         let engine = LocationEngine(configuration: .init(venue: venue))
 
-        // Every accepted fix is in the outbox, synced to disk, before `record` returns.
-        let outbox = try Outbox(path: outbox)
-        let acceptor = FixAcceptor(policy: AcceptancePolicy(), metresPerUnit: venue.units.metres ?? 1)
-        let tracker = try await Tracker(outbox: outbox, acceptor: acceptor, source: "gateway")
-        // The sender delivers in the background, in order, and retries while the server is away.
+        // The run owns the chain: the acceptance policy, the durable outbox (every accepted fix is
+        // on disk before it counts), and the sender that delivers in the background, in order,
+        // retrying while the server is away. A replay is decided in lots of 256; a live scan
+        // fix by fix, each delivered as it comes.
+        let source: SourceIdentity = if let adapter { .adapter(adapter) } else { .replay(ofFile: btsnoop ?? recording) }
         let client = try TrackingClient(server: server, token: token)
-        let sender = OutboxSender(outbox: outbox, client: client)
-        let delivery = Task { await sender.run() }
+        _ = try? await client.start()   // measures the server's clock; the sender retries if it is away
+        let run = try await TrackingRun(
+            outbox: try Outbox(path: outbox), client: client,
+            acceptor: FixAcceptor(policy: AcceptancePolicy(), metresPerUnit: venue.units.metres ?? 1),
+            source: source, timeBase: adapter == nil ? .automatic : .live(refresh: .seconds(60)))
+        await run.startDelivery()
 
         var fixes = 0
+        func show(_ decided: [TrackingRun.DecidedFix]) {
+            for item in decided {
+                guard case .accepted(let event) = item.decision else { continue }
+                print("\(Int(item.fix.time))  \(event.id)  ±\((item.fix.accuracy * 10).rounded() / 10) m")
+            }
+        }
         func track<Scans: AsyncSequence>(_ scans: Scans) async throws where Scans.Element == Scan {
             for try await fix in engine.fixes(from: scans) {
-                let decision = try await tracker.record(fix)
+                show(try await run.record(fix))
                 fixes += 1
-                if case .accepted(let event) = decision {
-                    print("\(Int(fix.time))  \(event.id)  ±\((fix.accuracy * 10).rounded() / 10) m")
-                }
             }
         }
         if let adapter {
@@ -58,15 +65,14 @@ struct GatewayExample: AsyncParsableCommand {
         } else {
             try await track(RecordingReader(url: URL(fileURLWithPath: recording)))
         }
-        try await tracker.finish()
+        show(try await run.finish())
 
-        let deadline = Date().addingTimeInterval(wait)
-        while try await outbox.hasPendingItems(), Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
-        delivery.cancel()
-        await delivery.value
-        let status = try await outbox.status()
-        let counts = await tracker.counts
-        print("\(fixes) fixes, \(counts.accepted) events, \(counts.extended) extended; \(status.pending) waiting, \(status.failed) refused")
-        if status.pending > 0 { throw ExitCode.failure }
+        // Waits, woken by the sender, until the server has everything or `--wait` has passed.
+        let report = try await run.drain(waitingUpTo: .seconds(wait))
+        await run.stopDelivery()
+        let status = try await run.outbox.status()
+        let counts = await run.counts
+        print("\(fixes) fixes, \(counts.accepted) events, \(counts.extended) extended; \(report.pending) waiting, \(status.failed) refused")
+        if report.pending > 0 { throw ExitCode.failure }
     }
 }

@@ -109,11 +109,12 @@ struct SeedAPIsExample: AsyncParsableCommand {
         let outbox = NSTemporaryDirectory() + "seed-apis-example-\(UUID().uuidString).sqlite"
         let serverTime = try await client.startClient(userId: user, oAuthToken: token, channelId: "position",
                                                       server: server, outboxPath: outbox)
+        print("  server time \(Int(serverTime))")
         let engine = LocationEngine(configuration: .init(venue: venue))
         var last: Fix?
         for try await fix in engine.fixes(from: try RecordingReader(url: visit)) { last = fix }
         if var fix = last {
-            fix.time = serverTime
+            fix.time = Date().timeIntervalSince1970   // this device's clock: the client moves it to the server's
             let id = try await client.send(PositionEvent(location: fix, message: "the end of the visit"))
             print("  sent \(id)")
         }

@@ -4,8 +4,9 @@ import WhereaboutsTracking
 
 // Pryv's position client — `PPrYvApiClient` (start, synchronize time, send, update, note,
 // picture, get events), `PositionEvent` and `sendAllPendingEventsToPrYvApi` — backed by the
-// tracking library: `TrackingClient` talks to the server, the durable `Outbox` keeps what could
-// not be sent, `OutboxSender` delivers it. The seed's client spoke Pryv's older channels and
+// tracking library's `TrackingRun`: positions pass the seed's acceptance rules (`FixAcceptor`),
+// every event is dated on the server's clock, the durable `Outbox` keeps what could not be sent
+// and the run's `OutboxSender` delivers it. The seed's client spoke Pryv's older channels and
 // folders API; here its channel is the default stream and a folder is a stream.
 
 /// An event of Pryv's position client: a position (or none, for a note or a picture), an
@@ -26,7 +27,9 @@ public struct PositionEvent: Hashable, Sendable {
     public var attachment: URL?
     /// The folder (stream) the event goes to; `nil` for the client's channel.
     public var folderId: String?
-    /// When, seconds since 1970: the position's time, else the creation time.
+    /// When, seconds since 1970: the position's time, else the creation time, on this device's
+    /// clock (the client shifts it to the server's when it sends the event). An event read back
+    /// from the server carries the server's time.
     public var time: Double
     /// How long the device stayed, seconds (``PryvAPIClient/update(_:)`` sends it).
     public var duration: Double
@@ -90,6 +93,9 @@ public enum PryvClientError: Error, Sendable, CustomStringConvertible {
     case refused(eventId: String, message: String)
     /// The event has nothing to send as this kind (a position without a location, a picture without a file).
     case missing(String)
+    /// The acceptance rules ignored the position (at 0/0, too inaccurate, too soon after the
+    /// last event, or not later than it): nothing was queued.
+    case ignored(eventId: String, reason: AcceptanceDecision.IgnoreReason)
     /// The client or the outbox failed.
     case tracking(any Error)
 
@@ -101,6 +107,7 @@ public enum PryvClientError: Error, Sendable, CustomStringConvertible {
         case .pending(let id, let cause): "event \(id) is queued, not yet delivered (\(cause)); sendAllPendingEvents() sends it later"
         case .refused(let id, let message): "the server refused event \(id): \(message)"
         case .missing(let what): "the event has no \(what)"
+        case .ignored(let id, let reason): "event \(id) was not sent: \(reason)"
         case .tracking(let error): String(describing: error)
         }
     }
@@ -108,6 +115,12 @@ public enum PryvClientError: Error, Sendable, CustomStringConvertible {
 
 /// Pryv's position client (`PPrYvApiClient`): one user's connection to a Whereabouts (or Pryv)
 /// server, with a durable outbox, so that events that cannot be sent now are sent later.
+///
+/// A position goes through the seed's acceptance rules (``AcceptancePolicy``) first: a fix at
+/// 0/0, or less accurate than the policy's limit, is ignored; a fix within its accuracy plus the
+/// minimum distance of the last event extends that event's duration; a new event needs the
+/// minimum interval since the last one began. Every event's time is moved from this device's
+/// clock to the server's, by the offset measured at start and at each ``synchronizeTime()``.
 ///
 /// Every send writes the event to the outbox first, then delivers what waits; when the server
 /// cannot be reached the call throws ``PryvClientError/pending(eventId:cause:)`` and the event
@@ -126,23 +139,36 @@ public actor PryvAPIClient {
     public static let shared = PryvAPIClient()
 
     private struct Connection {
-        var client: TrackingClient
-        var outbox: Outbox
-        var sender: OutboxSender
+        var run: TrackingRun
         var channelId: String
+        var client: TrackingClient { run.client }
+        var outbox: Outbox { run.outbox }
+        var sender: OutboxSender { run.sender }
     }
 
     private var connection: Connection?
     /// The server's time at the last start or synchronisation, seconds since 1970.
     public private(set) var serverTime: Double?
+    /// The rules positions pass before they are sent (the seed's: 0/0 ignored, at most 100 m
+    /// of accuracy, 5 m of minimum distance, no minimum interval).
+    public nonisolated let policy: AcceptancePolicy
 
-    /// Creates a client; nothing happens until ``startClient(userId:oAuthToken:channelId:server:outboxPath:)``.
-    public init() {}
+    /// Creates a client that applies `policy` to positions; nothing happens until
+    /// ``startClient(userId:oAuthToken:channelId:server:outboxPath:)``.
+    ///
+    /// ```swift
+    /// let client = PryvAPIClient(policy: AcceptancePolicy(maximumAccuracy: 30, minimumInterval: 60))
+    /// ```
+    public init(policy: AcceptancePolicy = AcceptancePolicy()) {
+        self.policy = policy
+    }
 
     // MARK: Start and time
 
     /// Connects to `server` as `userId` with `oAuthToken`, writing to `channelId` (a stream, made
-    /// when missing) and queueing in the outbox at `outboxPath`; returns the server's time.
+    /// when missing) and queueing in the outbox at `outboxPath`; returns the server's time. The
+    /// acceptance rules' state (each device's last event) is kept in the outbox: a client started
+    /// again on it carries on where it stopped.
     @discardableResult
     public func startClient(userId: String, oAuthToken: String, channelId: String, server: String,
                             outboxPath: String) async throws -> Double {
@@ -150,30 +176,61 @@ public actor PryvAPIClient {
         let outbox = try Outbox(path: outboxPath)
         let time = try await client.start()
         if let name = await client.userName, name != userId { throw PryvClientError.userMismatch(expected: userId, actual: name) }
-        let sender = OutboxSender(outbox: outbox, client: client) { try await client.ensureStream(channelId) }
-        connection = Connection(client: client, outbox: outbox, sender: sender, channelId: channelId)
+        let run = try await TrackingRun(outbox: outbox, client: client,
+                                        acceptor: FixAcceptor(policy: policy, streamIds: [channelId]),
+                                        source: .named("pryv:\(userId):\(channelId)"), timeBase: .live(refresh: .seconds(60))) {
+            try await client.ensureStream(channelId)
+        }
+        connection = Connection(run: run, channelId: channelId)
         serverTime = time
         return time
     }
 
-    /// Measures the server's clock again; returns the server's time.
+    /// Measures the server's clock again; returns the server's time. The events sent from now
+    /// on are dated by the new measure.
     @discardableResult
     public func synchronizeTime() async throws -> Double {
-        let time = try await started().client.synchronizeTime()
+        let connection = try started()
+        let time = try await connection.client.synchronizeTime()
+        await connection.run.refreshTimeShift()
         serverTime = time
         return time
     }
 
     // MARK: Sending
 
-    /// Sends a position event (Pryv's `sendEvent:`); returns its id.
+    /// Sends a position event (Pryv's `sendEvent:`) through the acceptance rules; returns the id
+    /// of the event that holds the position: the event's own when it begins one, the last
+    /// event's when it extends that one's duration. Throws
+    /// ``PryvClientError/ignored(eventId:reason:)`` when the rules ignore it.
+    ///
+    /// ```swift
+    /// let first = try await client.send(PositionEvent(latitude: 41.3551, longitude: 2.1322, horizontalAccuracy: 8, time: t))
+    /// // 3 m further, 20 s later: within 8 + 5 m, so the first event now lasts 20 s.
+    /// let same = try await client.send(PositionEvent(latitude: 41.35513, longitude: 2.1322, horizontalAccuracy: 8, time: t + 20))
+    /// assert(same == first)
+    /// ```
     @discardableResult
     public func send(_ event: PositionEvent) async throws -> String {
         let connection = try started()
-        guard let fix = event.location else { throw PryvClientError.missing("location") }
-        let tracked = TrackedEvent(position: fix, id: event.eventId, streamIds: [event.folderId ?? connection.channelId],
-                                   time: event.time, duration: event.duration, description: event.message)
-        return try await queueAndDeliver(.create(tracked, attachment: event.attachment), eventId: event.eventId)
+        guard var fix = event.location else { throw PryvClientError.missing("location") }
+        fix.time = event.time
+        let details = Tracker.EventDetails(id: event.eventId, streamIds: [event.folderId ?? connection.channelId],
+                                           description: event.message, attachment: event.attachment)
+        let decision: AcceptanceDecision
+        do {
+            decision = try await connection.run.record(fix, details: details)
+        } catch {
+            throw PryvClientError.tracking(error)
+        }
+        switch decision {
+        case .accepted(let accepted):
+            return try await deliver(eventId: accepted.id)
+        case .extended(let id, _):
+            return try await deliver(eventId: id)
+        case .ignored(let reason):
+            throw PryvClientError.ignored(eventId: event.eventId, reason: reason)
+        }
     }
 
     /// Sends a position event's new duration (Pryv's `updateEvent:`); returns its id.
@@ -187,8 +244,8 @@ public actor PryvAPIClient {
     public func sendNote(_ event: PositionEvent) async throws -> String {
         let connection = try started()
         guard let text = event.message else { throw PryvClientError.missing("message") }
-        let note = TrackedEvent(id: event.eventId, streamIds: [event.folderId ?? connection.channelId], time: event.time,
-                                type: "note/txt", content: .string(text))
+        let note = TrackedEvent(id: event.eventId, streamIds: [event.folderId ?? connection.channelId],
+                                time: await connection.client.serverTime(forLocal: event.time), type: "note/txt", content: .string(text))
         return try await queueAndDeliver(.create(note), eventId: event.eventId)
     }
 
@@ -198,8 +255,9 @@ public actor PryvAPIClient {
     public func sendPicture(_ event: PositionEvent) async throws -> String {
         let connection = try started()
         guard let file = event.attachment else { throw PryvClientError.missing("attachment") }
-        let picture = TrackedEvent(id: event.eventId, streamIds: [event.folderId ?? connection.channelId], time: event.time,
-                                   type: "picture/attached", description: event.message)
+        let picture = TrackedEvent(id: event.eventId, streamIds: [event.folderId ?? connection.channelId],
+                                   time: await connection.client.serverTime(forLocal: event.time), type: "picture/attached",
+                                   description: event.message)
         return try await queueAndDeliver(.create(picture, attachment: file), eventId: event.eventId)
     }
 
@@ -286,8 +344,15 @@ public actor PryvAPIClient {
     /// ``PryvClientError/pending(eventId:cause:)`` when it could not be reached (the change stays
     /// queued), ``PryvClientError/refused(eventId:message:)`` when it refused the change.
     private func queueAndDeliver(_ change: OutboxChange, eventId: String) async throws -> String {
+        try await started().outbox.enqueue(change)
+        return try await deliver(eventId: eventId)
+    }
+
+    /// Delivers what waits: the id when the server took the event,
+    /// ``PryvClientError/pending(eventId:cause:)`` when it could not be reached,
+    /// ``PryvClientError/refused(eventId:message:)`` when it refused it.
+    private func deliver(eventId: String) async throws -> String {
         let connection = try started()
-        try await connection.outbox.enqueue(change)
         do {
             try await connection.sender.deliverPending()
         } catch let error as TrackingError {

@@ -41,6 +41,32 @@ public actor Tracker {
         public var ignoredTotal: Int { ignored.values.reduce(0, +) }
     }
 
+    /// What a caller gives the event a fix begins, beyond what the fix says: an id promised
+    /// already, other streams, a description, a file. Nothing of it changes the decision.
+    ///
+    /// ```swift
+    /// let details = Tracker.EventDetails(id: "c1x2y3", description: "At the front desk")
+    /// let decision = try await tracker.record(fix, details: details)
+    /// ```
+    public struct EventDetails: Hashable, Sendable {
+        /// The new event's id (default: the acceptor's next one).
+        public var id: String?
+        /// The streams of the new event (default: the acceptor's).
+        public var streamIds: [String]?
+        /// The new event's description.
+        public var description: String?
+        /// A file sent with the new event.
+        public var attachment: URL?
+
+        /// Creates details; each `nil` keeps what the acceptor makes.
+        public init(id: String? = nil, streamIds: [String]? = nil, description: String? = nil, attachment: URL? = nil) {
+            self.id = id
+            self.streamIds = streamIds
+            self.description = description
+            self.attachment = attachment
+        }
+    }
+
     private struct State: Codable {
         var lastEvents: [String: FixAcceptor.LastEvent]
         var fixes: Int
@@ -107,26 +133,44 @@ public actor Tracker {
         try await record(contentsOf: [fix])[0]
     }
 
+    /// Decides `fix` as ``record(_:)`` does; when it begins an event, the event takes
+    /// `details` (its id, streams, description and file).
+    public func record(_ fix: Fix, details: EventDetails) async throws -> AcceptanceDecision {
+        try await record(lot: [fix], details: [details])[0]
+    }
+
     /// Decides `fixes` in order and writes all they change in one durable commit (one sync for
     /// the lot): how a replay goes faster than one sync per fix. Returns the decisions, in order,
     /// once the changes are on disk.
     public func record(contentsOf fixes: [Fix]) async throws -> [AcceptanceDecision] {
+        try await record(lot: fixes, details: [])
+    }
+
+    /// Decides `fixes` in one durable commit; `details[i]`, when there, shapes the event that
+    /// `fixes[i]` begins.
+    func record(lot fixes: [Fix], details: [EventDetails?]) async throws -> [AcceptanceDecision] {
         var next = acceptor
         var counted = counts
         var changes: [OutboxChange] = []
         var decisions: [AcceptanceDecision] = []
         decisions.reserveCapacity(fixes.count)
-        for fix in fixes {
+        for (index, fix) in fixes.enumerated() {
+            let shaping = index < details.count ? details[index] : nil
             counted.fixes += 1
             if skipsDecidedFixes, counted.fixes <= resumedFixes {
                 counted.resumed += 1
                 decisions.append(.ignored(.alreadyDecided))
                 continue
             }
-            let decision = next.decide(fix)
+            var decision = next.decide(fix, eventId: shaping?.id)
             switch decision {
-            case .accepted(let event):
-                changes.append(.create(event))
+            case .accepted(var event):
+                if let shaping {
+                    if let streamIds = shaping.streamIds { event.streamIds = streamIds }
+                    if let description = shaping.description { event.description = description }
+                    decision = .accepted(event)
+                }
+                changes.append(.create(event, attachment: shaping?.attachment))
                 counted.accepted += 1
             case .extended(let id, let duration):
                 changes.append(.updateDuration(eventId: id, duration: duration))

@@ -32,7 +32,8 @@ struct PryvSampleTests {
             // Update: the same event, longer.
             here.duration = 45
             try await client.update(here)
-            try await client.sendNote(PositionEvent(location: nil, message: "Arrived", time: now - 30))
+            let note = PositionEvent(location: nil, message: "Arrived", time: now - 30)
+            try await client.sendNote(note)
 
             // The server goes down: the next event waits in the outbox.
             try await server.stop()
@@ -53,7 +54,7 @@ struct PryvSampleTests {
 
             // Get: nil, nil is the last 24 hours.
             let events = try await client.getEvents(from: nil, to: nil, stream: nil)
-            #expect(events.map(\.eventId) == [here.eventId, events[1].eventId, later.eventId])
+            #expect(events.map(\.eventId) == [here.eventId, note.eventId, later.eventId])
             #expect(events[0].duration == 45 && events[0].message == "front desk")
             #expect(events[0].location?.coordinate == GeoCoordinate(latitude: 41.3551, longitude: 2.1322))
             #expect(events[0].location?.accuracy == 8)
@@ -62,6 +63,57 @@ struct PryvSampleTests {
             // A range in the past holds none of them.
             #expect(try await client.getEvents(from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 1_000),
                                                stream: "position").isEmpty)
+        }
+    }
+
+    /// The seed's rules on the facade's path: 0/0 and inaccurate positions are ignored, a
+    /// position within its accuracy plus the minimum distance extends the last event, a new
+    /// event waits for the minimum interval; event times are the server's.
+    @Test func positionsPassTheAcceptanceRules() async throws {
+        let outbox = NSTemporaryDirectory() + "whereabouts-pryv-rules-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: outbox) }
+        try await LocalServer.with { server in
+            let token = try await server.addUser("alice")
+            let client = PryvAPIClient(policy: AcceptancePolicy(maximumAccuracy: 50, minimumDistance: 5, minimumInterval: 60))
+            try await client.startClient(userId: "alice", oAuthToken: token, channelId: "position", server: server.url,
+                                         outboxPath: outbox + "/outbox.sqlite")
+            let t = Date().timeIntervalSince1970 - 600
+            func position(_ latitude: Double, _ longitude: Double, accuracy: Double = 8, at time: Double) -> PositionEvent {
+                PositionEvent(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, time: time)
+            }
+            func ignored(_ event: PositionEvent) async -> AcceptanceDecision.IgnoreReason? {
+                do {
+                    try await client.send(event)
+                    return nil
+                } catch PryvClientError.ignored(let id, let reason) {
+                    #expect(id == event.eventId)
+                    return reason
+                } catch {
+                    Issue.record("\(error)")
+                    return nil
+                }
+            }
+            #expect(await ignored(position(0, 0, at: t)) == .nullPosition)
+            #expect(await ignored(position(41.3551, 2.1322, accuracy: 80, at: t)) == .inaccurate(accuracy: 80, maximum: 50))
+            let first = position(41.3551, 2.1322, at: t)
+            #expect(try await client.send(first) == first.eventId)
+            // About 10 m away, 20 s later: within 8 + 5 m, the first event now lasts 20 s.
+            #expect(try await client.send(position(41.35519, 2.1322, at: t + 20)) == first.eventId)
+            // 500 m away, but 30 s after the first began: too soon for a new event.
+            guard case .tooSoon? = await ignored(position(41.3596, 2.1322, at: t + 30)) else {
+                Issue.record("a far position 30 s later was not refused as too soon")
+                return
+            }
+            let far = position(41.3596, 2.1322, at: t + 90)
+            #expect(try await client.send(far) == far.eventId)
+
+            let events = try await server.events(of: "alice")
+            #expect(events.map(\.id) == [first.eventId, far.eventId])
+            #expect(events.first?.duration == 20)
+            // Times moved from this machine's clock to the server's: the same machine here, so
+            // the offset is at most half a round trip (a shift by a ten-minute skew is checked in
+            // TrackingRunTests.liveTimeBase).
+            #expect(abs((events.first?.time ?? 0) - t) < 10)
         }
     }
 

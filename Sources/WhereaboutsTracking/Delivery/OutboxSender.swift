@@ -9,11 +9,14 @@ import Whereabouts
 /// - An item the server refuses for good (an invalid event, a stream the token may not write) is
 ///   kept with the server's reason and skipped: it never blocks the items behind it.
 /// - When the server cannot be reached, answers 5xx or 429, or refuses the token, nothing is
-///   lost: ``run(onChange:)`` waits (``Backoff``) and tries again, for as long as it runs.
+///   lost: ``run(onChange:)`` waits (``Backoff``) and tries again, for as long as it runs;
+///   ``deliver(waitingUpTo:onRetry:)`` does the same until a deadline.
 ///
 /// ```swift
 /// let sender = OutboxSender(outbox: outbox, client: client)
 /// let delivered = try await sender.deliverPending()       // once, until the outbox is empty
+/// // or, retrying an unreachable server for up to a minute:
+/// let report = try await sender.deliver(waitingUpTo: .seconds(60))
 /// // or, for as long as the task lives:
 /// await sender.run()
 /// ```
@@ -40,6 +43,8 @@ public actor OutboxSender {
     public nonisolated let batchSize: Int
     /// The waits between retries.
     public nonisolated let backoff: Backoff
+    /// The clock the waits between retries and the deadlines are measured on.
+    public nonisolated let clock: any Clock<Duration>
     /// What the sender has done so far.
     public private(set) var statistics = Statistics()
 
@@ -63,15 +68,17 @@ public actor OutboxSender {
     ///   - client: The client that talks to the server.
     ///   - batchSize: Items per batch call (1 to 5,000; default 500).
     ///   - backoff: How long to wait between failed attempts.
+    ///   - clock: The clock the waits are measured on (a test's own clock need not sleep).
     ///   - preparation: Work that must succeed on the server before anything is
     ///     delivered, such as `{ try await client.ensureStream("phone") }`; its errors count as
     ///     delivery errors (retried with the backoff).
     public init(outbox: Outbox, client: TrackingClient, batchSize: Int = 500, backoff: Backoff = Backoff(),
-                preparation: (@Sendable () async throws -> Void)? = nil) {
+                clock: any Clock<Duration> = ContinuousClock(), preparation: (@Sendable () async throws -> Void)? = nil) {
         self.outbox = outbox
         self.client = client
         self.batchSize = max(1, min(batchSize, 5_000))
         self.backoff = backoff
+        self.clock = clock
         self.preparation = preparation
     }
 
@@ -113,10 +120,58 @@ public actor OutboxSender {
                 statistics.lastError = (error as? TrackingError) ?? .invalidAnswer("\(error)")
                 statistics.retries += 1
                 onChange?(statistics)
-                let wait = backoff.delay(attempt: statistics.retries)
-                try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+                try? await clock.sleep(for: .seconds(backoff.delay(attempt: statistics.retries)))
             }
         }
+    }
+
+    /// Delivers until the outbox holds nothing deliverable, retrying an unreachable server with
+    /// the backoff of ``run(onChange:)`` until `limit` has passed; the last try falls at the
+    /// deadline. An error no retry mends (a refused token, a malformed request) stops at once.
+    /// `onRetry` hears each retryable error and the wait before the next try.
+    ///
+    /// Errors of the outbox itself are thrown; the server's are in the report.
+    ///
+    /// ```swift
+    /// let report = try await sender.deliver(waitingUpTo: .seconds(300)) { error, pause in
+    ///     print(error, "next try in", pause)
+    /// }
+    /// if report.outcome != .drained { print(report.pending, "items still wait") }
+    /// ```
+    public func deliver(waitingUpTo limit: Duration,
+                        onRetry: (@Sendable (TrackingError, Duration) -> Void)? = nil) async throws -> DeliveryReport {
+        let remaining = clock.countdown(from: limit)
+        var attempt = 0
+        var delivered = 0
+        var outcome = DeliveryReport.Outcome.drained
+        var lastError: TrackingError?
+        while true {
+            let before = statistics.delivered
+            do {
+                delivered += try await deliverPending()
+                lastError = nil
+                break
+            } catch let error as TrackingError where error.isRetryable {
+                delivered += statistics.delivered - before
+                lastError = error
+                statistics.lastError = error
+                attempt += 1
+                let pause = min(.seconds(backoff.delay(attempt: attempt)), remaining())
+                guard pause > .zero else {
+                    outcome = .deadlinePassed
+                    break
+                }
+                onRetry?(error, pause)
+                try await clock.sleep(for: pause)
+            } catch let error as TrackingError {
+                delivered += statistics.delivered - before
+                lastError = error
+                statistics.lastError = error
+                outcome = .stopped(error)
+                break
+            }
+        }
+        return DeliveryReport(outcome: outcome, delivered: delivered, pending: try await outbox.status().pending, lastError: lastError)
     }
 
     /// Sends `items` in one batch and settles each; when the whole batch is refused (too large,
@@ -198,5 +253,13 @@ public actor OutboxSender {
             try await outbox.settle([.attempted(item)])
             throw error
         }
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// The time left until `limit` from now has passed, on this clock (negative once it has).
+    func countdown(from limit: Duration) -> @Sendable () -> Duration {
+        let deadline = now.advanced(by: limit)
+        return { self.now.duration(to: deadline) }
     }
 }

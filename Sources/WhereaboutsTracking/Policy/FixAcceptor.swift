@@ -70,7 +70,12 @@ public struct FixAcceptor: Sendable {
     }
 
     /// Decides what `fix` becomes, and remembers it.
-    public mutating func decide(_ fix: Fix) -> AcceptanceDecision {
+    ///
+    /// - Parameters:
+    ///   - fix: The fix to decide.
+    ///   - eventId: The id of the event the fix begins, if it is accepted (by default one of
+    ///     ``identifiers``): the id a caller already promised, such as a Pryv client's event id.
+    public mutating func decide(_ fix: Fix, eventId: String? = nil) -> AcceptanceDecision {
         let key = fix.device ?? ""
         if policy.ignoresNullPosition {
             let isNull = fix.coordinate.map { $0.latitude == 0 && $0.longitude == 0 } ?? (fix.point.x == 0 && fix.point.y == 0)
@@ -93,7 +98,7 @@ public struct FixAcceptor: Sendable {
                 return .ignored(.tooSoon(elapsed: elapsed, minimum: policy.minimumInterval))
             }
         }
-        let event = makeEvent(for: fix)
+        let event = makeEvent(for: fix, id: eventId)
         if lastEvents[key] == nil, lastEvents.count >= maximumDevices, let oldest = lastEvents.min(by: { $0.value.end < $1.value.end }) {
             lastEvents[oldest.key] = nil
         }
@@ -117,9 +122,9 @@ public struct FixAcceptor: Sendable {
 
     /// The event a newly accepted fix becomes: `position/wgs84` when it has latitude and
     /// longitude, `position/local` (x, y in venue units) otherwise.
-    private mutating func makeEvent(for fix: Fix) -> TrackedEvent {
+    private mutating func makeEvent(for fix: Fix, id given: String?) -> TrackedEvent {
         let time = fix.time + timeShift
-        let id = identifiers.next(now: time)
+        let id = given ?? identifiers.next(now: time)
         return TrackedEvent(position: fix, id: id, streamIds: streamIds, time: time, metresPerUnit: metresPerUnit)
     }
 }

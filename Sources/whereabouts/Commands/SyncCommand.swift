@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Whereabouts
 import WhereaboutsTracking
 
 /// `whereabouts sync`
@@ -53,27 +54,15 @@ struct SyncCommand: AsyncParsableCommand {
         if retryFailed { Terminal.error("\(try await outbox.retryFailed()) refused items queued again.") }
         if discardFailed { Terminal.error("\(try await outbox.discardFailed()) refused items dropped.") }
         let sender = OutboxSender(outbox: outbox, client: try connection.client())
-        let deadline = Date().addingTimeInterval(wait)
-        var attempt = 0
-        var delivered = 0
-        while true {
-            do {
-                delivered += try await sender.deliverPending()
-                break
-            } catch let error as TrackingError where error.isRetryable {
-                attempt += 1
-                let pause = min(sender.backoff.delay(attempt: attempt), deadline.timeIntervalSinceNow)
-                guard pause > 0 else {
-                    Terminal.error("Gave up after \(Int(wait)) s: \(error)")
-                    break
-                }
-                Terminal.error("\(error) Next try in \(String(format: "%.1f", pause)) s.")
-                try await Task.sleep(nanoseconds: UInt64(pause * 1e9))
-            } catch let error as TrackingError {
-                Terminal.error("\(error)")
-                break
-            }
+        let report = try await sender.deliver(waitingUpTo: .seconds(wait)) { error, pause in
+            Terminal.error("\(error) Next try in \(String(format: "%.1f", pause.inSeconds)) s.")
         }
+        switch report.outcome {
+        case .drained: break
+        case .deadlinePassed: if let error = report.lastError { Terminal.error("Gave up after \(Int(wait)) s: \(error)") }
+        case .stopped(let error): Terminal.error("\(error)")
+        }
+        let delivered = report.delivered
         let state = try await outbox.status()
         Terminal.error("The server took \(delivered.counted("item")).")
         Terminal.error(state.report(path: outbox.path))

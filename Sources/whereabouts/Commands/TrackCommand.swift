@@ -94,14 +94,7 @@ struct TrackCommand: AsyncParsableCommand {
         let outbox = try outboxOptions.openOutbox()
         let client = try connection.client(defaultStream: stream)
         let connected = await connect(client)
-        let (sourceName, isReplay, isLive) = try describeSource()
-        let offset = await client.clockOffset ?? 0
-        let acceptor = FixAcceptor(policy: policy.policy, metresPerUnit: venueValue.units.metres ?? 1, streamIds: [stream],
-                                   timeShift: isLive ? offset : 0)
-        let tracker = try await Tracker(outbox: outbox, acceptor: acceptor, source: sourceName, skipsDecidedFixes: isReplay)
-        if tracker.hasResumed, isReplay {
-            Terminal.error("Resuming the interrupted replay of \(sourceName): its first \(tracker.resumedFixes.counted("fix", "fixes")) were decided before.")
-        }
+        let identity = try sourceIdentity()
         // A stream of the user's choice must exist before its events can be delivered; when the
         // server could not be asked at start, the sender asks before its first delivery.
         let preparation: (@Sendable () async throws -> Void)?
@@ -111,63 +104,55 @@ struct TrackCommand: AsyncParsableCommand {
             let stream = stream
             preparation = { try await client.ensureStream(stream) }
         }
-        let sender = OutboxSender(outbox: outbox, client: client, preparation: preparation)
-        let delivery = Task { await sender.run() }
-        defer { delivery.cancel() }
+        let run = try await TrackingRun(
+            outbox: outbox, client: client,
+            acceptor: FixAcceptor(policy: policy.policy, metresPerUnit: venueValue.units.metres ?? 1, streamIds: [stream]),
+            source: identity, timeBase: timeBase(of: identity), preparation: preparation)
+        let tracker = run.tracker
+        if tracker.hasResumed, identity.skipsDecidedFixes {
+            Terminal.error("Resuming the interrupted replay of \(identity.checkpointName): its first \(tracker.resumedFixes.counted("fix", "fixes")) were decided before.")
+        }
+        await run.startDelivery()
         if !connected { Terminal.error("Events are queued in \(outbox.path) meanwhile.") }
-        if tracker.wasFinished, isReplay, !again {
-            Terminal.error("This outbox tracked \(sourceName) to its end already; nothing new to track (--again tracks it once more, as new events).")
-            try await finishDelivery(tracker: tracker, sender: sender, outbox: outbox, delivery: delivery)
+        if tracker.wasFinished, identity.skipsDecidedFixes, !again {
+            Terminal.error("This outbox tracked \(identity.checkpointName) to its end already; nothing new to track (--again tracks it once more, as new events).")
+            try await finishDelivery(run)
             return
         }
 
         var line = TrackStatusLine()
-        var first = true
-        var offsetRefreshed = Date()
-        // A replay's fixes are decided 256 at a time, each lot written with one sync; live fixes
-        // (and a pipe) one by one, as they come.
-        let lot = isReplay ? 256 : 1
-        var pending: [Fix] = []
-        pending.reserveCapacity(lot)
-        var fixes = engine.fixes(from: reader).makeAsyncIterator()
-        while let fix = try await fixes.next() {
-            if first, !isLive {
-                first = false
-                let mode = time ?? (fix.time >= 1e9 ? .recorded : .now)
-                if mode == .now { await tracker.setTimeShift(await client.serverTime(forLocal: Date().timeIntervalSince1970) - fix.time) }
+        func track(_ scans: some AsyncSequence<Scan, any Error>) async throws {
+            for try await fix in engine.fixes(from: scans) {
+                try await run.record(fix)
+                if line.isDue { await line.draw(run) }
             }
-            if isLive, Date().timeIntervalSince(offsetRefreshed) >= 60 {
-                // Every answer re-measures the server's clock; live events follow it.
-                offsetRefreshed = Date()
-                if let offset = await client.clockOffset { await tracker.setTimeShift(offset) }
-            }
-            pending.append(fix)
-            if pending.count >= lot {
-                _ = try await tracker.record(contentsOf: pending)
-                pending.removeAll(keepingCapacity: true)
-            }
-            if line.isDue { await line.draw(tracker: tracker, sender: sender, outbox: outbox) }
+            try await run.flush()
+            line.clear()
         }
-        if !pending.isEmpty { _ = try await tracker.record(contentsOf: pending) }
-        line.clear()
-        try reader.recordingReader?.requireScans(toDo: "track")
-        if isReplay { try await tracker.finish() }
-        reader.recordingReader?.warnAboutSkippedLines()
+        if identity == .standardInput {
+            // A pipe is read as it comes, so that each fix is on its way while the pipe stays open.
+            let scans = PipeScans(lenient: positioning.lenient)
+            try await track(scans)
+            try scans.requireScans(toDo: "track")
+            try await run.finish()
+            scans.warnAboutSkippedLines()
+        } else {
+            try await track(reader)
+            try reader.recordingReader?.requireScans(toDo: "track")
+            try await run.finish()
+            reader.recordingReader?.warnAboutSkippedLines()
+        }
 
-        try await finishDelivery(tracker: tracker, sender: sender, outbox: outbox, delivery: delivery)
+        try await finishDelivery(run)
     }
 
     /// Waits up to --wait seconds for the outbox to drain, stops delivery and reports; exits 1
     /// when the server refused the token (nothing can be delivered until it is replaced).
-    private func finishDelivery(tracker: Tracker, sender: OutboxSender, outbox: Outbox, delivery: Task<Void, Never>) async throws {
-        let deadline = Date().addingTimeInterval(wait)
-        while try await outbox.hasPendingItems(), Date() < deadline, await sender.statistics.lastError?.isTokenRefused != true {
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
-        delivery.cancel()
-        await delivery.value
-        try await summarize(tracker: tracker, sender: sender, outbox: outbox)
-        if await sender.statistics.lastError?.isTokenRefused == true { throw ExitCode.failure }
+    private func finishDelivery(_ run: TrackingRun) async throws {
+        _ = try await run.drain(waitingUpTo: .seconds(wait))
+        await run.stopDelivery()
+        try await summarize(run)
+        if await run.statistics.lastError?.isTokenRefused == true { throw ExitCode.failure }
     }
 
     /// Checks the token and measures the server's clock; says so when the server cannot be used
@@ -185,24 +170,30 @@ struct TrackCommand: AsyncParsableCommand {
         }
     }
 
-    /// The name the checkpoint is kept under, whether the source is a replay that can be resumed,
-    /// and whether it is live (its clock is this machine's).
-    private func describeSource() throws -> (String, Bool, Bool) {
+    /// The source as the run knows it: a replay by its file (resumable), a live adapter, or
+    /// standard input.
+    private func sourceIdentity() throws -> SourceIdentity {
         switch try source.kind() {
-        case .recording(let path) where path == "-":
-            return ("stdin", false, false)
-        case .recording(let path), .btsnoop(let path):
-            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-            let size = (try? FileManager.default.attributesOfItem(atPath: absolute)[.size] as? NSNumber)?.intValue ?? 0
-            return ("replay:\(absolute):\(size)", true, false)
-        case .adapter(let name):
-            return ("adapter:\(name)", false, true)
+        case .recording(let path) where path == "-": .standardInput
+        case .recording(let path), .btsnoop(let path): .replay(ofFile: path)
+        case .adapter(let name): .adapter(name)
         }
     }
 
-    private func summarize(tracker: Tracker, sender: OutboxSender, outbox: Outbox) async throws {
-        let counts = await tracker.counts
-        let statistics = await sender.statistics
+    /// Live scans are on this machine's clock; anything else is dated as --time says.
+    private func timeBase(of identity: SourceIdentity) -> TimeBase {
+        if case .adapter = identity { return .live(refresh: .seconds(60)) }
+        switch time {
+        case .recorded?: return .recorded
+        case .now?: return .now
+        case nil: return .automatic
+        }
+    }
+
+    private func summarize(_ run: TrackingRun) async throws {
+        let counts = await run.counts
+        let statistics = await run.statistics
+        let outbox = run.outbox
         let status = try await outbox.status()
         var text = "Tracked \(counts.fixes.counted("fix", "fixes")): \(counts.accepted.counted("new event")), \(counts.extended.counted("extension"))"
         if counts.ignoredTotal > 0 {
@@ -229,13 +220,13 @@ struct TrackStatusLine {
     var isDue: Bool { enabled && Date().timeIntervalSince(lastDraw) >= 0.1 }
 
     /// Redraws the line.
-    mutating func draw(tracker: Tracker, sender: OutboxSender, outbox: Outbox) async {
+    mutating func draw(_ run: TrackingRun) async {
         lastDraw = Date()
-        let counts = await tracker.counts
-        let statistics = await sender.statistics
+        let counts = await run.counts
+        let statistics = await run.statistics
         if lastDraw.timeIntervalSince(lastCount) >= 1 {
             lastCount = lastDraw
-            queued = (try? await outbox.status().pending) ?? queued
+            queued = (try? await run.outbox.status().pending) ?? queued
         }
         var text = "tracking: \(counts.fixes.counted("fix", "fixes")) · \(counts.accepted) accepted · \(counts.extended) extended · "
             + "\(counts.ignoredTotal) ignored · \(queued) queued · \(statistics.delivered) delivered"

@@ -9,7 +9,7 @@ import Whereabouts
 
 /// A server whose clock is ten minutes ahead: it answers `/access-info`, and takes batches of
 /// creates, answering each with the event as sent (and keeping them for the test).
-private actor SkewedServer {
+actor SkewedServer {
     static let skew = 600.0
     private(set) var received: [JSONValue] = []
 

@@ -1,0 +1,278 @@
+import Foundation
+import Whereabouts
+
+/// One tracking run, from fixes to events on the server: it owns the ``Tracker`` (the acceptance
+/// policy and its checkpoint), the ``Outbox`` it writes to, the ``OutboxSender`` and the task
+/// that delivers in the background, the ``TimeBase`` that dates the events, and the
+/// ``SourceIdentity`` that a restart resumes by.
+///
+/// Front ends only feed it fixes and read its counts:
+/// - ``record(_:)`` takes fixes one at a time; a replay's are decided in lots of
+///   ``SourceIdentity/lotSize`` (256), each lot one durable write, and anything live one by
+///   one, each on disk and on its way to the server before the next comes.
+/// - ``finish()`` writes what is left of the last lot and marks a replay tracked to its end.
+/// - ``drain(waitingUpTo:)`` waits, woken by the sender, until the server has everything, the
+///   time allowed passes, or the server refuses the token.
+///
+/// ```swift
+/// let run = try await TrackingRun(outbox: try Outbox(path: "outbox.sqlite"), client: client,
+///                                 acceptor: FixAcceptor(streamIds: ["position"]),
+///                                 source: .replay(ofFile: "walk.jsonl"), timeBase: .automatic)
+/// await run.startDelivery()
+/// for try await fix in engine.fixes(from: try RecordingReader(url: walk)) {
+///     try await run.record(fix)
+/// }
+/// try await run.finish()
+/// let report = try await run.drain(waitingUpTo: .seconds(10))
+/// await run.stopDelivery()
+/// print(report.outcome, report.pending)
+/// ```
+///
+/// Feed it from one task at a time: each call waits for its write.
+public actor TrackingRun {
+    /// A fix and what the acceptance policy made of it.
+    public struct DecidedFix: Hashable, Sendable {
+        /// The fix.
+        public var fix: Fix
+        /// The decision: a new event, an extended one, or nothing.
+        public var decision: AcceptanceDecision
+
+        /// Pairs a fix with its decision.
+        public init(fix: Fix, decision: AcceptanceDecision) {
+            self.fix = fix
+            self.decision = decision
+        }
+    }
+
+    /// The tracker: the policy's state and the run's checkpoint.
+    public nonisolated let tracker: Tracker
+    /// The outbox events wait in.
+    public nonisolated let outbox: Outbox
+    /// The sender that delivers from the outbox.
+    public nonisolated let sender: OutboxSender
+    /// The client that talks to the server (and measures its clock).
+    public nonisolated let client: TrackingClient
+    /// Where the fixes come from: the resume key.
+    public nonisolated let source: SourceIdentity
+    /// What dates the events.
+    public nonisolated let timeBase: TimeBase
+    /// Fixes decided per durable write.
+    public nonisolated let lotSize: Int
+
+    private let clock: any Clock<Duration>
+    private var lot: [Fix] = []
+    private var lotDetails: [Tracker.EventDetails?] = []
+    private var isAnchored = false
+    private var delivery: Task<Void, Never>?
+    private var refreshing: Task<Void, Never>?
+    private let changes: AsyncStream<OutboxSender.Statistics>
+    private let changeSignal: AsyncStream<OutboxSender.Statistics>.Continuation
+
+    /// Opens a run on `outbox`; when the outbox holds an unfinished checkpoint of `source`, the
+    /// run resumes it (see ``Tracker``).
+    ///
+    /// - Parameters:
+    ///   - outbox: Where the events wait until the server has them.
+    ///   - client: The server's client; start it first (``TrackingClient/start()``) so that a
+    ///     live run knows the server's clock from its first fix.
+    ///   - acceptor: The acceptance policy, the venue's units and the events' streams; its time
+    ///     shift is the time base's to set.
+    ///   - source: Where the fixes come from; it names the checkpoint and sets the lot size.
+    ///   - timeBase: What dates the events.
+    ///   - lotSize: Fixes per durable write, when not the source's own.
+    ///   - batchSize: Items per batch call to the server.
+    ///   - backoff: The waits between failed deliveries.
+    ///   - clock: The clock of every wait (a test's own clock need not sleep).
+    ///   - preparation: Work that must succeed on the server before anything is delivered
+    ///     (such as creating the stream the events go to).
+    public init(outbox: Outbox, client: TrackingClient, acceptor: FixAcceptor, source: SourceIdentity, timeBase: TimeBase,
+                lotSize: Int? = nil, batchSize: Int = 500, backoff: Backoff = Backoff(),
+                clock: any Clock<Duration> = ContinuousClock(),
+                preparation: (@Sendable () async throws -> Void)? = nil) async throws {
+        let tracker = try await Tracker(outbox: outbox, acceptor: acceptor, source: source.checkpointName,
+                                        skipsDecidedFixes: source.skipsDecidedFixes)
+        switch timeBase {
+        case .recorded: await tracker.setTimeShift(0)
+        case .live: await tracker.setTimeShift(await client.clockOffset ?? 0)
+        case .now, .automatic: break
+        }
+        self.tracker = tracker
+        self.outbox = outbox
+        self.client = client
+        self.source = source
+        self.timeBase = timeBase
+        self.lotSize = max(1, lotSize ?? source.lotSize)
+        self.clock = clock
+        sender = OutboxSender(outbox: outbox, client: client, batchSize: batchSize, backoff: backoff, clock: clock,
+                              preparation: preparation)
+        (changes, changeSignal) = AsyncStream.makeStream(of: OutboxSender.Statistics.self, bufferingPolicy: .bufferingNewest(1))
+        if case .live(let refresh) = timeBase {
+            // Every answer of the server measures its clock again; live events follow it.
+            refreshing = Task { [tracker, client, clock] in
+                while (try? await clock.sleep(for: max(refresh, .milliseconds(1)))) != nil {
+                    if let offset = await client.clockOffset { await tracker.setTimeShift(offset) }
+                }
+            }
+        }
+    }
+
+    deinit {
+        delivery?.cancel()
+        refreshing?.cancel()
+        changeSignal.finish()
+    }
+
+    // MARK: Fixes
+
+    /// Takes `fix` in; when it completes a lot, decides the lot and writes it durably. Returns
+    /// the fixes decided by this call, in order (none while a lot fills).
+    @discardableResult
+    public func record(_ fix: Fix) async throws -> [DecidedFix] {
+        lot.append(fix)
+        lotDetails.append(nil)
+        guard lot.count >= lotSize else { return [] }
+        return try await flush()
+    }
+
+    /// Takes `fixes` in, in order, as ``record(_:)`` does one by one.
+    @discardableResult
+    public func record(contentsOf fixes: some Sequence<Fix>) async throws -> [DecidedFix] {
+        var decided: [DecidedFix] = []
+        for fix in fixes { decided += try await record(fix) }
+        return decided
+    }
+
+    /// Decides `fix` at once (after any fixes waiting in the lot) and writes it durably; when it
+    /// begins an event, the event takes `details` (its id, streams, description, file).
+    public func record(_ fix: Fix, details: Tracker.EventDetails) async throws -> AcceptanceDecision {
+        lot.append(fix)
+        lotDetails.append(details)
+        guard let decided = try await flush().last else { return .ignored(.alreadyDecided) }
+        return decided.decision
+    }
+
+    /// Decides the fixes waiting in the current lot and writes them durably; returns them.
+    @discardableResult
+    public func flush() async throws -> [DecidedFix] {
+        guard let first = lot.first else { return [] }
+        if !isAnchored {
+            isAnchored = true
+            await anchor(at: first)
+        }
+        let fixes = lot, details = lotDetails
+        lot.removeAll(keepingCapacity: true)
+        lotDetails.removeAll(keepingCapacity: true)
+        let decisions = try await tracker.record(lot: fixes, details: details)
+        return zip(fixes, decisions).map { DecidedFix(fix: $0, decision: $1) }
+    }
+
+    /// Writes what waits in the lot and, for a replay, marks the source tracked to its end (a
+    /// later run of the same file starts afresh, or is refused by the front end). Returns the
+    /// fixes decided last.
+    @discardableResult
+    public func finish() async throws -> [DecidedFix] {
+        let decided = try await flush()
+        if source.skipsDecidedFixes { try await tracker.finish() }
+        return decided
+    }
+
+    /// Reads the client's offset to the server's clock again now (a live run does so every
+    /// `refresh` on its own); other time bases keep their shift.
+    public func refreshTimeShift() async {
+        guard case .live = timeBase, let offset = await client.clockOffset else { return }
+        await tracker.setTimeShift(offset)
+    }
+
+    /// Sets the time shift from the first fix, as the time base says.
+    private func anchor(at fix: Fix) async {
+        let movesToNow: Bool
+        switch timeBase {
+        case .now: movesToNow = true
+        case .automatic: movesToNow = fix.time < TimeBase.datedFrom
+        case .recorded, .live: movesToNow = false
+        }
+        guard movesToNow else { return }
+        await tracker.setTimeShift(await client.serverTime(forLocal: Date().timeIntervalSince1970) - fix.time)
+    }
+
+    // MARK: Delivery
+
+    /// Starts delivering in the background: whenever items arrive, and after a backoff when the
+    /// server cannot take them. Calling it again changes nothing.
+    public func startDelivery() {
+        guard delivery == nil else { return }
+        delivery = Task { [sender, changeSignal] in
+            await sender.run { changeSignal.yield($0) }
+        }
+    }
+
+    /// Stops the background delivery and waits until its last step has settled.
+    public func stopDelivery() async {
+        guard let delivery else { return }
+        delivery.cancel()
+        await delivery.value
+        self.delivery = nil
+    }
+
+    /// Waits until the server has every item (those it refused for good aside), until `limit`
+    /// has passed, or until the server refuses the token, whichever comes first; delivery goes
+    /// on in the background (it is started if it was not). The wait is woken by the sender's
+    /// progress, not by polling.
+    ///
+    /// Call it from one task at a time.
+    public func drain(waitingUpTo limit: Duration) async throws -> DeliveryReport {
+        startDelivery()
+        let before = await sender.statistics.delivered
+        let outcome: DeliveryReport.Outcome
+        if let settled = try await settledOutcome() {
+            outcome = settled
+        } else {
+            outcome = try await withThrowingTaskGroup(of: DeliveryReport.Outcome?.self) { group in
+                group.addTask { [clock] in
+                    try? await clock.sleep(for: limit)
+                    return .deadlinePassed
+                }
+                group.addTask { [changes] in
+                    for await _ in changes {
+                        if let settled = try await self.settledOutcome() { return settled }
+                    }
+                    return nil
+                }
+                var outcome = DeliveryReport.Outcome.deadlinePassed
+                for try await result in group {
+                    guard let result else { continue }
+                    outcome = result
+                    break
+                }
+                group.cancelAll()
+                return outcome
+            }
+        }
+        let statistics = await sender.statistics
+        return DeliveryReport(outcome: outcome, delivered: statistics.delivered - before,
+                              pending: try await outbox.status().pending, lastError: statistics.lastError)
+    }
+
+    /// `.drained` when nothing deliverable waits, `.stopped` when the server refused the token;
+    /// `nil` while delivery may still succeed.
+    private func settledOutcome() async throws -> DeliveryReport.Outcome? {
+        if let error = await sender.statistics.lastError, error.isTokenRefused { return .stopped(error) }
+        if try await !outbox.hasPendingItems() { return .drained }
+        return nil
+    }
+
+    // MARK: Status
+
+    /// How many fixes met each decision so far (fixes waiting in the current lot not yet).
+    public var counts: Tracker.Counts {
+        get async { await tracker.counts }
+    }
+
+    /// What the sender has done so far.
+    public var statistics: OutboxSender.Statistics {
+        get async { await sender.statistics }
+    }
+
+    /// Fixes taken in but not yet decided (the current lot).
+    public var undecidedFixes: Int { lot.count }
+}

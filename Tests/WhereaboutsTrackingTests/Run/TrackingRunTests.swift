@@ -1,0 +1,215 @@
+import Foundation
+import Testing
+import Whereabouts
+import WhereaboutsServer
+import WhereaboutsServerTesting
+@testable import WhereaboutsTracking
+
+@Suite("A tracking run", .serialized)
+struct TrackingRunTests {
+    /// A walk of `count` fixes a second apart from `start`: standing, moving, standing.
+    private func walk(count: Int, start: Double) -> [Fix] {
+        (0..<count).map { second in
+            let phase = second % 30
+            let x = phase < 10 ? 10 + Double(second / 30) * 40 : 10 + Double(second / 30) * 40 + Double(phase - 9) * 2
+            return fix(start + Double(second), x: x, y: 5, accuracy: 1.5)
+        }
+    }
+
+    /// A client of a server that is not there (nothing listens on port 9 of loopback).
+    private func absentServer() throws -> TrackingClient {
+        try TrackingClient(server: "http://127.0.0.1:9", token: "t", timeout: 1)
+    }
+
+    private func run(_ outbox: Outbox, _ client: TrackingClient, source: SourceIdentity = .named("test"),
+                     timeBase: TimeBase = .recorded, backoff: Backoff = Backoff(initial: 0.05, maximum: 0.2)) async throws -> TrackingRun {
+        try await TrackingRun(outbox: outbox, client: client, acceptor: FixAcceptor(identifiers: .sequential(prefix: "e")),
+                              source: source, timeBase: timeBase, backoff: backoff)
+    }
+
+    private func firstEventTime(_ outbox: Outbox) async throws -> Double {
+        let item = try #require(try await outbox.pendingItems(limit: 1).first)
+        let json = try JSONParser.parse(item.body)
+        return try #require(TrackedEvent(json: json)?.time)
+    }
+
+    // MARK: Time bases
+
+    @Test("recorded keeps the fixes' times; now moves the first fix to the present; automatic chooses by the first fix")
+    func timeBases() async throws {
+        let client = try absentServer()
+        let dated = walk(count: 3, start: 1_700_000_000), counted = walk(count: 3, start: 12)
+        for (base, fixes, expected) in [(TimeBase.recorded, dated, 1_700_000_000.0), (.recorded, counted, 12),
+                                        (.automatic, dated, 1_700_000_000), (.now, dated, Date().timeIntervalSince1970),
+                                        (.automatic, counted, Date().timeIntervalSince1970)] {
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            let run = try await run(outbox, client, timeBase: base)
+            try await run.record(contentsOf: fixes)
+            #expect(abs(try await firstEventTime(outbox) - expected) < 5, "\(base)")
+        }
+    }
+
+    @Test("live shifts by the client's offset to the server's clock, and reads it again every refresh")
+    func liveTimeBase() async throws {
+        let server = SkewedServer()
+        try await server.run { port in
+            let client = try TrackingClient(server: "http://127.0.0.1:\(port)", token: "t")
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            // Not started yet: no offset known, so none applied.
+            let run = try await run(outbox, client, source: .adapter("hci0"), timeBase: .live(refresh: .milliseconds(20)))
+            try await client.start()
+            try await Task.sleep(for: .milliseconds(200))   // ten refreshes
+            let local = Date().timeIntervalSince1970
+            try await run.record(fix(local, x: 3, y: 4))
+            let offset = try #require(await client.clockOffset)
+            #expect(abs(try await firstEventTime(outbox) - (local + offset)) < 0.001)
+            #expect(abs(offset - SkewedServer.skew) < 5)
+        }
+    }
+
+    // MARK: Source identity and lots
+
+    @Test("A replay is known by its absolute path and size; live sources and pipes by their names")
+    func sourceIdentity() throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        try FileManager.default.createDirectory(atPath: temporary.folder, withIntermediateDirectories: true)
+        let file = temporary.folder + "/walk.jsonl"
+        try Data(repeating: 0x20, count: 1_234).write(to: URL(fileURLWithPath: file))
+        let relative = temporary.folder + "/./sub/../walk.jsonl"
+        #expect(SourceIdentity.replay(ofFile: relative) == .replay(path: URL(fileURLWithPath: file).standardizedFileURL.path, size: 1_234))
+        #expect(SourceIdentity.replay(ofFile: file).checkpointName == "replay:\(URL(fileURLWithPath: file).standardizedFileURL.path):1234")
+        #expect(SourceIdentity.adapter("hci0").checkpointName == "adapter:hci0")
+        #expect(SourceIdentity.standardInput.checkpointName == "stdin")
+        #expect(SourceIdentity.replay(ofFile: file).skipsDecidedFixes && SourceIdentity.replay(ofFile: file).lotSize == 256)
+        for live in [SourceIdentity.adapter("hci0"), .standardInput, .named("app")] {
+            #expect(!live.skipsDecidedFixes && live.lotSize == 1)
+        }
+    }
+
+    @Test("A replay's fixes are written 256 at a time; finish writes the rest and marks it finished; a restart resumes it")
+    func lots() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        let source = SourceIdentity.replay(path: "/walk.jsonl", size: 10)
+        let fixes = walk(count: 300, start: 1_700_000_000)
+        let run = try await run(outbox, try absentServer(), source: source)
+        #expect(try await run.record(contentsOf: fixes[0..<255]).isEmpty)
+        #expect(await run.counts.fixes == 0)
+        #expect(try await outbox.checkpoint(for: source.checkpointName) == nil)
+        #expect(try await run.record(fixes[255]).count == 256)
+        #expect(await run.counts.fixes == 256)
+        #expect(try await outbox.checkpoint(for: source.checkpointName)?.finished == false)
+        try await run.record(contentsOf: fixes[256..<280])
+        #expect(await run.undecidedFixes == 24)
+
+        // Interrupted here: a new run of the same file passes over the 256 decided fixes.
+        let resumed = try await self.run(outbox, try absentServer(), source: source)
+        #expect(resumed.tracker.hasResumed && resumed.tracker.resumedFixes == 256)
+        try await resumed.record(contentsOf: fixes)
+        #expect(try await resumed.finish().count == 300 - 256)
+        #expect(await resumed.counts.resumed == 256)
+        #expect(try await outbox.checkpoint(for: source.checkpointName)?.finished == true)
+    }
+
+    @Test("A live source writes each fix as it comes")
+    func liveLots() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        let run = try await run(outbox, try absentServer(), source: .standardInput)
+        let decided = try await run.record(fix(1_700_000_000, x: 1, y: 1))
+        #expect(decided.count == 1)
+        #expect(try await outbox.pendingItems(limit: 10).count == 1)
+    }
+
+    // MARK: Draining
+
+    @Test("drain returns once the server has everything")
+    func drainEmpties() async throws {
+        try await LocalServer.with { server in
+            let token = try await server.addUser("ann")
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            let run = try await run(outbox, try TrackingClient(server: server.url, token: token))
+            try await run.record(contentsOf: walk(count: 90, start: Date().timeIntervalSince1970 - 3_600))
+            let started = ContinuousClock.now
+            let report = try await run.drain(waitingUpTo: .seconds(30))
+            #expect(report.outcome == .drained && report.pending == 0 && report.delivered > 0)
+            #expect(ContinuousClock.now - started < .seconds(10))
+            let accepted = await run.counts.accepted
+            #expect(try await server.events(of: "ann").count == accepted)
+            await run.stopDelivery()
+        }
+    }
+
+    @Test("drain gives up at the deadline and says what is left")
+    func drainDeadline() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        let run = try await run(outbox, try absentServer())
+        try await run.record(contentsOf: walk(count: 90, start: 1_700_000_000))
+        let queued = try await outbox.status().pending
+        let started = ContinuousClock.now
+        let report = try await run.drain(waitingUpTo: .milliseconds(300))
+        let waited = ContinuousClock.now - started
+        #expect(report.outcome == .deadlinePassed && report.pending == queued && report.delivered == 0)
+        #expect(report.lastError?.isRetryable == true)
+        #expect(waited >= .milliseconds(300) && waited < .seconds(5))
+        await run.stopDelivery()
+    }
+
+    @Test("drain stops at once when the server refuses the token")
+    func drainRefusedToken() async throws {
+        try await LocalServer.with { server in
+            _ = try await server.addUser("cat")
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            let run = try await run(outbox, try TrackingClient(server: server.url, token: "not-a-token"))
+            try await run.record(contentsOf: walk(count: 30, start: 1_700_000_000))
+            let started = ContinuousClock.now
+            let report = try await run.drain(waitingUpTo: .seconds(30))
+            guard case .stopped(let error) = report.outcome else {
+                Issue.record("drain ended with \(report.outcome)")
+                return
+            }
+            #expect(error.isTokenRefused && report.pending > 0)
+            #expect(ContinuousClock.now - started < .seconds(10))
+            await run.stopDelivery()
+        }
+    }
+
+    @Test("deliver(waitingUpTo:) retries an absent server with the backoff until the deadline, then reports")
+    func deliverUntilDeadline() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        try await outbox.enqueue(.create(TrackedEvent(id: "n1", streamIds: ["position"], time: 1, type: "note/txt", content: .string("x"))))
+        let sender = OutboxSender(outbox: outbox, client: try absentServer(), backoff: Backoff(initial: 0.05, maximum: 0.1))
+        let retries = Counter()
+        let started = ContinuousClock.now
+        let report = try await sender.deliver(waitingUpTo: .milliseconds(400)) { error, pause in
+            #expect(error.isRetryable && pause <= .milliseconds(400))
+            retries.add()
+        }
+        #expect(report.outcome == .deadlinePassed && report.pending == 1)
+        #expect(retries.value >= 2)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
+
+/// A count that a `@Sendable` closure can add to.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
+}
