@@ -89,7 +89,7 @@ struct TrackCommand: AsyncParsableCommand {
         let training = try positioning.readTraining()
         let setup = positioning.algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
-        let engine = LocationEngine(setup: setup, timing: pipeline.timing)
+        var fixes = FixPipeline(setup: setup, timing: pipeline.timing)
 
         let outbox = try outboxOptions.openOutbox()
         let client = try connection.client(defaultStream: stream)
@@ -121,27 +121,18 @@ struct TrackCommand: AsyncParsableCommand {
         }
 
         var line = TrackStatusLine()
-        func track(_ scans: some AsyncSequence<Scan, any Error>) async throws {
-            for try await fix in engine.fixes(from: scans) {
-                try await run.record(fix)
-                if line.isDue { await line.draw(run) }
-            }
-            try await run.flush()
-            line.clear()
+        // A live source (an adapter, a pipe) is read as it comes and runs on the clock between
+        // scans, so that each fix (a --lag one too) is on its way while the source stays open.
+        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        try await timeline.run(&fixes) { due in
+            for fix in due { try await run.record(fix) }
+            if line.isDue { await line.draw(run) }
         }
-        if identity == .standardInput {
-            // A pipe is read as it comes, so that each fix is on its way while the pipe stays open.
-            let scans = PipeScans(lenient: positioning.lenient)
-            try await track(scans)
-            try scans.requireScans(toDo: "track")
-            try await run.finish()
-            scans.warnAboutSkippedLines()
-        } else {
-            try await track(reader)
-            try reader.recordingReader?.requireScans(toDo: "track")
-            try await run.finish()
-            reader.recordingReader?.warnAboutSkippedLines()
-        }
+        try await run.flush()
+        line.clear()
+        try reader.recordingReader?.requireScans(toDo: "track")
+        try await run.finish()
+        reader.recordingReader?.warnAboutSkippedLines()
 
         try await finishDelivery(run)
     }
