@@ -65,8 +65,8 @@ public actor TrackingRun {
     private var isAnchored = false
     private var delivery: Task<Void, Never>?
     private var refreshing: Task<Void, Never>?
-    private let changes: AsyncStream<OutboxSender.Statistics>
-    private let changeSignal: AsyncStream<OutboxSender.Statistics>.Continuation
+    /// The sender's progress, to every drain waiting on it (each drain subscribes afresh).
+    private let changes = LockedValue(Broadcast<OutboxSender.Statistics>())
 
     /// Opens a run on `outbox`; when the outbox holds an unfinished checkpoint of `source`, the
     /// run resumes it (see ``Tracker``).
@@ -105,7 +105,6 @@ public actor TrackingRun {
         self.clock = clock
         sender = OutboxSender(outbox: outbox, client: client, batchSize: batchSize, backoff: backoff, clock: clock,
                               preparation: preparation)
-        (changes, changeSignal) = AsyncStream.makeStream(of: OutboxSender.Statistics.self, bufferingPolicy: .bufferingNewest(1))
         if case .live(let refresh) = timeBase {
             // Every answer of the server measures its clock again; live events follow it.
             refreshing = Task { [tracker, client, clock] in
@@ -119,7 +118,7 @@ public actor TrackingRun {
     deinit {
         delivery?.cancel()
         refreshing?.cancel()
-        changeSignal.finish()
+        changes.withValue { $0.finishAll() }
     }
 
     // MARK: Fixes
@@ -201,8 +200,8 @@ public actor TrackingRun {
     /// server cannot take them. Calling it again changes nothing.
     public func startDelivery() {
         guard delivery == nil else { return }
-        delivery = Task { [sender, changeSignal] in
-            await sender.run { changeSignal.yield($0) }
+        delivery = Task { [sender, changes] in
+            await sender.run { statistics in changes.withValue { _ = $0.yield(statistics) } }
         }
     }
 
@@ -222,6 +221,10 @@ public actor TrackingRun {
     /// Call it from one task at a time.
     public func drain(waitingUpTo limit: Duration) async throws -> DeliveryReport {
         startDelivery()
+        let subscribers = changes
+        let progress = subscribers.withValue { broadcast in
+            broadcast.subscribe(bufferingPolicy: .bufferingNewest(1)) { id in subscribers.withValue { $0.remove(id) } }
+        }
         let before = await sender.statistics.delivered
         let outcome: DeliveryReport.Outcome
         if let settled = try await settledOutcome() {
@@ -232,8 +235,8 @@ public actor TrackingRun {
                     try? await clock.sleep(for: limit)
                     return .deadlinePassed
                 }
-                group.addTask { [changes] in
-                    for await _ in changes {
+                group.addTask {
+                    for await _ in progress {
                         if let settled = try await self.settledOutcome() { return settled }
                     }
                     return nil

@@ -130,7 +130,11 @@ struct TrackingRunTests {
 
     // MARK: Draining
 
-    @Test("drain returns once the server has everything")
+    /// The deadlines of the drains that must end before them: long, so that a busy machine never
+    /// reaches them; the outcome (drained or stopped, not `deadlinePassed`) shows they were not waited out.
+    static let generous = Duration.seconds(600)
+
+    @Test("drain returns once the server has everything, each time it is asked")
     func drainEmpties() async throws {
         try await LocalServer.with { server in
             let token = try await server.addUser("ann")
@@ -138,11 +142,14 @@ struct TrackingRunTests {
             defer { temporary.remove() }
             let outbox = try temporary.open()
             let run = try await run(outbox, try TrackingClient(server: server.url, token: token))
-            try await run.record(contentsOf: walk(count: 90, start: Date().timeIntervalSince1970 - 3_600))
-            let started = ContinuousClock.now
-            let report = try await run.drain(waitingUpTo: .seconds(30))
+            let start = Date().timeIntervalSince1970 - 3_600
+            try await run.record(contentsOf: walk(count: 90, start: start))
+            let report = try await run.drain(waitingUpTo: Self.generous)
             #expect(report.outcome == .drained && report.pending == 0 && report.delivered > 0)
-            #expect(ContinuousClock.now - started < .seconds(10))
+            // A second drain after more fixes waits for them too (it subscribes to the sender afresh).
+            try await run.record(contentsOf: walk(count: 90, start: start + 1_800))
+            let again = try await run.drain(waitingUpTo: Self.generous)
+            #expect(again.outcome == .drained && again.pending == 0 && again.delivered > 0)
             let accepted = await run.counts.accepted
             #expect(try await server.events(of: "ann").count == accepted)
             await run.stopDelivery()
@@ -162,7 +169,7 @@ struct TrackingRunTests {
         let waited = ContinuousClock.now - started
         #expect(report.outcome == .deadlinePassed && report.pending == queued && report.delivered == 0)
         #expect(report.lastError?.isRetryable == true)
-        #expect(waited >= .milliseconds(300) && waited < .seconds(5))
+        #expect(waited >= .milliseconds(300) && waited < .seconds(60))
         await run.stopDelivery()
     }
 
@@ -175,14 +182,12 @@ struct TrackingRunTests {
             let outbox = try temporary.open()
             let run = try await run(outbox, try TrackingClient(server: server.url, token: "not-a-token"))
             try await run.record(contentsOf: walk(count: 30, start: 1_700_000_000))
-            let started = ContinuousClock.now
-            let report = try await run.drain(waitingUpTo: .seconds(30))
+            let report = try await run.drain(waitingUpTo: Self.generous)
             guard case .stopped(let error) = report.outcome else {
                 Issue.record("drain ended with \(report.outcome)")
                 return
             }
             #expect(error.isTokenRefused && report.pending > 0)
-            #expect(ContinuousClock.now - started < .seconds(10))
             await run.stopDelivery()
         }
     }
