@@ -36,13 +36,7 @@ public final class JSONLinesWriter {
     public init(url: URL) throws {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [
-                NSFilePathErrorKey: url.path,
-                NSLocalizedDescriptionKey: "cannot create a file in \(url.deletingLastPathComponent().path)",
-            ])
-        }
-        handle = try FileHandle(forWritingTo: temporary)
+        handle = try Self.emptyFile(at: temporary, naming: url, problem: "cannot create a file in \(url.deletingLastPathComponent().path)")
         destination = url
         self.temporary = temporary
     }
@@ -50,16 +44,18 @@ public final class JSONLinesWriter {
     /// Creates (or empties) the file at `url` and writes into it directly, so that a reader sees
     /// each line once it is flushed (a live output); ``finish()`` flushes, syncs and closes it.
     public init(appendingLinesTo url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [
-                NSFilePathErrorKey: url.path,
-                NSLocalizedDescriptionKey: "cannot create \(url.path)",
-            ])
-        }
-        handle = try FileHandle(forWritingTo: url)
+        handle = try Self.emptyFile(at: url, naming: url, problem: "cannot create \(url.path)")
         destination = nil
         temporary = nil
         closesHandle = true
+    }
+
+    /// Creates (or empties) the file at `path` and opens it for writing; an error names `url`.
+    private static func emptyFile(at path: URL, naming url: URL, problem: String) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: path.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: problem])
+        }
+        return try FileHandle(forWritingTo: path)
     }
 
     /// Writes to an open handle (standard output, a pipe); ``finish()`` flushes but does not close it.
