@@ -44,17 +44,17 @@ struct BluenetSampleTests {
         _ = bluenet.on("exitRegion") { _ in topics.append("exitRegion") }
         try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
         let clock = TestClock()
-        let (scans, input) = AsyncStream.makeStream(of: Scan.self)
-        let scanning = Task { try await bluenet.startScanning(scans, clock: clock) }
-        input.yield(Self.scan(at: 100, Self.kitchen))
-        try await LiveWait.settle(clock)
-        #expect(topics.values == ["enterRegion"])
+        let feed = ScanFeed()
+        let scanning = Task { try await bluenet.startScanning(feed, clock: clock) }
+        feed.send(Self.scan(at: 100, Self.kitchen))
+        try await feed.taken()
+        try await LiveWait.until { topics.values == ["enterRegion"] }
         await clock.advance(by: .milliseconds(4_900))
         #expect(topics.values == ["enterRegion"])
         await clock.advance(by: .milliseconds(100))
         try await LiveWait.until { topics.values == ["enterRegion", "exitRegion"] }
         await clock.advance(by: .seconds(60))
-        input.finish()
+        feed.finish()
         try await scanning.value
         #expect(topics.values == ["enterRegion", "exitRegion"])
     }

@@ -26,21 +26,52 @@ struct ScanSource: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(remaining: scans[...]) }
 }
 
+/// Scans a test hands to a facade one at a time while the source stays open, knowing when the
+/// facade's reader has taken each (it stamps a scan's arrival on the clock as it takes it).
+final class ScanFeed: AsyncSequence, Sendable {
+    typealias Element = Scan
+    private let stream: AsyncStream<Scan>
+    private let input: AsyncStream<Scan>.Continuation
+    /// Scans sent, and `next()` calls the reader made.
+    private let counts = LockedValue((sent: 0, requested: 0))
+
+    init() {
+        (stream, input) = AsyncStream.makeStream(of: Scan.self)
+    }
+
+    /// Sends a scan.
+    func send(_ scan: Scan) {
+        counts.withValue { $0.sent += 1 }
+        input.yield(scan)
+    }
+
+    /// Ends the source.
+    func finish() { input.finish() }
+
+    /// Waits (at most `LiveWait.patience` of real time) until the reader has taken every scan
+    /// sent and asks for the next: each one's arrival is then stamped.
+    func taken(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try await LiveWait.until({ counts.withValue { $0.requested > $0.sent } }, sourceLocation: sourceLocation)
+    }
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Scan>.AsyncIterator
+        let counts: LockedValue<(sent: Int, requested: Int)>
+
+        mutating func next() async -> Scan? {
+            counts.withValue { $0.requested += 1 }
+            return await base.next()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), counts: counts) }
+}
+
 /// Waiting for a facade run live on a test clock.
 enum LiveWait {
     /// How long (real time) to wait for a facade's tasks: they may wait that long for a thread
     /// while the rest of the suite keeps both cores busy. Only a failing test waits it out.
     static let patience = Duration.seconds(300)
-
-    /// Waits until what was handed to the facade is taken in and its timeline sleeps on the clock.
-    static func settle(_ clock: TestClock<Duration>) async throws {
-        try await Task.sleep(for: .milliseconds(20))
-        let deadline = ContinuousClock.now + Self.patience
-        while ContinuousClock.now < deadline {
-            do { try await clock.checkSuspension() } catch { return }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
 
     /// Waits (at most `patience` of real time) until `condition` holds, and expects it.
     static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {

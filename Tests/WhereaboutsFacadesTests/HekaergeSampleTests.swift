@@ -104,10 +104,10 @@ struct HekaergeSampleTests {
         let live = Delegate()
         hekaerge.delegate = live
         let clock = TestClock()
-        let (stream, input) = AsyncStream.makeStream(of: Scan.self)
-        let scanning = Task { try await hekaerge.startScanning(stream, clock: clock) }
-        input.yield(Scan(time: 50, readings: [Reading(beacon: .id("b7"), rssi: -62)]))
-        try await LiveWait.settle(clock)
+        let feed = ScanFeed()
+        let scanning = Task { try await hekaerge.startScanning(feed, clock: clock) }
+        feed.send(Scan(time: 50, readings: [Reading(beacon: .id("b7"), rssi: -62)]))
+        try await feed.taken()
         await clock.advance(by: .seconds(1))
         try await LiveWait.until { live.orders.values.count == 1 }
         #expect(live.orders.values.first?.prefix(2) == ["hall7smaller", "hall7"])
@@ -116,7 +116,7 @@ struct HekaergeSampleTests {
         await clock.advance(by: .milliseconds(1))
         try await LiveWait.until { live.orders.values.count == 2 }
         #expect(live.orders.values.last == Self.inputOrder && hekaerge.orderedLocations.map(\.identifier) == Self.inputOrder)
-        input.finish()
+        feed.finish()
         try await scanning.value
     }
 

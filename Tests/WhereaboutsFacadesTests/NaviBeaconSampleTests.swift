@@ -101,17 +101,16 @@ struct NaviBeaconSampleTests {
     @Test func liveRoundsEndOnTimeAndPausingStopsTheRadio() async throws {
         let navi = NaviBeacon()
         let clock = TestClock()
-        let (scans, input) = AsyncStream.makeStream(of: Scan.self)
-        let radio = PausableScans(scans)
+        let feed = ScanFeed()
+        let radio = PausableScans(feed)
         let scanning = Task { try await navi.startScanning(radio, clock: clock) }
-        input.yield(Self.round(10, Self.desk, rssi: -50))   // no beacon added yet: nothing to react to
-        try await LiveWait.settle(clock)
+        feed.send(Self.round(10, Self.desk, rssi: -50))     // no beacon added yet: nothing to react to
+        try await feed.taken()
         await clock.advance(by: .seconds(1))                   // that round ends: nothing fires
-        try await LiveWait.settle(clock)
         #expect(navi.location == nil)
         navi.addBeacon(identifier: "front-desk", uuid: Self.desk, latitude: 41.3551, longitude: 2.1322, heading: 90, floor: 0)
-        input.yield(Self.round(11, Self.desk, rssi: -50))
-        try await LiveWait.settle(clock)
+        feed.send(Self.round(11, Self.desk, rssi: -50))
+        try await feed.taken()
         #expect(navi.location == nil)                          // the round is still open
         await clock.advance(by: .seconds(1))                   // it ends with no scan after it
         try await LiveWait.until { navi.location != nil }
@@ -120,7 +119,7 @@ struct NaviBeaconSampleTests {
         #expect(radio.pauses.value == ["pause"])
         navi.resumeScanning()
         #expect(radio.pauses.value == ["pause", "resume"])
-        input.finish()
+        feed.finish()
         try await scanning.value
     }
 
@@ -136,12 +135,12 @@ struct NaviBeaconSampleTests {
 
 /// A stream of scans whose radio can be paused: it records the calls.
 struct PausableScans: AsyncSequence, PausableScanning {
-    let base: AsyncStream<Scan>
+    let base: ScanFeed
     let pauses = LockedValue<[String]>([])
 
-    init(_ base: AsyncStream<Scan>) { self.base = base }
+    init(_ base: ScanFeed) { self.base = base }
 
-    func makeAsyncIterator() -> AsyncStream<Scan>.AsyncIterator { base.makeAsyncIterator() }
+    func makeAsyncIterator() -> ScanFeed.AsyncIterator { base.makeAsyncIterator() }
     func pauseScanning() { pauses.withValue { $0.append("pause") } }
     func resumeScanning() { pauses.withValue { $0.append("resume") } }
 }

@@ -8,7 +8,8 @@ import Foundation
 final class ScanMailbox: @unchecked Sendable {
     /// What a receive gives.
     enum Delivery: Sendable {
-        case scan(Scan)
+        /// The next scan, and when the source gave it.
+        case scan(Scan, arrival: Duration)
         /// The source ended (`nil`) or failed.
         case end((any Error)?)
         /// The timer fired (or the receiving task was cancelled) before a scan came.
@@ -17,7 +18,7 @@ final class ScanMailbox: @unchecked Sendable {
 
     private let lock = NSLock()
     private let capacity: Int
-    private var scans: [Scan] = []
+    private var scans: [(scan: Scan, arrival: Duration)] = []
     private var head = 0
     private var ending: (any Error)??
     private var receiver: (id: UInt64, continuation: CheckedContinuation<Delivery, Never>)?
@@ -31,18 +32,19 @@ final class ScanMailbox: @unchecked Sendable {
 
     // MARK: The source's side
 
-    /// Hands over a scan; waits while the mailbox is full.
-    func send(_ scan: Scan) async {
+    /// Hands over a scan and when it came from the source (on the timeline's clock, so that a
+    /// scan that waits here for a busy stage keeps its own arrival); waits while the mailbox is full.
+    func send(_ scan: Scan, arrival: Duration) async {
         while true {
             let accepted: Bool = lock.withLock {
                 guard ending == nil else { return true }
                 if let receiver {
                     self.receiver = nil
-                    receiver.continuation.resume(returning: .scan(scan))
+                    receiver.continuation.resume(returning: .scan(scan, arrival: arrival))
                     return true
                 }
                 guard scans.count - head < capacity else { return false }
-                scans.append(scan)
+                scans.append((scan, arrival))
                 return true
             }
             if accepted { return }
@@ -125,7 +127,7 @@ final class ScanMailbox: @unchecked Sendable {
     /// A queued scan or the end, under the lock; wakes a sender waiting for room.
     private func takeLocked() -> Delivery? {
         if head < scans.count {
-            let scan = scans[head]
+            let (scan, arrival) = scans[head]
             head += 1
             if head == scans.count {
                 scans.removeAll(keepingCapacity: true)
@@ -135,7 +137,7 @@ final class ScanMailbox: @unchecked Sendable {
                 head = 0
             }
             if !senders.isEmpty { senders.removeFirst().resume() }
-            return .scan(scan)
+            return .scan(scan, arrival: arrival)
         }
         if let ending { return .end(ending) }
         return nil

@@ -66,20 +66,21 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
             backing = .replay(scans.makeAsyncIterator())
         case .live(let clock):
             let mailbox = ScanMailbox()
+            let liveClock = LiveClock(clock)
             // The scans were sent here: from now on only the reading task moves them on.
             var iterator = scans.makeAsyncIterator()
             let source = ScanReading { try await iterator.next() }
             let reader = Task {
                 do {
                     while !Task.isCancelled, let scan = try await source.next() {
-                        await mailbox.send(scan)
+                        await mailbox.send(scan, arrival: liveClock.elapsed())
                     }
                     mailbox.finish(throwing: nil)
                 } catch {
                     mailbox.finish(throwing: error)
                 }
             }
-            backing = .live(mailbox, LiveClock(clock), reader: reader)
+            backing = .live(mailbox, liveClock, reader: reader)
         }
     }
 
@@ -101,12 +102,14 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
                 // deadline by a rounding of the scan times; at most 115 days ahead.
                 let wait = min(max(0, deadline - latest.time), 1e7)
                 let wake = latest.arrival + .microseconds(Int64((wait * 1e6).rounded(.down)))
-                timer = { try? await clock.sleep(until: wake) }
+                // A wake-up already past returns at once (a test clock would wait for its next
+                // advance even for the present instant).
+                timer = { if wake > clock.elapsed() { try? await clock.sleep(until: wake) } }
             }
             switch await mailbox.receive(timer: timer) {
-            case .scan(let scan):
+            case .scan(let scan, let arrival):
                 if scan.time.isFinite, scan.time >= (latest?.time ?? -.infinity) {
-                    latest = (scan.time, clock.elapsed())
+                    latest = (scan.time, arrival)
                 }
                 return .scan(scan)
             case .timeout:
