@@ -235,6 +235,33 @@ struct EventPagingTests {
         }
     }
 
+    @Test("With no cap (the default, as Pryv) a range answers every event; what must be held whole fails loudly past its bound", arguments: StoreKind.tested)
+    func noCapByDefault(kind: StoreKind) async throws {
+        var configuration = ServerConfiguration()
+        configuration.answerLimits = .init(eventsHeldWhole: 5)
+        try await TestServer.run(kind, configuration: configuration) { server in
+            let (_, token) = try await server.addUser("rue")
+            try await Self.addTwelve(server, token: token)
+            let whole = try await server.request(.GET, "/events?fromTime=0&toTime=100&sortAscending=true", token: token)
+            #expect(whole.json["events"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == (0..<12).map { "p\($0)" })
+            #expect(whole.json["next"] == nil)
+
+            func get(_ params: JSONValue) -> JSONValue { object(("method", .string("events.get")), ("params", params)) }
+            let range = object(("fromTime", .number(0)), ("toTime", .number(100)))
+            let limited = object(("fromTime", .number(0)), ("toTime", .number(100)), ("limit", .number(4)))
+            let batch = try await server.request(.POST, "/", token: token, json: .array([get(range), get(limited), get(limited)]))
+            let results = try #require(batch.json["results"]?.arrayValue)
+            #expect(results[0]["error"]?["id"]?.stringValue == "request-too-large")
+            #expect(results[0]["error"]?["message"]?.stringValue?.contains("GET /events") == true)
+            #expect(results[1]["events"]?.arrayValue?.count == 4 && results[1]["next"] == nil)
+            #expect(results[2]["error"]?["id"]?.stringValue == "request-too-large")   // 4 + 4 > 5
+
+            #expect(try await server.request(.GET, "/events?format=csv&fromTime=0&toTime=100&limit=6", token: token).status == 413)
+            #expect(try await server.request(.GET, "/events?format=csv&fromTime=0&toTime=100&limit=5", token: token).status == 200)
+            #expect(try await server.request(.GET, "/events?format=csv&fromTime=0&toTime=100", token: token).status == 200)
+        }
+    }
+
     // MARK: Exports written as read
 
     @Test("An export written from the store a chunk at a time is the export of the events at once", arguments: StoreKind.tested)

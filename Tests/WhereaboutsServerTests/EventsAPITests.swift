@@ -183,11 +183,10 @@ struct EventsAPITests {
             let inTrash = try await server.request(.GET, "/events?fromTime=0&toTime=2000&state=trashed", token: token)
             #expect(inTrash.json["events"]?.arrayValue?.count == 1)
 
-            // Right after the trashing, a second DELETE is a retry of the first; `permanent` deletes.
-            let retried = try await server.request(.DELETE, "/events/gone", token: token)
-            #expect(retried.json["event"]?["trashed"] == .bool(true))
-            let deleted = try await server.request(.DELETE, "/events/gone?permanent=true", token: token)
-            #expect(deleted.json["eventDeletion"]?["id"]?.stringValue == "gone")
+            // A second DELETE, right after the trashing, deletes it (as Pryv does).
+            let deleted = try await server.request(.DELETE, "/events/gone", token: token)
+            #expect(deleted.status == 200)
+            #expect(deleted.json["eventDeletion"] == .object([("id", .string("gone"))]))
             let after = try await server.request(.GET, "/events/gone", token: token)
             #expect(after.status == 404)
             let all = try await server.request(.GET, "/events?fromTime=0&toTime=2000&state=all", token: token)

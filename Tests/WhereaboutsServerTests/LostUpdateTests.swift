@@ -111,20 +111,33 @@ struct LostUpdateTests {
         }
     }
 
-    @Test("A DELETE retried soon after the trashing answers as the first did; permanent deletes", arguments: StoreKind.tested)
-    func retriedDelete(kind: StoreKind) async throws {
+    @Test("A second delete right after the trashing deletes, over REST and in a batch; permanent deletes at once", arguments: StoreKind.tested)
+    func secondDeleteDeletes(kind: StoreKind) async throws {
         try await TestServer.run(kind) { server in
             let (_, token) = try await server.addUser("xan")
             _ = try await server.request(.POST, "/events", token: token, json: positionEvent(id: "x1", time: 100, latitude: 1, longitude: 1))
             let first = try await server.request(.DELETE, "/events/x1", token: token)
             #expect(first.json["event"]?["trashed"] == .bool(true))
-            let retry = try await server.request(.DELETE, "/events/x1", token: token)
-            #expect(retry.status == 200)
-            #expect(retry.json["event"]?["trashed"] == .bool(true))
-            #expect(try await server.request(.GET, "/events/x1", token: token).status == 200)
-            let permanent = try await server.request(.DELETE, "/events/x1?permanent=true", token: token)
-            #expect(permanent.json["eventDeletion"]?["id"]?.stringValue == "x1")
+            let second = try await server.request(.DELETE, "/events/x1", token: token)
+            #expect(second.status == 200)
+            #expect(second.json["eventDeletion"] == .object([("id", .string("x1"))]))
             #expect(try await server.request(.GET, "/events/x1", token: token).status == 404)
+
+            // Pryv's library sets up its tests so: create, delete, delete in one batch.
+            let batch = try await server.request(.POST, "/", token: token, json: .array([
+                .object([("method", .string("events.create")), ("params", positionEvent(id: "x2", time: 100, latitude: 1, longitude: 1))]),
+                .object([("method", .string("events.delete")), ("params", .object([("id", .string("x2"))]))]),
+                .object([("method", .string("events.delete")), ("params", .object([("id", .string("x2"))]))]),
+            ]))
+            let results = try #require(batch.json["results"]?.arrayValue)
+            #expect(results.count == 3)
+            #expect(results[1]["event"]?["trashed"] == .bool(true))
+            #expect(results[2]["eventDeletion"] == .object([("id", .string("x2"))]))
+
+            _ = try await server.request(.POST, "/events", token: token, json: positionEvent(id: "x3", time: 100, latitude: 1, longitude: 1))
+            let permanent = try await server.request(.DELETE, "/events/x3?permanent=true", token: token)
+            #expect(permanent.json["eventDeletion"]?["id"]?.stringValue == "x3")
+            #expect(try await server.request(.GET, "/events/x3", token: token).status == 404)
         }
     }
 

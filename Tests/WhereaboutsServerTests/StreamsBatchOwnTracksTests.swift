@@ -74,7 +74,7 @@ struct StreamsBatchOwnTracksTests {
             #expect(results[3]["event"]?["id"]?.stringValue == "two")
             #expect(results[4]["event"]?["duration"]?.numberValue == 5)
             #expect(results[5]["events"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["one", "two"])
-            #expect(results[6]["error"]?["id"]?.stringValue == "invalid-request-structure")
+            #expect(results[6]["error"]?["id"]?.stringValue == "invalid-method")
             let notArray = try await server.request(.POST, "/", token: token, json: object(("method", .string("events.get"))))
             #expect(notArray.status == 400)
         }

@@ -12,9 +12,10 @@ extension APIService {
     /// one result object per call (`{"event": …}` or `{"error": …}`). One failing call does not
     /// stop the others. Consecutive `events.create` calls are written in one transaction.
     ///
-    /// A batch holds at most ``Limits/batchCalls`` calls, and its `events.get` calls share
-    /// ``Limits/eventsPerAnswer`` events: the call that reaches the bound ends with `next` (as a
-    /// single `GET /events` would), and the `events.get` calls after it fail with 413.
+    /// A batch holds at most ``Limits/batchCalls`` calls, and its answer is held whole: its
+    /// `events.get` calls share ``Limits/eventsHeldWhole`` events, and a call that would go past
+    /// them fails with 413 (a server with an opt-in ``Limits/eventsPerAnswer`` cuts a call with
+    /// `next` instead, as `GET /events` would).
     public func batch(_ body: JSONValue, access: Access) async throws(APIError) -> BatchResult {
         guard case .array(let calls) = body else {
             throw .invalidRequestStructure("A batch must be a JSON array of {\"method\", \"params\"} objects.")
@@ -22,7 +23,7 @@ extension APIService {
         guard calls.count <= limits.batchCalls else {
             throw .tooLarge("A batch holds at most \(limits.batchCalls) calls; this one holds \(calls.count). Send it in parts.")
         }
-        var eventBudget = limits.eventsPerAnswer
+        var eventBudget = wholeAnswerBound.events
         var answers: [BatchResult.Answer] = []
         answers.reserveCapacity(calls.count)
         var pendingCreates: [EventCreateInput] = []
@@ -63,7 +64,7 @@ extension APIService {
         }
         await flushCreates()
         var result = BatchResult(answers: answers)
-        result.eventsRead = limits.eventsPerAnswer - eventBudget
+        result.eventsRead = wholeAnswerBound.events - eventBudget
         return result
     }
 
@@ -71,17 +72,11 @@ extension APIService {
     private func batchEventsGet(_ params: JSONValue, access: Access, budget: inout Int) async throws(APIError) -> APIResult {
         guard budget > 0 else {
             throw .tooLarge("""
-                The batch's earlier events.get calls returned \(limits.eventsPerAnswer) events, as many as one answer \
-                holds; ask for these in another request.
+                The batch's earlier events.get calls returned \(wholeAnswerBound.events) events, as many as a batch's answer \
+                holds; ask for these in another request (GET /events has no such bound).
                 """)
         }
-        var answer = try await eventAnswer(try APIParameters(json: params), access: access, cap: budget)
-        let (events, next): ([Event], String?)
-        do {
-            (events, next) = try await answer.collect()
-        } catch {
-            throw .storeFailure(error)
-        }
+        let (events, next) = try await events(try APIParameters(json: params), access: access, bound: budget)
         budget -= events.count
         var members: [(key: String, value: JSONValue)] = [("events", .array(events.map(\.jsonValue)))]
         if let next { members.append(("next", .string(next))) }
@@ -107,7 +102,7 @@ extension APIService {
             let (id, update) = try Self.idAndUpdate(params)
             return try await updateStream(id: id, update: update, access: access)
         default:
-            throw .invalidRequestStructure(
+            throw .invalidMethod(
                 "Unknown method \"\(method)\"; a batch may call \(Self.batchMethods.joined(separator: ", ")).")
         }
     }

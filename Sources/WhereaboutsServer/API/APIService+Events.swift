@@ -141,21 +141,41 @@ extension APIService {
 
     // MARK: events.get
 
-    /// `events.get`: the access's readable events matching the parameters, with Pryv's defaults
-    /// (no range: the newest 20; `toTime` only: the 24 h before it; `fromTime` only: until now),
-    /// at most ``Limits/eventsPerAnswer`` of them; `next` is set when more follow (the client
-    /// asks again with `cursor` set to it).
-    public func events(_ parameters: APIParameters, access: Access) async throws(APIError) -> (events: [Event], next: String?) {
-        var answer = try await eventAnswer(parameters, access: access)
+    /// `events.get` held whole in memory (a batch's call): the access's readable events matching
+    /// the parameters, with Pryv's defaults (no range: the newest 20; `toTime` only: the 24 h
+    /// before it; `fromTime` only: until now). At most `bound` events (by default
+    /// ``Limits/eventsHeldWhole``): when more match, it fails with 413 rather than answer a
+    /// part for the whole — unless the server's opt-in ``Limits/eventsPerAnswer`` is smaller,
+    /// which cuts the answer with `next` (the client asks again with `cursor` set to it).
+    public func events(_ parameters: APIParameters, access: Access, bound: Int? = nil) async throws(APIError) -> (events: [Event], next: String?) {
+        let bound = max(bound ?? wholeAnswerBound.events, 0)
+        let cutByServer = wholeAnswerBound.cutsWithNext
+        var answer = try await eventAnswer(parameters, access: access, cap: cutByServer ? bound : bound + 1)
+        let collected: (events: [Event], next: String?)
         do {
-            return try await answer.collect()
+            collected = try await answer.collect()
         } catch {
             throw .storeFailure(error)
         }
+        guard cutByServer || collected.events.count <= bound else {
+            throw .tooLarge("""
+                This events.get matches more than \(bound) events, more than an answer held whole may hold: \
+                read them with GET /events, whose answer has no such bound, or narrow the query (`limit`, a time range).
+                """)
+        }
+        return collected
+    }
+
+    /// The most events an answer held whole may hold, and whether reaching them cuts it with
+    /// `next` (the operator's opt-in cap is the smaller) or fails it (the memory bound).
+    var wholeAnswerBound: (events: Int, cutsWithNext: Bool) {
+        if let cap = limits.eventsPerAnswer, cap <= limits.eventsHeldWhole { return (cap, true) }
+        return (limits.eventsHeldWhole, false)
     }
 
     /// The answer to `events.get`, to read a page at a time: at most `cap` events (by default
-    /// ``Limits/eventsPerAnswer``), going on from the parameters' `cursor` when they have one.
+    /// ``Limits/eventsPerAnswer``, none unless the operator set one), going on from the
+    /// parameters' `cursor` when they have one.
     public func eventAnswer(_ parameters: APIParameters, access: Access, cap: Int? = nil) async throws(APIError) -> EventAnswer {
         var query = try await eventQuery(parameters, access: access)
         var returnedBefore = 0
@@ -283,12 +303,11 @@ extension APIService {
         }
     }
 
-    /// `events.delete`: moves the event to the trash, or deletes it for good when it is there.
-    ///
-    /// A client that retries a delete must not destroy what it meant to trash: a second delete
-    /// within ``trashRetryWindow`` seconds of the event's trashing answers as the first did, and
-    /// deletes for good only with `permanent`. With `unmodifiedSince`, an event changed after
-    /// that time is left alone: 412.
+    /// `events.delete`: moves the event to the trash, or deletes it for good when it is there
+    /// already (as Pryv: a second delete deletes, however soon after the first); `permanent`
+    /// deletes at once. A deletion leaves a tombstone (its identifier and time) that
+    /// `includeDeletions` reports to clients syncing with `modifiedSince`. With
+    /// `unmodifiedSince`, an event changed after that time is left alone: 412.
     public func deleteEvent(
         id: String, access: Access, unmodifiedSince: Double? = nil, permanent: Bool = false
     ) async throws(APIError) -> APIResult {
@@ -296,10 +315,7 @@ extension APIService {
             var event = $0
             let read = event.modified
             try checkStreams(event.streamIds, exist: $1, access: access, level: .contribute)
-            if event.trashed {
-                if !permanent, Self.now() - event.modified < Self.trashRetryWindow {
-                    return APIResult([("event", event.jsonValue)])
-                }
+            if event.trashed || permanent {
                 _ = try await store.removeEvent(id: id, for: access.userName, ifModifiedAt: read)
                 return APIResult([("eventDeletion", .object([("id", .string(id))]))])
             }
@@ -345,10 +361,6 @@ extension APIService {
 
     /// How many times a write that found the event changed since its read reads it again.
     static let conditionalWriteAttempts = 5
-
-    /// How long after an event's trashing a second delete is taken for a retry of the first
-    /// (seconds): it answers as the first did rather than deleting for good.
-    public static let trashRetryWindow = 10.0
 
     /// Throws 412 when `event` changed after `unmodifiedSince`.
     private static func check(_ event: Event, unmodifiedSince: Double?) throws(APIError) {

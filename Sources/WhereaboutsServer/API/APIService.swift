@@ -19,15 +19,21 @@ public struct APIService: Sendable {
     /// How much one request may ask of the server: whatever a client sends, an answer's size in
     /// memory stays under a bound these set.
     public struct Limits: Sendable {
-        /// The most events one `events.get` answer holds (default 10,000); a longer answer ends
-        /// with `next`, which the client follows. A batch's `events.get` calls share this many.
-        public var eventsPerAnswer: Int
+        /// The most events one `GET /events` answer holds, or `nil` (the default) for no cap:
+        /// an answer is written as it is read, so any number costs a page of memory. With a cap
+        /// (an operator's opt-in), a longer answer ends with `next`, which the client follows.
+        public var eventsPerAnswer: Int?
+        /// The most events an answer that must be held whole may hold (default 10,000): a
+        /// batch's `events.get` calls together, and a newest-first export cut by `limit` or
+        /// `skip`. Asking for more fails with 413, never with a silently shorter answer.
+        public var eventsHeldWhole: Int
         /// The most calls one batch may hold (default 5,000, the tracking client's largest batch).
         public var batchCalls: Int
 
         /// Creates limits (each at least 1).
-        public init(eventsPerAnswer: Int = 10_000, batchCalls: Int = 5_000) {
-            self.eventsPerAnswer = max(1, eventsPerAnswer)
+        public init(eventsPerAnswer: Int? = nil, eventsHeldWhole: Int = 10_000, batchCalls: Int = 5_000) {
+            self.eventsPerAnswer = eventsPerAnswer.map { max(1, $0) }
+            self.eventsHeldWhole = max(1, eventsHeldWhole)
             self.batchCalls = max(1, batchCalls)
         }
     }

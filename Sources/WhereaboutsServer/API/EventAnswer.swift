@@ -1,24 +1,28 @@
-/// The answer to one `events.get`, read from the store a page at a time and cut at the server's
-/// cap on events per answer.
+/// The answer to one `events.get`, read from the store a page at a time, and cut at a cap on
+/// events per answer when there is one (an operator's opt-in; by default an answer holds every
+/// matching event, as Pryv's does).
 ///
 /// When the cap cuts an answer short and more events match, ``continuation()`` gives the
 /// ``EventContinuation`` text the answer carries as `next`: the client repeats its request with
 /// `cursor` set to it and receives the following events, as many as its `limit` still allows.
 public struct EventAnswer: Sendable {
-    /// The most events this answer holds.
-    public let cap: Int
+    /// The most events this answer holds, or `nil` for no cap.
+    public let cap: Int?
     private var reader: EventReader
     private let requestedRemaining: Int?
     private let returnedBefore: Int
 
     /// Creates the answer to `query` (its limit, if any, being what the client still wants) for
     /// a client that already received `returnedBefore` events of it.
-    init(store: any EventStore, userName: String, query: EventQuery, returnedBefore: Int, cap: Int, pageSize: Int = 500) {
-        self.cap = max(cap, 1)
+    init(store: any EventStore, userName: String, query: EventQuery, returnedBefore: Int, cap: Int?, pageSize: Int = 500) {
+        self.cap = cap.map { max($0, 1) }
         self.requestedRemaining = query.limit.map { max($0, 0) }
         self.returnedBefore = returnedBefore
         var capped = query
-        capped.limit = min(requestedRemaining ?? self.cap, self.cap)
+        switch (requestedRemaining, self.cap) {
+        case (let requested?, let cap?): capped.limit = min(requested, cap)
+        case (let requested, let cap): capped.limit = requested ?? cap
+        }
         self.reader = EventReader(store: store, userName: userName, query: capped, pageSize: pageSize)
     }
 
@@ -27,7 +31,8 @@ public struct EventAnswer: Sendable {
         try await reader.next()
     }
 
-    /// Every event of the answer (at most ``cap``), with its continuation.
+    /// Every event of the answer (at most ``cap``), with its continuation: held in memory, so
+    /// give the answer a cap or a limit.
     public mutating func collect() async throws -> (events: [Event], next: String?) {
         var events: [Event] = []
         while let page = try await next() { events += page }
@@ -37,7 +42,7 @@ public struct EventAnswer: Sendable {
     /// Once the answer is read: the `next` text when the cap cut it short and more events match
     /// what the client asked for; `nil` when the client has everything.
     public func continuation() async throws -> String? {
-        guard reader.count == cap, requestedRemaining.map({ $0 > cap }) ?? true, let end = reader.end,
+        guard let cap, reader.count == cap, requestedRemaining.map({ $0 > cap }) ?? true, let end = reader.end,
               try await reader.hasMore()
         else { return nil }
         return EventContinuation(returned: returnedBefore + reader.count, after: end).text

@@ -39,6 +39,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         APIError(id: "invalid-request-structure", message: message, status: .badRequest)
     }
 
+    /// A batch call names a method the server does not have (Pryv's `invalid-method`).
+    public static func invalidMethod(_ message: String) -> APIError {
+        APIError(id: "invalid-method", message: message, status: .badRequest)
+    }
+
     /// A parameter or field has the wrong type or value.
     public static func invalidParameters(_ message: String) -> APIError {
         APIError(id: "invalid-parameters-format", message: message, status: .badRequest)

@@ -52,15 +52,8 @@ struct APIRoutes: ServerRoutes {
             let exportQuery = try await service.eventQuery(parameters, access: access)
             if !exportQuery.sortAscending, exportQuery.limit != nil || exportQuery.skip > 0 {
                 // The newest N (Pryv's default without a range is the newest 20), or all but the
-                // newest N: at most one answer's worth, read whole and written oldest first.
-                var answer = EventAnswer(store: service.store, userName: access.userName, query: exportQuery,
-                                         returnedBefore: 0, cap: service.limits.eventsPerAnswer)
-                let events: [Event]
-                do {
-                    events = try await answer.collect().events
-                } catch {
-                    throw APIError.storeFailure(error)
-                }
+                // newest N: read whole (at most `eventsHeldWhole`, 413 beyond) and written oldest first.
+                let events = try await service.events(parameters, access: access).events
                 await charge(events.count, to: access)
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
             }

@@ -56,8 +56,9 @@ struct ServeCommand: AsyncParsableCommand {
     var maxAttachmentBody = "10M"
 
     @Option(name: .long, help: ArgumentHelp(
-        "The most events one answer holds; a longer one ends with `next`, which clients follow.", valueName: "count"))
-    var maxEventsPerAnswer = 10_000
+        "Cap GET /events answers at this many events; a longer one ends with `next`, which Pryv's own clients do not follow (default: no cap, as Pryv).",
+        valueName: "count"))
+    var maxEventsPerAnswer: Int?
 
     @Option(name: .long, help: ArgumentHelp(
         "Seconds a client has to send a request's head; also how long an idle connection stays open.", valueName: "seconds"))
@@ -96,13 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0.1...3_600).contains(headerTimeout), (0.1...86_400).contains(bodyTimeout) else {
             throw ValidationError("--header-timeout must be from 0.1 to 3600 seconds, --body-timeout from 0.1 to 86400.")
         }
-        guard (1...1_000_000).contains(maxEventsPerAnswer) else {
-            throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
-        }
-        guard (0.1...3_600).contains(headerTimeout), (0.1...86_400).contains(bodyTimeout) else {
-            throw ValidationError("--header-timeout must be from 0.1 to 3600 seconds, --body-timeout from 0.1 to 86400.")
-        }
-        guard (1...1_000_000).contains(maxEventsPerAnswer) else {
+        if let maxEventsPerAnswer, !(1...1_000_000).contains(maxEventsPerAnswer) {
             throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
         }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1.") }
