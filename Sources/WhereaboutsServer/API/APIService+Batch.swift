@@ -76,9 +76,10 @@ extension APIService {
                 holds; ask for these in another request (GET /events has no such bound).
                 """)
         }
-        let (events, next) = try await events(try APIParameters(json: params), access: access, bound: budget)
-        budget -= events.count
+        let (events, next, deletions) = try await events(try APIParameters(json: params), access: access, bound: budget)
+        budget -= events.count + (deletions?.count ?? 0)
         var members: [(key: String, value: JSONValue)] = [("events", .array(events.map(\.jsonValue)))]
+        if let deletions { members.append(("eventDeletions", .array(deletions.map(\.jsonValue)))) }
         if let next { members.append(("next", .string(next))) }
         return APIResult(members)
     }

@@ -147,23 +147,33 @@ extension APIService {
     /// ``Limits/eventsHeldWhole``): when more match, it fails with 413 rather than answer a
     /// part for the whole — unless the server's opt-in ``Limits/eventsPerAnswer`` is smaller,
     /// which cuts the answer with `next` (the client asks again with `cursor` set to it).
-    public func events(_ parameters: APIParameters, access: Access, bound: Int? = nil) async throws(APIError) -> (events: [Event], next: String?) {
+    public func events(
+        _ parameters: APIParameters, access: Access, bound: Int? = nil
+    ) async throws(APIError) -> (events: [Event], next: String?, deletions: [EventDeletion]?) {
         let bound = max(bound ?? wholeAnswerBound.events, 0)
         let cutByServer = wholeAnswerBound.cutsWithNext
         var answer = try await eventAnswer(parameters, access: access, cap: cutByServer ? bound : bound + 1)
         let collected: (events: [Event], next: String?)
+        var deletions: [EventDeletion]?
         do {
             collected = try await answer.collect()
+            if answer.deletionsSince != nil {
+                deletions = []
+                while let page = try await answer.nextDeletions(), collected.events.count + (deletions?.count ?? 0) <= bound {
+                    deletions? += page
+                }
+            }
         } catch {
             throw .storeFailure(error)
         }
-        guard cutByServer || collected.events.count <= bound else {
+        guard collected.events.count + (deletions?.count ?? 0) <= bound || (cutByServer && deletions == nil) else {
             throw .tooLarge("""
-                This events.get matches more than \(bound) events, more than an answer held whole may hold: \
-                read them with GET /events, whose answer has no such bound, or narrow the query (`limit`, a time range).
+                This events.get matches more than \(bound) events and deletions, more than an answer held whole may hold: \
+                read them with GET /events, whose answer has no such bound, or narrow the query (`limit`, a time range, \
+                `modifiedSince`).
                 """)
         }
-        return collected
+        return (collected.events, collected.next, deletions)
     }
 
     /// The most events an answer held whole may hold, and whether reaching them cuts it with
@@ -189,8 +199,11 @@ extension APIService {
             query.limit = query.limit.map { max($0 - continuation.returned, 0) }
             returnedBefore = continuation.returned
         }
+        // Tombstones, for a client that syncs: every deletion after `modifiedSince` (all that
+        // are kept, without it).
+        let deletionsSince = try parameters.bool("includeDeletions") == true ? (query.modifiedSince ?? -.greatestFiniteMagnitude) : nil
         return EventAnswer(store: store, userName: access.userName, query: query, returnedBefore: returnedBefore,
-                           cap: cap ?? limits.eventsPerAnswer)
+                           cap: cap ?? limits.eventsPerAnswer, deletionsSince: deletionsSince)
     }
 
     /// The store query for `events.get` parameters, restricted to what `access` may read.
@@ -317,11 +330,18 @@ extension APIService {
             try checkStreams(event.streamIds, exist: $1, access: access, level: .contribute)
             if event.trashed || permanent {
                 _ = try await store.removeEvent(id: id, for: access.userName, ifModifiedAt: read)
+                await forgetOldDeletions(of: access.userName)
                 return APIResult([("eventDeletion", .object([("id", .string(id))]))])
             }
             event.trashed = true
             return try await storeChange(event, madeBy: access, ifModifiedAt: read)
         }
+    }
+
+    /// Forgets the user's tombstones older than ``Limits/deletionsKeptFor`` (after a deletion: a
+    /// user who deletes nothing keeps what they have). A failure is left for the next deletion.
+    func forgetOldDeletions(of userName: String) async {
+        _ = try? await store.removeEventDeletions(of: userName, before: Self.now() - limits.deletionsKeptFor)
     }
 
     /// Stamps `event` as changed now by `access`, stores it if it was not changed since `read`

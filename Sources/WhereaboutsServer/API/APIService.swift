@@ -29,12 +29,18 @@ public struct APIService: Sendable {
         public var eventsHeldWhole: Int
         /// The most calls one batch may hold (default 5,000, the tracking client's largest batch).
         public var batchCalls: Int
+        /// How long the tombstone of a deleted event is kept for clients that sync with
+        /// `includeDeletions` (seconds; default a year): a client whose last sync is older must
+        /// read everything again.
+        public var deletionsKeptFor: Double
 
         /// Creates limits (each at least 1).
-        public init(eventsPerAnswer: Int? = nil, eventsHeldWhole: Int = 10_000, batchCalls: Int = 5_000) {
+        public init(eventsPerAnswer: Int? = nil, eventsHeldWhole: Int = 10_000, batchCalls: Int = 5_000,
+                    deletionsKeptFor: Double = 365 * 86_400) {
             self.eventsPerAnswer = eventsPerAnswer.map { max(1, $0) }
             self.eventsHeldWhole = max(1, eventsHeldWhole)
             self.batchCalls = max(1, batchCalls)
+            self.deletionsKeptFor = max(0, deletionsKeptFor)
         }
     }
 

@@ -14,7 +14,20 @@ public struct EventAnswer: Sendable {
 
     /// Creates the answer to `query` (its limit, if any, being what the client still wants) for
     /// a client that already received `returnedBefore` events of it.
-    init(store: any EventStore, userName: String, query: EventQuery, returnedBefore: Int, cap: Int?, pageSize: Int = 500) {
+    /// The tombstones this answer lists after its events (`includeDeletions`): those of events
+    /// deleted after this time, or `nil` when the client did not ask for them.
+    public let deletionsSince: Double?
+    private var deletionsRead: (after: EventDeletion?, finished: Bool) = (nil, false)
+    private let store: any EventStore
+    private let userName: String
+    private let pageSize: Int
+
+    init(store: any EventStore, userName: String, query: EventQuery, returnedBefore: Int, cap: Int?,
+         deletionsSince: Double? = nil, pageSize: Int = 500) {
+        self.deletionsSince = deletionsSince
+        self.store = store
+        self.userName = userName
+        self.pageSize = pageSize
         self.cap = cap.map { max($0, 1) }
         self.requestedRemaining = query.limit.map { max($0, 0) }
         self.returnedBefore = returnedBefore
@@ -29,6 +42,15 @@ public struct EventAnswer: Sendable {
     /// The next events of the answer, or `nil` when it is complete.
     public mutating func next() async throws -> [Event]? {
         try await reader.next()
+    }
+
+    /// The next page of tombstones (after every event was read), oldest deletion first; `nil`
+    /// once they were all read, or when the answer lists none.
+    public mutating func nextDeletions() async throws -> [EventDeletion]? {
+        guard let since = deletionsSince, !deletionsRead.finished else { return nil }
+        let page = try await store.eventDeletions(of: userName, since: since, after: deletionsRead.after, limit: pageSize)
+        deletionsRead = (page.last ?? deletionsRead.after, page.count < pageSize)
+        return page.isEmpty ? nil : page
     }
 
     /// Every event of the answer (at most ``cap``), with its continuation: held in memory, so

@@ -59,14 +59,16 @@ public struct UserAdministration: Sendable {
         let user = User(name: name, created: now)
         try await store.addUser(user, streams: EventStream.defaults(at: now))
         let token = try await issueToken(for: name, name: "personal",
-                                         permissions: [Permission(streamId: Permission.allStreams, level: .manage)])
+                                         permissions: [Permission(streamId: Permission.allStreams, level: .manage)],
+                                         type: .personal)
         return (user, token)
     }
 
     /// Issues a new token for an existing user with `permissions`, working until `expires`
-    /// (seconds since 1970; `nil` for ever); returns the token, which is shown only now (the
-    /// store keeps its hash).
-    public func issueToken(for userName: String, name: String, permissions: [Permission], expires: Double? = nil) async throws -> String {
+    /// (seconds since 1970; `nil` for ever), of `type` (an app's or device's by default); returns
+    /// the token, which is shown only now (the store keeps its hash).
+    public func issueToken(for userName: String, name: String, permissions: [Permission], expires: Double? = nil,
+                           type: AccessType = .app) async throws -> String {
         if let expires, !(expires > Date().timeIntervalSince1970) { throw Failure.expiryInThePast }
         guard try await store.user(named: userName) != nil else { throw Failure.unknownUser(userName) }
         let streams = Set(try await store.streams(of: userName).map(\.id))
@@ -76,7 +78,7 @@ public struct UserAdministration: Sendable {
         let token = AccessToken.generate()
         let access = Access(id: AccessToken.generateIdentifier(), userName: userName, name: name,
                             tokenHash: AccessToken.hash(token), permissions: permissions,
-                            created: Date().timeIntervalSince1970, expires: expires)
+                            created: Date().timeIntervalSince1970, expires: expires, type: type)
         try await store.addAccess(access)
         return token
     }

@@ -44,7 +44,8 @@ public enum APIResponse {
         return json(bytes: body, status: status)
     }
 
-    /// The answer to `events.get` as `{"events":[…],"next":…,"meta":…}`, written as the events
+    /// The answer to `events.get` as `{"events":[…],"eventDeletions":[…],"next":…,"meta":…}`
+    /// (`eventDeletions` with `includeDeletions` only), written as the events
     /// are read from the store, a page at a time (`first` is the first page, read already):
     /// memory holds one page, however long the answer. `next` is there when the answer was cut
     /// at the server's cap and more events match. `whenWritten` is called with each page's
@@ -77,6 +78,21 @@ public enum APIResponse {
                     page = try await answer.next()
                 }
                 out.append(UInt8(ascii: "]"))
+                if answer.deletionsSince != nil {
+                    // Right after the events, as Pryv's clients parse them.
+                    JSONWriter.appendRaw(#","eventDeletions":["#, to: &out)
+                    var listed = 0
+                    while let deletions = try await answer.nextDeletions() {
+                        for deletion in deletions {
+                            if listed > 0 { out.append(UInt8(ascii: ",")) }
+                            JSONWriter().write(deletion.jsonValue, to: &out)
+                            listed += 1
+                        }
+                        try await writer.write(ByteBuffer(bytes: out))
+                        out.removeAll(keepingCapacity: true)
+                    }
+                    out.append(UInt8(ascii: "]"))
+                }
                 if let next = try await answer.continuation() {
                     JSONWriter.appendRaw(#","next":"#, to: &out)
                     JSONWriter().write(.string(next), to: &out)

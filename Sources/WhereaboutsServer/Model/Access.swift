@@ -56,7 +56,23 @@ public struct Permission: Hashable, Sendable {
     }
 }
 
-/// An access: a token (stored only as its hash) that acts for one user with some permissions.
+/// What kind of access a token is, as Pryv's access model has them.
+public enum AccessType: String, Sendable, CaseIterable {
+    /// The user's own token (`whereabouts users add`): every stream, every access.
+    case personal
+    /// An application's or a device's token (`whereabouts users token`, or `accesses.create`
+    /// with a personal token): it may create shared accesses within its own permissions.
+    case app
+    /// A token given to someone else (`accesses.create`, the default type): it may create no
+    /// access and list none.
+    case shared
+}
+
+/// An access: a token (stored as its hash) that acts for one user with some permissions.
+///
+/// Tokens issued by `whereabouts users` are kept only as their SHA-256 hash. An access created
+/// through the API (`accesses.create`) also keeps its token, as Pryv does, so that
+/// `accesses.get` can hand it on again; deleting the access ends it.
 public struct Access: Hashable, Sendable {
     /// The access's identifier (appears as `createdBy`/`modifiedBy` on what it writes).
     public var id: String
@@ -72,10 +88,22 @@ public struct Access: Hashable, Sendable {
     public var created: Double
     /// When the token stops working (seconds since 1970), or `nil` for never.
     public var expires: Double?
+    /// Its kind: personal, app or shared.
+    public var type: AccessType
+    /// The access that created it (empty for tokens the command line issued).
+    public var createdBy: String
+    /// When it was last changed (seconds since 1970).
+    public var modified: Double
+    /// The access that last changed it (empty for the command line).
+    public var modifiedBy: String
+    /// The token itself, for accesses created through the API; `nil` where only the hash is kept.
+    public var token: String?
 
     /// Creates an access.
     public init(id: String, userName: String, name: String, tokenHash: String,
-                permissions: [Permission], created: Double, expires: Double? = nil) {
+                permissions: [Permission], created: Double, expires: Double? = nil,
+                type: AccessType = .app, createdBy: String = "", modified: Double? = nil, modifiedBy: String = "",
+                token: String? = nil) {
         self.id = id
         self.userName = userName
         self.name = name
@@ -83,6 +111,11 @@ public struct Access: Hashable, Sendable {
         self.permissions = permissions
         self.created = created
         self.expires = expires
+        self.type = type
+        self.createdBy = createdBy
+        self.modified = modified ?? created
+        self.modifiedBy = modifiedBy
+        self.token = token
     }
 
     /// Whether the token has expired at `time` (seconds since 1970; an access expires at its

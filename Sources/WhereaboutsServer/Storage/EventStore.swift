@@ -1,4 +1,5 @@
 import Foundation
+import Whereabouts
 
 /// Where the server keeps users, accesses, streams, events and attachments.
 ///
@@ -42,6 +43,10 @@ public protocol EventStore: Sendable {
     /// Removes a user's accesses labelled `name`; returns how many there were.
     func removeAccesses(of userName: String, named name: String) async throws -> Int
 
+    /// Replaces the access with the same user and identifier: its name, permissions, expiry and
+    /// last change (its token, type and creation stay). Throws ``StoreError/notFound(_:id:)``.
+    func replaceAccess(_ access: Access) async throws
+
     // MARK: Streams
 
     /// All of a user's streams (trashed ones included), in creation order.
@@ -56,6 +61,10 @@ public protocol EventStore: Sendable {
     /// its descendants — checked in the same transaction as the write, so that two concurrent
     /// moves can never make the tree a cycle.
     func replaceStream(_ stream: EventStream, for userName: String) async throws
+
+    /// Deletes these streams for good; returns how many existed. Their events are the caller's
+    /// to move or delete first.
+    func removeStreams(ids: [String], for userName: String) async throws -> Int
 
     // MARK: Events
 
@@ -73,10 +82,18 @@ public protocol EventStore: Sendable {
     /// ``StoreError/changed(_:id:)`` instead.
     func replaceEvent(_ event: Event, for userName: String, ifModifiedAt modified: Double?) async throws
 
-    /// Deletes an event and its attachments for good; with `modified`, only when the stored event
-    /// was last changed at exactly that time (``StoreError/changed(_:id:)`` otherwise). Returns
-    /// whether it existed.
+    /// Deletes an event and its attachments for good, leaving a tombstone (its identifier and
+    /// the time of the deletion) in the same transaction; with `modified`, only when the stored
+    /// event was last changed at exactly that time (``StoreError/changed(_:id:)`` otherwise).
+    /// Returns whether it existed.
     func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool
+
+    /// The tombstones of the user's events deleted after `since` (seconds since 1970), in the
+    /// order of their deletion (then identifier), after `after`, at most `limit`.
+    func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion]
+
+    /// Forgets the user's tombstones of deletions before `time`; returns how many.
+    func removeEventDeletions(of userName: String, before time: Double) async throws -> Int
 
     /// The events matching `query`, in its order, after its cursor and skip and within its
     /// limit, with the place the page ended. A store reads only what the page needs: a query's
@@ -151,6 +168,26 @@ public struct EventWrite: Sendable {
     public init(event: Event, uploads: [AttachmentUpload] = []) {
         self.event = event
         self.uploads = uploads
+    }
+}
+
+/// What is left of a deleted event: its identifier and when it was deleted (seconds since
+/// 1970), as Pryv's `eventDeletions` list it for clients that sync with `modifiedSince`.
+public struct EventDeletion: Hashable, Sendable {
+    /// The deleted event's identifier.
+    public var id: String
+    /// When it was deleted.
+    public var deleted: Double
+
+    /// Creates a tombstone.
+    public init(id: String, deleted: Double) {
+        self.id = id
+        self.deleted = deleted
+    }
+
+    /// `{"id", "deleted"}`, as Pryv's `eventDeletions` list it.
+    public var jsonValue: JSONValue {
+        .object([("id", .string(id)), ("deleted", .number(deleted))])
     }
 }
 

@@ -47,6 +47,17 @@ public final class PostgresEventStore: SharedEventStore {
         try await PostgresSchema.migrate(client, logger: logger)
     }
 
+    /// Applies the migrations the database lacks up to `version` only (an older server's
+    /// schema, for tests of the migrations after it).
+    func migrate(upTo version: Int) async throws {
+        try await PostgresSchema.migrate(client, logger: logger, upTo: version)
+    }
+
+    /// Runs one statement as it is (tests that write an older schema's rows).
+    func execute(unsafeSQL sql: String) async throws {
+        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
     /// Runs `body` in a transaction; the closure's own error is thrown as it is (not wrapped in
     /// PostgresNIO's transaction error) so that callers see ``StoreError``s.
     private func transaction<Result: Sendable>(
@@ -116,37 +127,55 @@ public final class PostgresEventStore: SharedEventStore {
         try await transaction { connection in
             try await requireUser(access.userName, connection)
             let inserted = try await connection.query("""
-                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created, expires)
+                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created, expires,
+                                      type, created_by, modified, modified_by, token)
                 VALUES (\(access.userName), \(access.id), \(access.name), \(access.tokenHash),
-                        \(StoreEncoding.permissionsText(access.permissions)), \(access.created), \(access.expires))
+                        \(StoreEncoding.permissionsText(access.permissions)), \(access.created), \(access.expires),
+                        \(access.type.rawValue), \(access.createdBy), \(access.modified), \(access.modifiedBy), \(access.token))
                 ON CONFLICT DO NOTHING RETURNING id
                 """, logger: logger).collect()
             if inserted.isEmpty { throw StoreError.alreadyExists("access", id: access.id) }
         }
     }
 
+    /// Replaces the access with the same user and identifier (its name, permissions, expiry and
+    /// last change; its token stays). Throws ``StoreError/notFound(_:id:)``.
+    public func replaceAccess(_ access: Access) async throws {
+        let updated = try await client.query("""
+            UPDATE accesses SET name = \(access.name), permissions = \(StoreEncoding.permissionsText(access.permissions)),
+                expires = \(access.expires), modified = \(access.modified), modified_by = \(access.modifiedBy)
+            WHERE user_name = \(access.userName) AND id = \(access.id) RETURNING id
+            """, logger: logger).collect()
+        if updated.isEmpty { throw StoreError.notFound("access", id: access.id) }
+    }
+
+    private typealias AccessRow = (String, String, String, String, String, Double, Double?, String, String, Double, String, String?)
+
     /// The access whose token hashes to `tokenHash`, if any.
     public func access(tokenHash: String) async throws -> Access? {
         for try await row in try await client.query("""
-            SELECT id, user_name, name, token_hash, permissions, created, expires FROM accesses WHERE token_hash = \(tokenHash)
-            """, logger: logger).decode((String, String, String, String, String, Double, Double?).self) {
+            SELECT id, user_name, name, token_hash, permissions, created, expires, type, created_by, modified, modified_by, token
+            FROM accesses WHERE token_hash = \(tokenHash)
+            """, logger: logger).decode(AccessRow.self) {
             return try Self.access(row)
         }
         return nil
     }
 
-    private static func access(_ row: (String, String, String, String, String, Double, Double?)) throws -> Access {
-        Access(id: row.0, userName: row.1, name: row.2, tokenHash: row.3, permissions: try StoreEncoding.permissions(row.4),
-               created: row.5, expires: row.6)
+    private static func access(_ row: AccessRow) throws -> Access {
+        guard let type = AccessType(rawValue: row.7) else { throw StoreError.corrupt("unknown access type \"\(row.7)\"") }
+        return Access(id: row.0, userName: row.1, name: row.2, tokenHash: row.3, permissions: try StoreEncoding.permissions(row.4),
+                      created: row.5, expires: row.6, type: type, createdBy: row.8, modified: row.9, modifiedBy: row.10,
+                      token: row.11)
     }
 
     /// A user's accesses, in creation order.
     public func accesses(of userName: String) async throws -> [Access] {
         var accesses: [Access] = []
         for try await row in try await client.query("""
-            SELECT id, user_name, name, token_hash, permissions, created, expires FROM accesses
-            WHERE user_name = \(userName) ORDER BY created, id
-            """, logger: logger).decode((String, String, String, String, String, Double, Double?).self) {
+            SELECT id, user_name, name, token_hash, permissions, created, expires, type, created_by, modified, modified_by, token
+            FROM accesses WHERE user_name = \(userName) ORDER BY created, id
+            """, logger: logger).decode(AccessRow.self) {
             accesses.append(try Self.access(row))
         }
         return accesses
@@ -192,6 +221,12 @@ public final class PostgresEventStore: SharedEventStore {
             try await requireUser(userName, connection)
             try await insert(stream, for: userName, connection)
         }
+    }
+
+    /// Deletes streams for good (their events were dealt with before); returns how many there were.
+    public func removeStreams(ids: [String], for userName: String) async throws -> Int {
+        try await client.query("DELETE FROM streams WHERE user_name = \(userName) AND id = ANY(\(ids)) RETURNING id",
+                               logger: logger).collect().count
     }
 
     /// Replaces the stream with the same identifier (it keeps its place in the order).
@@ -376,10 +411,14 @@ public final class PostgresEventStore: SharedEventStore {
     /// Deletes an event and (by cascade) its attachments.
     public func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
         guard let modified else {
-            let removed = try await client.query(
-                "DELETE FROM events WHERE user_name = \(userName) AND id = \(id) RETURNING seq", logger: logger
-            ).collect()
-            return !removed.isEmpty
+            return try await transaction { connection in
+                let removed = try await connection.query(
+                    "DELETE FROM events WHERE user_name = \(userName) AND id = \(id) RETURNING seq", logger: logger
+                ).collect()
+                guard !removed.isEmpty else { return false }
+                try await Self.recordDeletion(of: id, for: userName, connection, logger: logger)
+                return true
+            }
         }
         return try await transaction { connection in
             let rows = try await connection.query("""
@@ -390,8 +429,41 @@ public final class PostgresEventStore: SharedEventStore {
             guard let current = stored else { return false }
             if current != modified { throw StoreError.changed("event", id: id) }
             try await connection.query("DELETE FROM events WHERE user_name = \(userName) AND id = \(id)", logger: logger)
+            try await Self.recordDeletion(of: id, for: userName, connection, logger: logger)
             return true
         }
+    }
+
+    /// Leaves the tombstone of a deleted event, in the deletion's transaction.
+    private static func recordDeletion(of id: String, for userName: String, _ connection: PostgresConnection, logger: Logger) async throws {
+        let now = Date().timeIntervalSince1970
+        try await connection.query("""
+            INSERT INTO event_deletions (user_name, id, deleted) VALUES (\(userName), \(id), \(now))
+            ON CONFLICT (user_name, id) DO UPDATE SET deleted = EXCLUDED.deleted
+            """, logger: logger)
+    }
+
+    /// The tombstones of the user's deleted events, deleted after `since`, oldest first, after
+    /// `after`, at most `limit`.
+    public func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion] {
+        let afterDeleted = after?.deleted ?? -Double.greatestFiniteMagnitude
+        let afterId = after?.id ?? ""
+        var deletions: [EventDeletion] = []
+        for try await (id, deleted) in try await client.query("""
+            SELECT id, deleted FROM event_deletions
+            WHERE user_name = \(userName) AND deleted > \(since)
+                AND (deleted > \(afterDeleted) OR (deleted = \(afterDeleted) AND id > \(afterId)))
+            ORDER BY deleted, id LIMIT \(max(0, limit))
+            """, logger: logger).decode((String, Double).self) {
+            deletions.append(EventDeletion(id: id, deleted: deleted))
+        }
+        return deletions
+    }
+
+    /// Forgets the user's tombstones of events deleted before `time`; returns how many.
+    public func removeEventDeletions(of userName: String, before time: Double) async throws -> Int {
+        try await client.query("DELETE FROM event_deletions WHERE user_name = \(userName) AND deleted < \(time) RETURNING id",
+                               logger: logger).collect().count
     }
 
     /// One page of the events matching `query`, with the place it ended.

@@ -101,10 +101,33 @@ enum PostgresSchema {
         Migration(version: 2, name: "access expiry", statements: [
             "ALTER TABLE accesses ADD COLUMN expires double precision",
         ]),
+        Migration(version: 3, name: "Pryv's accesses, event deletions", statements: [
+            // Tokens issued before are apps' and devices', but for each user's own (`users add`).
+            "ALTER TABLE accesses ADD COLUMN type text NOT NULL DEFAULT 'app'",
+            """
+            UPDATE accesses SET type = 'personal'
+                WHERE name = 'personal' AND permissions = '[{"streamId":"*","level":"manage"}]'
+            """,
+            "ALTER TABLE accesses ADD COLUMN created_by text NOT NULL DEFAULT ''",
+            "ALTER TABLE accesses ADD COLUMN modified double precision",
+            "UPDATE accesses SET modified = created",
+            "ALTER TABLE accesses ALTER COLUMN modified SET NOT NULL",
+            "ALTER TABLE accesses ADD COLUMN modified_by text NOT NULL DEFAULT ''",
+            "ALTER TABLE accesses ADD COLUMN token text",
+            """
+            CREATE TABLE event_deletions (
+                user_name text NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+                id text NOT NULL,
+                deleted double precision NOT NULL,
+                PRIMARY KEY (user_name, id)
+            )
+            """,
+            "CREATE INDEX event_deletions_user_deleted ON event_deletions (user_name, deleted, id)",
+        ]),
     ]
 
     /// Applies the migrations the database lacks, under `pg_advisory_xact_lock`.
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+    static func migrate(_ client: PostgresClient, logger: Logger, upTo newest: Int = .max) async throws {
         try await client.withTransaction(logger: logger) { connection in
             // A migration may rewrite a large table: the requests' statement timeout does not apply.
             try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
@@ -129,7 +152,7 @@ enum PostgresSchema {
                     run a newer server
                     """)
             }
-            for migration in migrations where !applied.contains(migration.version) {
+            for migration in migrations where !applied.contains(migration.version) && migration.version <= newest {
                 logger.info("applying database migration", metadata: [
                     "version": "\(migration.version)", "name": "\(migration.name)",
                 ])

@@ -136,18 +136,37 @@ public final class SQLiteEventStore: EventStore {
                 """, arguments: [access.tokenHash, access.userName, access.id]) ?? false
             if taken { throw StoreError.alreadyExists("access", id: access.id) }
             try db.execute(sql: """
-                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created, expires)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO accesses (user_name, id, name, token_hash, permissions, created, expires,
+                                      type, created_by, modified, modified_by, token)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [access.userName, access.id, access.name, access.tokenHash,
-                                 StoreEncoding.permissionsText(access.permissions), access.created, access.expires])
+                                 StoreEncoding.permissionsText(access.permissions), access.created, access.expires,
+                                 access.type.rawValue, access.createdBy, access.modified, access.modifiedBy, access.token])
         }
     }
 
-    private static let accessColumns = "id, user_name, name, token_hash, permissions, created, expires"
+    /// Replaces the access with the same user and identifier (its name, permissions, expiry and
+    /// last change; its token stays). Throws ``StoreError/notFound(_:id:)``.
+    public func replaceAccess(_ access: Access) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE accesses SET name = ?, permissions = ?, expires = ?, modified = ?, modified_by = ?
+                WHERE user_name = ? AND id = ?
+                """, arguments: [access.name, StoreEncoding.permissionsText(access.permissions), access.expires,
+                                 access.modified, access.modifiedBy, access.userName, access.id])
+            if db.changesCount == 0 { throw StoreError.notFound("access", id: access.id) }
+        }
+    }
+
+    private static let accessColumns =
+        "id, user_name, name, token_hash, permissions, created, expires, type, created_by, modified, modified_by, token"
 
     private static func access(_ row: Row) throws -> Access {
-        Access(id: row[0], userName: row[1], name: row[2], tokenHash: row[3],
-               permissions: try StoreEncoding.permissions(row[4]), created: row[5], expires: row[6])
+        let typeName: String = row[7]
+        guard let type = AccessType(rawValue: typeName) else { throw StoreError.corrupt("unknown access type \"\(typeName)\"") }
+        return Access(id: row[0], userName: row[1], name: row[2], tokenHash: row[3],
+                      permissions: try StoreEncoding.permissions(row[4]), created: row[5], expires: row[6],
+                      type: type, createdBy: row[8], modified: row[9], modifiedBy: row[10], token: row[11])
     }
 
     /// The access whose token hashes to `tokenHash`, if any.
@@ -207,6 +226,18 @@ public final class SQLiteEventStore: EventStore {
         try await pool.write { db in
             guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
             try Self.insert(stream, for: userName, db)
+        }
+    }
+
+    /// Deletes streams for good (their events were dealt with before); returns how many there were.
+    public func removeStreams(ids: [String], for userName: String) async throws -> Int {
+        try await pool.write { db in
+            var removed = 0
+            for id in ids {
+                try db.execute(sql: "DELETE FROM streams WHERE user_name = ? AND id = ?", arguments: [userName, id])
+                removed += db.changesCount
+            }
+            return removed
         }
     }
 
@@ -454,10 +485,37 @@ public final class SQLiteEventStore: EventStore {
                 if old.modified != modified { throw StoreError.changed("event", id: id) }
             }
             try db.execute(sql: "DELETE FROM events WHERE user_name = ? AND id = ?", arguments: [userName, id])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try db.execute(sql: "INSERT OR REPLACE INTO event_deletions (user_name, id, deleted) VALUES (?, ?, ?)",
+                           arguments: [userName, id, Date().timeIntervalSince1970])
+            return true
         }
         if removed { files.remove(user: userName, event: id) }
         return removed
+    }
+
+    /// The tombstones of the user's deleted events, deleted after `since`, oldest first, after
+    /// `after`, at most `limit`.
+    public func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion] {
+        try await pool.read { db in
+            var sql = "SELECT id, deleted FROM event_deletions WHERE user_name = ? AND deleted > ?"
+            var arguments: StatementArguments = [userName, since]
+            if let after {
+                sql += " AND (deleted > ? OR (deleted = ? AND id > ?))"
+                arguments += [after.deleted, after.deleted, after.id]
+            }
+            sql += " ORDER BY deleted, id LIMIT ?"
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { EventDeletion(id: $0[0], deleted: $0[1]) }
+        }
+    }
+
+    /// Forgets the user's tombstones of events deleted before `time`; returns how many.
+    public func removeEventDeletions(of userName: String, before time: Double) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM event_deletions WHERE user_name = ? AND deleted < ?", arguments: [userName, time])
+            return db.changesCount
+        }
     }
 
     /// One page of the events matching `query`, with the place it ended.

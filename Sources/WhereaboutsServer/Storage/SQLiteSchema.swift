@@ -78,6 +78,26 @@ enum SQLiteSchema {
         migrator.registerMigration("v2: access expiry") { db in
             try db.execute(sql: "ALTER TABLE accesses ADD COLUMN expires REAL")
         }
+        migrator.registerMigration("v3: Pryv's accesses, event deletions") { db in
+            // Tokens issued before are apps' and devices', but for each user's own (`users add`).
+            try db.execute(sql: """
+                ALTER TABLE accesses ADD COLUMN type TEXT NOT NULL DEFAULT 'app';
+                UPDATE accesses SET type = 'personal'
+                    WHERE name = 'personal' AND permissions = '[{"streamId":"*","level":"manage"}]';
+                ALTER TABLE accesses ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
+                ALTER TABLE accesses ADD COLUMN modified REAL;
+                UPDATE accesses SET modified = created;
+                ALTER TABLE accesses ADD COLUMN modified_by TEXT NOT NULL DEFAULT '';
+                ALTER TABLE accesses ADD COLUMN token TEXT;
+                CREATE TABLE event_deletions (
+                    user_name TEXT NOT NULL REFERENCES users(name) ON DELETE CASCADE,
+                    id TEXT NOT NULL,
+                    deleted REAL NOT NULL,
+                    PRIMARY KEY (user_name, id)
+                );
+                CREATE INDEX event_deletions_user_deleted ON event_deletions(user_name, deleted, id);
+                """)
+        }
         return migrator
     }
 }

@@ -60,6 +60,9 @@ public struct TimeLimitedEventStore: EventStore {
     public func removeAccesses(of userName: String, named name: String) async throws -> Int {
         try await bounded("removeAccesses") { [base] in try await base.removeAccesses(of: userName, named: name) }
     }
+    public func replaceAccess(_ access: Access) async throws {
+        try await bounded("replaceAccess") { [base] in try await base.replaceAccess(access) }
+    }
     public func streams(of userName: String) async throws -> [EventStream] {
         try await bounded("streams") { [base] in try await base.streams(of: userName) }
     }
@@ -68,6 +71,9 @@ public struct TimeLimitedEventStore: EventStore {
     }
     public func replaceStream(_ stream: EventStream, for userName: String) async throws {
         try await bounded("replaceStream") { [base] in try await base.replaceStream(stream, for: userName) }
+    }
+    public func removeStreams(ids: [String], for userName: String) async throws -> Int {
+        try await bounded("removeStreams") { [base] in try await base.removeStreams(ids: ids, for: userName) }
     }
     public func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
         try await bounded("addEvents") { [base] in try await base.addEvents(writes, for: userName) }
@@ -80,6 +86,14 @@ public struct TimeLimitedEventStore: EventStore {
     }
     public func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
         try await bounded("removeEvent") { [base] in try await base.removeEvent(id: id, for: userName, ifModifiedAt: modified) }
+    }
+    public func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion] {
+        try await bounded("eventDeletions") { [base] in
+            try await base.eventDeletions(of: userName, since: since, after: after, limit: limit)
+        }
+    }
+    public func removeEventDeletions(of userName: String, before time: Double) async throws -> Int {
+        try await bounded("removeEventDeletions") { [base] in try await base.removeEventDeletions(of: userName, before: time) }
     }
     public func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
         try await bounded("eventPage") { [base] in try await base.eventPage(matching: query, for: userName) }

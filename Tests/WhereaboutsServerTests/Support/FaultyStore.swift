@@ -60,10 +60,14 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     func removeAccesses(of userName: String, named name: String) async throws -> Int {
         try await base.removeAccesses(of: userName, named: name)
     }
+    func replaceAccess(_ access: Access) async throws { try await base.replaceAccess(access) }
     func streams(of userName: String) async throws -> [EventStream] { try await base.streams(of: userName) }
     func addStream(_ stream: EventStream, for userName: String) async throws { try await base.addStream(stream, for: userName) }
     func replaceStream(_ stream: EventStream, for userName: String) async throws {
         try await base.replaceStream(stream, for: userName)
+    }
+    func removeStreams(ids: [String], for userName: String) async throws -> Int {
+        try await base.removeStreams(ids: ids, for: userName)
     }
     func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
         try check(.addEvents)
@@ -79,6 +83,12 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     }
     func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
         try await base.removeEvent(id: id, for: userName, ifModifiedAt: modified)
+    }
+    func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion] {
+        try await base.eventDeletions(of: userName, since: since, after: after, limit: limit)
+    }
+    func removeEventDeletions(of userName: String, before time: Double) async throws -> Int {
+        try await base.removeEventDeletions(of: userName, before: time)
     }
     func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
         try check(.eventPage)
