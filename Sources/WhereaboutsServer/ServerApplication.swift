@@ -44,9 +44,10 @@ public func makeServerApplication(
     let streams = StreamDirectory(store: served, logger: logger)
     let authenticator = TokenAuthenticator(store: served, failedAttempts: configuration.failedAuthentications)
     let liveConnections = LiveConnections(limits: configuration.liveConnections)
-    let service = APIService(store: served, streams: streams, metrics: metrics, limits: configuration.answerLimits) { events, userName in
-        await liveFeed.publish(events, for: userName)
-    }
+    let service = APIService(
+        store: served, streams: streams, metrics: metrics, limits: configuration.answerLimits,
+        eventsDidChange: { events, userName in await liveFeed.publish(events, for: userName) },
+        accessesDidEnd: { hashes in await authenticator.forget(tokenHashes: hashes) })
     let router = Router(context: ServerRequestContext.self)
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
     let rateLimiter = configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }
@@ -54,6 +55,8 @@ public func makeServerApplication(
     let routes: [any ServerRoutes] = [
         APIRoutes(service: service, limits: configuration.bodyLimits, rateLimiter: rateLimiter),
         OperationsRoutes(store: served, metrics: metrics, metricsArePublic: configuration.venueAndMetricsArePublic),
+        ServiceInfoRoutes(publicURL: configuration.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                          servesTLS: configuration.tls != nil),
         MapPage(venue: configuration.venue, venueIsPublic: configuration.venueAndMetricsArePublic),
         LiveRoutes(store: served, authenticator: authenticator, connections: liveConnections),
         // Last: it checks every route above against the document.
@@ -70,7 +73,7 @@ public func makeServerApplication(
         server = try .tls(server, tlsConfiguration: ServerSetupError.tlsConfiguration(tls))
     }
     return Application(
-        responder: HeadRequestResponder(router.buildResponder()),
+        responder: HeadRequestResponder(UserPathResponder(router.buildResponder())),
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
         services: relays,

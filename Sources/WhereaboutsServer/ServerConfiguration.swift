@@ -93,6 +93,10 @@ public struct ServerConfiguration: Sendable {
     public var rateLimit: RateLimit?
     /// The venue the map page draws, when the server was given one.
     public var venue: Venue?
+    /// The URL clients reach the server at (e.g. `https://where.example.org`, behind a proxy),
+    /// which `/service/info` gives Pryv's clients; `nil`: the scheme this server serves and each
+    /// request's `Host`.
+    public var publicURL: String?
     /// TLS, or `nil` for plain HTTP (fine on loopback; elsewhere tokens would cross the network
     /// in clear, which `whereabouts serve` refuses unless told `--insecure-http`).
     public var tls: TLSFiles?

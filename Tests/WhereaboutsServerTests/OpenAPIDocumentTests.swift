@@ -145,7 +145,7 @@ struct OpenAPIDocumentTests {
             }
         }
         collect(Self.document, at: "#")
-        #expect(examples.count == 8)
+        #expect(examples.count == 10)
         for (place, example, schema) in examples {
             let errors = Self.validator.errors(example, schema)
             #expect(errors.isEmpty, "\(place): \(errors)")
@@ -243,7 +243,7 @@ struct OpenAPIDocumentTests {
                 if Self.mapRoutes.contains(operation) && !serverHasMap { continue }
                 #expect(!Self.isNoRoute(answer), "\(operation) is described but not routed: \(answer.status) \(answer.text)")
             }
-            #expect(OpenAPIDocument.operations.count == 21)
+            #expect(OpenAPIDocument.operations.count == 27)
         }
     }
 
@@ -269,6 +269,23 @@ struct OpenAPIDocumentTests {
                 let concrete = path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "x", options: .regularExpression)
                 observer.record(operation, try await server.request(HTTPMethod(rawValue: method), concrete, token: token))
             }
+        }
+        // What must be held whole is bounded: an export cut by `limit`, and the events a stream's
+        // deletion moves.
+        configuration = ServerConfiguration()
+        configuration.answerLimits.eventsHeldWhole = 1
+        try await TestServer.run(.sqlite, configuration: configuration) { server in
+            let (_, token) = try await server.addUser("bound")
+            for id in ["a", "b"] {
+                _ = try await server.request(.POST, "/events", token: token, json: positionEvent(id: id, time: 1, latitude: 1, longitude: 1))
+            }
+            observer.record("GET /events", try await server.request(.GET, "/events?format=csv&fromTime=0&toTime=10&limit=2", token: token))
+            _ = try await server.request(.POST, "/streams", token: token, json: object(("id", .string("s")), ("name", .string("S"))))
+            for id in ["c", "d"] {
+                _ = try await server.request(.POST, "/events", token: token, json: positionEvent(id: id, stream: "s", time: 1, latitude: 1, longitude: 1))
+            }
+            _ = try await server.request(.DELETE, "/streams/s", token: token)
+            observer.record("DELETE /streams/{id}", try await server.request(.DELETE, "/streams/s?mergeEventsWithParent=false", token: token))
         }
         // The store stops answering: routes that need it say 503.
         try await TestServer.run(.sqlite) { server in
@@ -373,6 +390,7 @@ struct OpenAPIDocumentTests {
         #expect(try await send("DELETE /events/{id}", "/events/e1").json["event"]?["trashed"] == .bool(true))
         #expect(try await send("DELETE /events/{id}", "/events/e1").json["eventDeletion"]?["id"]?.stringValue == "e1")
         #expect(try await send("DELETE /events/{id}", "/events/e1").status == 404)
+        #expect(try await send("DELETE /events/{id}", "/events/e1?permanent=maybe").status == 400)
 
         // Attachments
         for (operation, suffix) in [("GET /events/{id}/{attachmentId}", ""), ("GET /events/{id}/{attachmentId}/{fileName}", "/a.txt")] {
@@ -381,6 +399,11 @@ struct OpenAPIDocumentTests {
             #expect(download.text == "hello")
             #expect(try await send(operation, "/events/pic/\(attachmentId)\(suffix)", token: nil).status == 401)
             #expect(try await send(operation, "/events/pic/none\(suffix)").status == 404)
+            // A readToken link, under the user's path, with no token header.
+            let readToken = picture.json["event"]?["attachments"]?.arrayValue?.first?["readToken"]?.stringValue ?? "missing"
+            let linked = try await send(operation, "/\(alice)/events/pic/\(attachmentId)\(suffix)?readToken=\(readToken)", token: nil)
+            #expect(linked.status == 200 && linked.text == "hello")
+            #expect(try await send(operation, "/\(alice)/events/pic/\(attachmentId)\(suffix)?readToken=x-y", token: nil).status == 401)
         }
 
         // Streams
@@ -401,6 +424,59 @@ struct OpenAPIDocumentTests {
         #expect(try await send("PUT /streams/{id}", "/streams/nowhere", json: object(("name", .string("D")))).status == 404)
         #expect(try await send("PUT /streams/{id}", "/streams/b", json: object(("name", .string("A")))).status == 409)
         #expect(try await send("PUT /streams/{id}", "/streams/b", json: object(("name", .string(big)))).status == 413)
+
+        // Deleting streams: trash, then delete, the events in them merged or taken out.
+        _ = try await send("POST /streams", "/streams", json: object(("id", .string("old")), ("name", .string("Old")), ("parentId", .string("b"))))
+        _ = try await send("POST /events", "/events", json: note("in-old", "old"))
+        #expect(try await send("DELETE /streams/{id}", "/streams/old").json["stream"]?["trashed"] == .bool(true))
+        #expect(try await send("DELETE /streams/{id}", "/streams/old").status == 400)   // events, no mergeEventsWithParent
+        #expect(try await send("DELETE /streams/{id}", "/streams/old?mergeEventsWithParent=maybe").status == 400)
+        #expect(try await send("DELETE /streams/{id}", "/streams/old", token: nil).status == 401)
+        #expect(try await send("DELETE /streams/{id}", "/streams/position", token: contributor).status == 403)
+        #expect(try await send("DELETE /streams/{id}", "/streams/nowhere").status == 404)
+        let merged = try await send("DELETE /streams/{id}", "/streams/old?mergeEventsWithParent=true")
+        #expect(merged.json["streamDeletion"]?["id"]?.stringValue == "old")
+        #expect(merged.json["updatedEvents"] == .array([object(("id", .string("in-old")), ("action", .string("mergedToParent")))]))
+
+        // Accesses
+        let shared = try await send("POST /accesses", "/accesses", json: object(
+            ("name", .string("friend")), ("permissions", .array([object(("streamId", .string("position")), ("level", .string("read")))]))))
+        #expect(shared.status == 201 && shared.json["access"]?["type"]?.stringValue == "shared")
+        let sharedId = shared.json["access"]?["id"]?.stringValue ?? "missing"
+        let sharedToken = shared.json["access"]?["token"]?.stringValue
+        #expect(try await send("POST /accesses", "/accesses", json: object(
+            ("name", .string("friend")), ("permissions", .array([object(("streamId", .string("position")), ("level", .string("read")))])))).status == 409)
+        #expect(try await send("POST /accesses", "/accesses", json: object(
+            ("name", .string("bad")), ("permissions", .array([object(("streamId", .string("position")), ("level", .string("bogus")))])))).status == 400)
+        #expect(try await send("POST /accesses", "/accesses", token: nil, json: object(("name", .string("x")))).status == 401)
+        #expect(try await send("POST /accesses", "/accesses", token: sharedToken, json: object(
+            ("name", .string("x")), ("permissions", .array([object(("streamId", .string("position")), ("level", .string("read")))])))).status == 403)
+        #expect(try await send("POST /accesses", "/accesses", json: object(("name", .string(big)))).status == 413)
+        let listed = try await send("GET /accesses", "/accesses")
+        #expect(listed.json["accesses"]?.arrayValue?.contains { $0["id"]?.stringValue == sharedId && $0["token"]?.stringValue == sharedToken } == true)
+        #expect(try await send("GET /accesses", "/accesses?includeExpired=maybe").status == 400)
+        #expect(try await send("GET /accesses", "/accesses", token: nil).status == 401)
+        #expect(try await send("GET /accesses", "/accesses", token: sharedToken).status == 403)
+        #expect(try await send("PUT /accesses/{id}", "/accesses/\(sharedId)", json: object(("name", .string("old friend")))).json["access"]?["name"]
+                == .string("old friend"))
+        #expect(try await send("PUT /accesses/{id}", "/accesses/\(sharedId)", json: object(("token", .string("x")))).status == 400)
+        #expect(try await send("PUT /accesses/{id}", "/accesses/\(sharedId)", token: nil, json: object(("name", .string("x")))).status == 401)
+        #expect(try await send("PUT /accesses/{id}", "/accesses/\(sharedId)", token: sharedToken, json: object(("name", .string("x")))).status == 403)
+        #expect(try await send("PUT /accesses/{id}", "/accesses/nobody", json: object(("name", .string("x")))).status == 404)
+        #expect(try await send("PUT /accesses/{id}", "/accesses/\(sharedId)", json: object(("name", .string(big)))).status == 413)
+        let app = try await send("POST /accesses", "/accesses", json: object(
+            ("name", .string("tablet")), ("type", .string("app")),
+            ("permissions", .array([object(("streamId", .string("position")), ("level", .string("read")))]))))
+        let appToken = app.json["access"]?["token"]?.stringValue
+        #expect(try await send("DELETE /accesses/{id}", "/accesses/\(sharedId)", token: appToken).status == 403)   // not its own
+        #expect(try await send("DELETE /accesses/{id}", "/accesses/\(sharedId)", token: nil).status == 401)
+        #expect(try await send("DELETE /accesses/{id}", "/accesses/nobody").status == 404)
+        #expect(try await send("DELETE /accesses/{id}", "/accesses/\(sharedId)").json["accessDeletion"]?["id"]?.stringValue == sharedId)
+        #expect(try await send("GET /accesses", "/accesses", token: sharedToken).status == 401)   // deleted: gone at once
+
+        // Service info, for Pryv's clients, with no token
+        let info = try await send("GET /service/info", "/service/info", token: nil)
+        #expect(info.status == 200 && info.json["api"]?.stringValue?.hasSuffix("/{username}/") == true)
 
         // Batch
         let batch = try await send("POST /", "/", json: .array([

@@ -4,8 +4,9 @@ import Whereabouts
 extension APIService {
     /// The methods a batch may call.
     public static let batchMethods = [
-        "events.get", "events.create", "events.update", "events.delete",
-        "streams.get", "streams.create", "streams.update",
+        "events.get", "events.getOne", "events.create", "events.update", "events.delete",
+        "streams.get", "streams.create", "streams.update", "streams.delete",
+        "accesses.get", "accesses.create", "accesses.update", "accesses.delete",
     ]
 
     /// Runs a batch: `[{"method": "events.create", "params": {…}}, …]`, answered in order with
@@ -32,7 +33,7 @@ extension APIService {
             guard !pendingCreates.isEmpty else { return }
             for outcome in await createEventsKeepingEvents(pendingCreates, access: access) {
                 switch outcome {
-                case .success(let created): answers.append(.event(created.event))
+                case .success(let created): answers.append(.event(presented(created.event, to: access)))
                 case .failure(let error): answers.append(.failure(error))
                 }
             }
@@ -78,7 +79,7 @@ extension APIService {
         }
         let (events, next, deletions) = try await events(try APIParameters(json: params), access: access, bound: budget)
         budget -= events.count + (deletions?.count ?? 0)
-        var members: [(key: String, value: JSONValue)] = [("events", .array(events.map(\.jsonValue)))]
+        var members: [(key: String, value: JSONValue)] = [("events", .array(events.map { presented($0, to: access).jsonValue }))]
         if let deletions { members.append(("eventDeletions", .array(deletions.map(\.jsonValue)))) }
         if let next { members.append(("next", .string(next))) }
         return APIResult(members)
@@ -95,6 +96,22 @@ extension APIService {
             return try await deleteEvent(id: try Self.id(params), access: access,
                                          unmodifiedSince: try parameters.number("ifUnmodifiedSince"),
                                          permanent: try parameters.bool("permanent") ?? false)
+        case "events.getOne":
+            let (event, _) = try await event(id: try Self.id(params), access: access)
+            return APIResult([("event", presented(event, to: access).jsonValue)])
+        case "streams.delete":
+            let parameters = try APIParameters(json: params)
+            return try await deleteStream(id: try Self.id(params), access: access,
+                                          mergeEventsWithParent: try parameters.bool("mergeEventsWithParent"))
+        case "accesses.get":
+            return try await accesses(try APIParameters(json: params), access: access)
+        case "accesses.create":
+            return try await createAccess(params, access: access)
+        case "accesses.update":
+            let (id, update) = try Self.idAndUpdate(params)
+            return try await updateAccess(id: id, update: update, access: access)
+        case "accesses.delete":
+            return try await deleteAccess(id: try Self.id(params), access: access)
         case "streams.get":
             return try await streamsTree(try APIParameters(json: params), access: access)
         case "streams.create":

@@ -58,7 +58,7 @@ extension APIService {
     /// already had (idempotent retry), or the error for that event.
     public func createEvents(_ inputs: [EventCreateInput], access: Access) async -> [Result<APIResult, APIError>] {
         await createEventsKeepingEvents(inputs, access: access).map { outcome in
-            outcome.map { APIResult([("event", $0.event.jsonValue)], status: $0.status) }
+            outcome.map { APIResult([("event", presented($0.event, to: access).jsonValue)], status: $0.status) }
         }
     }
 
@@ -352,7 +352,7 @@ extension APIService {
         event.modifiedBy = access.id
         try await store.replaceEvent(event, for: access.userName, ifModifiedAt: read)
         await eventsDidChange([event], access.userName)
-        return APIResult([("event", event.jsonValue)])
+        return APIResult([("event", presented(event, to: access).jsonValue)])
     }
 
     /// Reads the event (as `access` may), checks the client's `unmodifiedSince`, and runs `write`
@@ -405,6 +405,42 @@ extension APIService {
         }
         guard let data else { throw .unknownResource("The file of attachment \"\(attachmentId)\" is missing.") }
         return (attachment, data)
+    }
+
+    /// `event` as `access` reads it: each attachment with the access's `readToken`.
+    public func presented(_ event: Event, to access: Access) -> Event {
+        guard !event.attachments.isEmpty else { return event }
+        var event = event
+        for index in event.attachments.indices {
+            event.attachments[index].readToken = AccessToken.readToken(
+                for: access, eventId: event.id, attachmentId: event.attachments[index].id)
+        }
+        return event
+    }
+
+    /// The attachment a `readToken` link asks for (`…/{username}/events/{id}/{attachmentId}?readToken=…`,
+    /// no `Authorization`): the token names an access of `userName`'s that must still work,
+    /// may read the event, and signed this very attachment.
+    public func attachment(eventId: String, attachmentId: String, readToken: String, userName: String?) async throws(APIError) -> (Attachment, [UInt8]) {
+        guard let userName else {
+            throw .invalidAccessToken("A readToken link goes through the user's path: /{username}/events/{id}/{attachmentId}?readToken=…")
+        }
+        guard let dash = readToken.firstIndex(of: "-"), readToken.utf8.count <= 200 else {
+            throw .invalidAccessToken("Invalid read token.")
+        }
+        let accessId = String(readToken[..<dash])
+        let found: Access?
+        do {
+            found = try await store.accesses(of: userName).first { $0.id == accessId }
+        } catch {
+            throw .storeFailure(error)
+        }
+        guard let access = found, !access.hasExpired(at: Self.now()) else { throw .invalidAccessToken("Invalid read token.") }
+        let (event, _) = try await event(id: eventId, access: access)
+        guard let attachment = event.attachments.first(where: { $0.id == attachmentId || $0.fileName == attachmentId }),
+              AccessToken.isReadToken(readToken, of: access, eventId: eventId, attachmentId: attachment.id)
+        else { throw .invalidAccessToken("Invalid read token.") }
+        return try await self.attachment(eventId: eventId, attachmentId: attachment.id, access: access)
     }
 
     // MARK: Permissions

@@ -182,6 +182,100 @@ extension APIService {
         return APIResult([("stream", stream.jsonValue(children: []))])
     }
 
+    /// `streams.delete`, as Pryv: the first call moves the stream to the trash (`{"stream"}`,
+    /// its descendants hidden with it); a second deletes it and its descendants for good
+    /// (`{"streamDeletion": {id}, "updatedEvents": [{id, action}]}`). The events in them that are
+    /// not in the trash need `mergeEventsWithParent`: `true` moves them to the parent stream
+    /// (`mergedToParent`; refused for a root stream), `false` takes the deleted streams out of
+    /// them, deleting those left in no stream (`deleted`; `updatedStreamIds` for the others).
+    /// Trashed events are left as they are, as Pryv leaves them. At most
+    /// ``Limits/eventsHeldWhole`` events are moved at once (413 beyond: move them first).
+    public func deleteStream(id: String, access: Access, mergeEventsWithParent merge: Bool?) async throws(APIError) -> APIResult {
+        let tree = try await loadTree(access.userName, refreshingIfMissing: [id])
+        guard var stream = tree.streams[id], access.allows(.read, on: id, in: tree) else {
+            throw .unknownResource("No stream with id \"\(id)\".")
+        }
+        guard access.allows(.manage, on: id, in: tree) else {
+            throw .forbidden("This token cannot manage stream \"\(id)\".")
+        }
+        let now = Self.now()
+        guard stream.trashed else {
+            stream.trashed = true
+            stream.modified = now
+            stream.modifiedBy = access.id
+            do {
+                try await store.replaceStream(stream, for: access.userName)
+            } catch {
+                throw .storeFailure(error)
+            }
+            await streams.invalidate(access.userName)
+            return APIResult([("stream", stream.jsonValue(children: []))])
+        }
+        if merge == true, stream.parentId == nil {
+            throw APIError(id: "invalid-operation", message: """
+                Stream "\(id)" is a root stream: there is no parent to merge its events into; give mergeEventsWithParent=false.
+                """, status: .badRequest)
+        }
+        let deleted = tree.subtree(of: id)
+        var query = EventQuery()
+        query.streamIds = deleted
+        query.state = .default
+        query.sortAscending = true
+        query.limit = limits.eventsHeldWhole + 1
+        let events: [Event]
+        do {
+            events = try await store.events(matching: query, for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        guard events.count <= limits.eventsHeldWhole else {
+            throw .tooLarge("""
+                Stream "\(id)" holds more than \(limits.eventsHeldWhole) events; move or delete them first \
+                (events.update, events.delete), then delete the stream.
+                """)
+        }
+        if !events.isEmpty, merge == nil {
+            throw .invalidParameters("""
+                Stream "\(id)" (or one inside it) holds \(events.count) events: give `mergeEventsWithParent` true to move \
+                them to the parent stream, or false to take the deleted streams out of them (deleting those left in no stream).
+                """)
+        }
+        var updated: [JSONValue] = []
+        var changed: [Event] = []
+        do {
+            for var event in events {
+                var remaining = event.streamIds.filter { !deleted.contains($0) }
+                let action: String
+                if merge == true, let parent = stream.parentId {
+                    if !remaining.contains(parent) { remaining.append(parent) }
+                    action = "mergedToParent"
+                } else if remaining.isEmpty {
+                    _ = try await store.removeEvent(id: event.id, for: access.userName)
+                    updated.append(.object([("id", .string(event.id)), ("action", .string("deleted"))]))
+                    continue
+                } else {
+                    action = "updatedStreamIds"
+                }
+                event.streamIds = remaining
+                event.modified = now
+                event.modifiedBy = access.id
+                try await store.replaceEvent(event, for: access.userName)
+                changed.append(event)
+                updated.append(.object([("id", .string(event.id)), ("action", .string(action))]))
+            }
+            _ = try await store.removeStreams(ids: Array(deleted), for: access.userName)
+        } catch {
+            throw .storeFailure(error)
+        }
+        await streams.invalidate(access.userName)
+        if !changed.isEmpty { await eventsDidChange(changed, access.userName) }
+        if updated.contains(where: { $0["action"] == .string("deleted") }) { await forgetOldDeletions(of: access.userName) }
+        var members: [(key: String, value: JSONValue)] = []
+        if !updated.isEmpty { members.append(("updatedEvents", .array(updated))) }
+        members.append(("streamDeletion", .object([("id", .string(id))])))
+        return APIResult(members)
+    }
+
     /// The user's stream tree from the directory, a store failure reported as an API error.
     func loadTree(_ userName: String, refreshingIfMissing ids: [String] = []) async throws(APIError) -> StreamTree {
         do {

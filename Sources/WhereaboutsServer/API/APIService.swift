@@ -13,6 +13,9 @@ public struct APIService: Sendable {
     public let metrics: ServerMetrics
     /// Called with events after they were created or changed (for the live feed).
     public let eventsDidChange: @Sendable ([Event], String) async -> Void
+    /// Called with the token hashes of accesses deleted through the API, so that the server's
+    /// token cache forgets them at once.
+    public let accessesDidEnd: @Sendable (_ tokenHashes: [String]) async -> Void
     /// How much one answer or one batch may hold.
     public let limits: Limits
 
@@ -47,13 +50,15 @@ public struct APIService: Sendable {
     /// Creates the service.
     public init(
         store: any EventStore, streams: StreamDirectory, metrics: ServerMetrics, limits: Limits = Limits(),
-        eventsDidChange: @escaping @Sendable ([Event], String) async -> Void = { _, _ in }
+        eventsDidChange: @escaping @Sendable ([Event], String) async -> Void = { _, _ in },
+        accessesDidEnd: @escaping @Sendable (_ tokenHashes: [String]) async -> Void = { _ in }
     ) {
         self.store = store
         self.streams = streams
         self.metrics = metrics
         self.limits = limits
         self.eventsDidChange = eventsDidChange
+        self.accessesDidEnd = accessesDidEnd
     }
 
     /// The current time in seconds since 1970.

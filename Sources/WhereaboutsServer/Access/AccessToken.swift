@@ -1,3 +1,4 @@
+import Foundation
 import Crypto
 
 /// Making tokens and the hashes the stores keep instead of them.
@@ -49,6 +50,33 @@ public enum AccessToken {
             word /= UInt64(alphabet.count)
             digitsLeft -= 1
         }
+    }
+
+    /// The token that lets `access` download one attachment with a plain link, as Pryv's
+    /// `readToken`: the access's identifier, `-`, and an HMAC-SHA-256 of the event's and the
+    /// attachment's identifiers keyed with the access's token hash (base 64, URL-safe, no
+    /// padding). It works as long as the access does: deleting or expiring the access ends it,
+    /// and only someone who can read the store could make one.
+    public static func readToken(for access: Access, eventId: String, attachmentId: String) -> String {
+        access.id + "-" + readTokenSignature(tokenHash: access.tokenHash, eventId: eventId, attachmentId: attachmentId)
+    }
+
+    /// Whether `readToken` is `access`'s token for this attachment (compared in constant time).
+    public static func isReadToken(_ readToken: String, of access: Access, eventId: String, attachmentId: String) -> Bool {
+        let expected = Array(Self.readToken(for: access, eventId: eventId, attachmentId: attachmentId).utf8)
+        let given = Array(readToken.utf8)
+        guard expected.count == given.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(expected, given) { difference |= left ^ right }
+        return difference == 0
+    }
+
+    private static func readTokenSignature(tokenHash: String, eventId: String, attachmentId: String) -> String {
+        let key = SymmetricKey(data: Array(tokenHash.utf8))
+        let code = HMAC<SHA256>.authenticationCode(for: Array("\(eventId)/\(attachmentId)".utf8), using: key)
+        return Data(code).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     /// The SHA-256 hash of `token` in lowercase hexadecimal, as stores keep it.

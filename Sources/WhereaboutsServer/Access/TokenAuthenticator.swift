@@ -56,6 +56,12 @@ public actor TokenAuthenticator {
         try await access(tokenHash: AccessToken.hash(token))
     }
 
+    /// Forgets what the cache knows of these tokens (accesses deleted on this server): they stop
+    /// working on this server at once, on the others within `cacheLifetime`.
+    public func forget(tokenHashes: [String]) {
+        for hash in tokenHashes { cache[hash] = nil }
+    }
+
     /// Whether `access` still gives access: not revoked (as of at most `cacheLifetime` seconds
     /// ago) and not expired. What a long-lived connection (`/live`) checks as it runs.
     public func isValid(_ access: Access) async throws -> Bool {

@@ -48,13 +48,15 @@ public enum APIResponse {
     /// (`eventDeletions` with `includeDeletions` only), written as the events
     /// are read from the store, a page at a time (`first` is the first page, read already):
     /// memory holds one page, however long the answer. `next` is there when the answer was cut
-    /// at the server's cap and more events match. `whenWritten` is called with each page's
+    /// at the server's cap and more events match. `present` shows each event as the reading access
+    /// sees it (its attachments' read tokens). `whenWritten` is called with each page's
     /// count once the page is sent (the rate limit's charge for the events read).
     ///
     /// A store failure after the first page cannot change the status any more: the body stops
     /// short (not valid JSON, so no client takes it for a whole answer) and the log has the cause.
     public static func events(
-        _ answer: EventAnswer, first: [Event]?, whenWritten: @escaping @Sendable (_ pageCount: Int) async -> Void = { _ in }
+        _ answer: EventAnswer, first: [Event]?, presenting present: @escaping @Sendable (Event) -> Event = { $0 },
+        whenWritten: @escaping @Sendable (_ pageCount: Int) async -> Void = { _ in }
     ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
@@ -69,7 +71,7 @@ public enum APIResponse {
                 while let events = page {
                     for event in events {
                         if written > 0 { out.append(UInt8(ascii: ",")) }
-                        event.writeJSON(to: &out)
+                        present(event).writeJSON(to: &out)
                         written += 1
                     }
                     try await writer.write(ByteBuffer(bytes: out))

@@ -40,7 +40,9 @@ struct APIRoutes: ServerRoutes {
                 } catch {
                     throw APIError.storeFailure(error)
                 }
-                return APIResponse.events(answer, first: first) { count in await charge(count, to: access) }
+                return APIResponse.events(answer, first: first, presenting: { service.presented($0, to: access) }) { count in
+                    await charge(count, to: access)
+                }
             }
             guard let format = EventExport.Format(rawValue: formatName) else {
                 throw APIError.invalidParameters("`format` must be json, geojson, gpx or csv.")
@@ -83,7 +85,7 @@ struct APIRoutes: ServerRoutes {
         router.get("/events/{id}") { _, context in
             let access = try context.requireAccess()
             let (event, _) = try await service.event(id: try context.parameters.require("id"), access: access)
-            return APIResponse.json([("event", event.jsonValue)])
+            return APIResponse.json([("event", service.presented(event, to: access).jsonValue)])
         }
         router.put("/events/{id}") { request, context in
             let access = try context.requireAccess()
@@ -102,11 +104,18 @@ struct APIRoutes: ServerRoutes {
                 unmodifiedSince: Self.unmodifiedSince(request.headers), permanent: permanent)
             return APIResponse.json(result.members, status: result.status)
         }
-        let download: @Sendable (Request, ServerRequestContext) async throws -> Response = { _, context in
-            let access = try context.requireAccess()
-            let (attachment, data) = try await service.attachment(
-                eventId: try context.parameters.require("id"),
-                attachmentId: try context.parameters.require("attachmentId"), access: access)
+        let download: @Sendable (Request, ServerRequestContext) async throws -> Response = { request, context in
+            let eventId = try context.parameters.require("id")
+            let attachmentId = try context.parameters.require("attachmentId")
+            let (attachment, data): (Attachment, [UInt8])
+            if context.access == nil, context.authenticationFailure == nil,
+               let readToken = QueryParameters(query: request.uri.query)["readToken"] {
+                (attachment, data) = try await service.attachment(
+                    eventId: eventId, attachmentId: attachmentId, readToken: readToken, userName: context.pathUser)
+            } else {
+                (attachment, data) = try await service.attachment(
+                    eventId: eventId, attachmentId: attachmentId, access: try context.requireAccess())
+            }
             var headers = HTTPFields()
             headers[.contentType] = attachment.type
             headers[.contentDisposition] = "attachment; filename=\"\(attachment.fileName.replacingOccurrences(of: "\"", with: "'"))\""
@@ -143,15 +152,42 @@ struct APIRoutes: ServerRoutes {
                                     writingMembers: result.writeMembers)
         }
 
-        router.get("/access-info") { _, context in
+        router.delete("/streams/{id}") { request, context in
             let access = try context.requireAccess()
-            return APIResponse.json([
-                ("name", .string(access.name)),
-                ("user", .object([("username", .string(access.userName))])),
-                ("permissions", .array(access.permissions.map {
-                    .object([("streamId", .string($0.streamId)), ("level", .string($0.level.rawValue))])
-                })),
-            ])
+            let query = QueryParameters(query: request.uri.query)
+            let merge = try APIParameters(query: query, arrayKeys: []).bool("mergeEventsWithParent")
+            let result = try await service.deleteStream(id: try context.parameters.require("id"), access: access,
+                                                        mergeEventsWithParent: merge)
+            return APIResponse.json(result.members, status: result.status)
+        }
+
+        router.get("/access-info") { request, context in
+            let access = try context.requireAccess()
+            let result = service.accessInfo(access, presentedToken: AuthenticationMiddleware.token(in: request))
+            return APIResponse.json(result.members, status: result.status)
+        }
+
+        router.get("/accesses") { request, context in
+            let access = try context.requireAccess()
+            let query = QueryParameters(query: request.uri.query)
+            let result = try await service.accesses(APIParameters(query: query, arrayKeys: []), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.post("/accesses") { request, context in
+            let access = try context.requireAccess()
+            let result = try await service.createAccess(try await readJSON(request), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.put("/accesses/{id}") { request, context in
+            let access = try context.requireAccess()
+            let result = try await service.updateAccess(
+                id: try context.parameters.require("id"), update: try await readJSON(request), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+        router.delete("/accesses/{id}") { _, context in
+            let access = try context.requireAccess()
+            let result = try await service.deleteAccess(id: try context.parameters.require("id"), access: access)
+            return APIResponse.json(result.members, status: result.status)
         }
 
         router.post("/pub") { request, context in

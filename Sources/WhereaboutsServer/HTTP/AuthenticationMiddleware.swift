@@ -55,7 +55,15 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 response.headers[.retryAfter] = String(retryAfter)
                 return response
             }
-            context.access = access
+            if let pathUser = context.pathUser, pathUser != access.userName {
+                // As Pryv answers a token the user's accesses do not hold: 403.
+                context.authenticationFailure = APIError(
+                    id: "invalid-access-token",
+                    message: "This token acts for another user than \"\(pathUser)\"; use its own user's API endpoint.",
+                    status: .forbidden)
+            } else {
+                context.access = access
+            }
         case .unknown:
             context.authenticationFailure = .invalidAccessToken(
                 "The token is not known to this server. Create one with `whereabouts users token NAME`.")

@@ -12,6 +12,9 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     public var access: Access?
     /// Why the request's token was refused, when it carried one that is not valid.
     public var authenticationFailure: APIError?
+    /// The user named at the start of the path (`/{username}/events`, Pryv's API endpoint form),
+    /// taken off it by ``UserPathResponder``; a token must act for that user.
+    public var pathUser: String?
     /// The client's IP address, as the connection shows it (a proxy's, behind one).
     public let clientAddress: String?
 
@@ -21,6 +24,7 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
         self.webSocket = .init()
         self.access = nil
         self.authenticationFailure = nil
+        self.pathUser = nil
         clientAddress = source.channel.remoteAddress?.ipAddress
     }
 

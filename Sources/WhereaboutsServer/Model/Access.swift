@@ -11,11 +11,20 @@ public struct User: Hashable, Sendable {
         self.created = created
     }
 
-    /// Whether `name` is acceptable as a user name (it appears in URLs and file names).
+    /// Whether `name` is acceptable as a user name: 1 to 60 lowercase letters, digits and `-`
+    /// (it appears in URLs and file names), and not one of ``reservedNames``.
     public static func isValidName(_ name: String) -> Bool {
         (1...60).contains(name.utf8.count)
             && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+            && !reservedNames.contains(name)
     }
+
+    /// Names no user may have: the first segments of the server's own paths (a user's API
+    /// endpoint is `/{username}/`, beside them).
+    public static let reservedNames: Set<String> = [
+        "events", "streams", "accesses", "access-info", "service", "pub", "health", "metrics", "map", "venue",
+        "live", "reg", "access", "auth", "account", "system", "webhooks", "audit", "users",
+    ]
 }
 
 /// How much a token may do within a stream (and its descendants), in increasing order.

@@ -84,6 +84,10 @@ public struct Attachment: Hashable, Sendable {
     public var size: Int
     /// The file's digest as a Subresource Integrity string (`sha256-…` in base 64).
     public var integrity: String
+    /// A token that downloads the file without the `Authorization` header
+    /// (`…/events/{id}/{attachmentId}?readToken=…`), set in answers for the access that reads
+    /// them (``AccessToken/readToken(for:eventId:attachmentId:)``); never stored.
+    public var readToken: String?
 
     /// Creates the description of an attachment.
     public init(id: String, fileName: String, type: String, size: Int, integrity: String) {

@@ -93,12 +93,15 @@ extension Event {
 }
 
 extension Attachment {
-    /// The attachment as the API shows it and as stores keep it.
+    /// The attachment as the API shows it and as stores keep it (`readToken` only when set,
+    /// which it never is in a store).
     public var jsonValue: JSONValue {
-        .object([
+        var members: [(key: String, value: JSONValue)] = [
             ("id", .string(id)), ("fileName", .string(fileName)), ("type", .string(type)),
             ("size", .number(Double(size))), ("integrity", .string(integrity)),
-        ])
+        ]
+        if let readToken { members.append(("readToken", .string(readToken))) }
+        return .object(members)
     }
 
     /// Reads a list of attachments written by ``jsonValue`` (stores use it on their rows).
