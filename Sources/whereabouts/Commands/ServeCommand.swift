@@ -61,6 +61,15 @@ struct ServeCommand: AsyncParsableCommand {
     var maxEventsPerAnswer: Int?
 
     @Option(name: .long, help: ArgumentHelp(
+        "Days the tombstone of a deleted event is kept for clients that sync with includeDeletions.", valueName: "days"))
+    var keepDeletions: Double = 365
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The URL clients reach this server at (behind a proxy), which /service/info gives Pryv's clients; default: this server's scheme and the request's Host.",
+        valueName: "url"))
+    var publicURL: String?
+
+    @Option(name: .long, help: ArgumentHelp(
         "Seconds a client has to send a request's head; also how long an idle connection stays open.", valueName: "seconds"))
     var headerTimeout: Double = 20
 
@@ -101,6 +110,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-events-per-answer must be from 1 to 1000000.")
         }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1.") }
+        guard (0...36_500).contains(keepDeletions) else { throw ValidationError("--keep-deletions must be from 0 to 36500 days.") }
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false,
+                  url.query == nil, url.fragment == nil
+            else {
+                throw ValidationError("--public-url must be an http or https URL with a host and no query, e.g. https://where.example.org.")
+            }
+        }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("Give --tls-cert and --tls-key together.") }
         for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("\(path): no such file, or not readable (--tls-cert / --tls-key).")
@@ -131,6 +148,8 @@ struct ServeCommand: AsyncParsableCommand {
             attachments: try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body"))
         configuration.rateLimit = rateLimit > 0 ? .init(requestsPerSecond: rateLimit, burst: burst) : nil
         configuration.answerLimits.eventsPerAnswer = maxEventsPerAnswer
+        configuration.answerLimits.deletionsKeptFor = keepDeletions * 86_400
+        configuration.publicURL = publicURL
         if publicVenueAndMetrics { configuration.publicVenueAndMetrics = true }
         configuration.requestTimeouts = .init(head: .milliseconds(Int64(headerTimeout * 1000)),
                                               body: .milliseconds(Int64(bodyTimeout * 1000)))
