@@ -54,6 +54,9 @@ struct AnswerMemoryTests {
         configuration.rateLimit = nil
         configuration.answerLimits = .init(eventsPerAnswer: Self.eventCount)
         configuration.bodyLimits = .init(json: 1 << 20, attachments: Self.uploadSize + (1 << 20))
+        // This test measures memory, not speed: the upload's body may take as long as a slow
+        // machine's debug build needs.
+        configuration.requestTimeouts = .init(body: .seconds(1_200))
         try await TestServer.run(.sqlite, configuration: configuration) { server in
             let (user, token) = try await server.addUser("alice")
             let started = Date()

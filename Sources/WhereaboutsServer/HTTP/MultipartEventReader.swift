@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import MultipartKit
 import Whereabouts
 
 /// Reads Pryv's multipart event upload as it arrives: an `event` part holding the event's JSON
@@ -35,13 +34,10 @@ enum MultipartEventReader {
         }
         let upload = SpooledUpload(spoolDirectory: spoolDirectory, limits: limits)
         do {
-            let parser = MultipartParser(boundary: boundary)
+            let parser = MultipartScanner(boundary: boundary)
             parser.onHeader = { name, value in upload.header(name, value) }
-            parser.onBody = { buffer in upload.body(buffer) }
+            parser.onBody = { bytes in upload.body(bytes) }
             parser.onPartComplete = { upload.partComplete() }
-            // The close delimiter is looked for in the body's last bytes.
-            let close = Array("--\(boundary)--".utf8)
-            var tail: [UInt8] = []
             var received = 0
             for try await chunk in body {
                 received += chunk.readableBytes
@@ -49,19 +45,17 @@ enum MultipartEventReader {
                     throw APIError.tooLarge("The request body is larger than this server accepts for a multipart upload (\(limits.body) bytes).")
                 }
                 do {
-                    try parser.execute(chunk)
+                    try chunk.withUnsafeReadableBytes { try parser.feed($0) }
                 } catch {
                     throw APIError.invalidRequestStructure("The multipart body cannot be read: \(error).")
                 }
                 if let failure = upload.failure { throw failure }
                 try await upload.flush()
-                tail.append(contentsOf: chunk.readableBytesView)
-                if tail.count > 2 * 65_536 { tail.removeFirst(tail.count - 65_536) }
             }
             // A body cut short (by a client that gave up, or a proxy) must not become an event
             // with the parts that happened to arrive: the close delimiter must be there, no part
             // left open.
-            guard !upload.isInPart, tail.suffix(65_536).firstRange(of: close) != nil else {
+            guard parser.isFinished, !upload.isInPart else {
                 throw APIError.invalidRequestStructure(
                     "The multipart body ends before its closing boundary (--\(boundary)--): it was cut short; send it whole.")
             }
@@ -150,25 +144,25 @@ private final class SpooledUpload {
         headers.append((name.lowercased(), value))
     }
 
-    func body(_ buffer: ByteBuffer) {
+    func body(_ buffer: UnsafeRawBufferPointer) {
         guard failure == nil else { return }
         if case .awaitingBody = part { begin() }
         switch part {
         case .awaitingBody:
             break
         case .event:
-            guard (eventJSON?.count ?? 0) + buffer.readableBytes <= limits.json else {
+            guard (eventJSON?.count ?? 0) + buffer.count <= limits.json else {
                 fail(.tooLarge("The `event` part is larger than \(limits.json) bytes."))
                 return
             }
-            eventJSON?.append(contentsOf: buffer.readableBytesView)
+            eventJSON?.append(contentsOf: buffer)
         case .file(var file):
-            buffer.withUnsafeReadableBytes { file.digest.update($0) }
-            file.size += buffer.readableBytes
+            file.digest.update(buffer)
+            file.size += buffer.count
             if let last = pending.last, last.path == file.path {
-                pending[pending.count - 1].bytes.append(contentsOf: buffer.readableBytesView)
+                pending[pending.count - 1].bytes.append(contentsOf: buffer)
             } else {
-                pending.append((file.path, Array(buffer.readableBytesView), false))
+                pending.append((file.path, Array(buffer), false))
             }
             part = .file(file)
         }
