@@ -443,6 +443,20 @@ describe(`Pryv lib-js ${pryv.version} against ${SERVICE_INFO_URL} (user ${USERNA
       assert.equal(res.eventsCount, 0);
     });
 
+    it('text beyond ASCII streams back intact, however the answer is cut into chunks', T, async () => {
+      // Two megabytes of characters of 2 to 4 bytes: the network cuts the answer inside some
+      // of them unless the server writes them as \u escapes (the library decodes each chunk alone).
+      const contents = [];
+      for (let i = 0; i < 8; i++) {
+        const content = `${i} ` + ['é', '東', '😀'][i % 3].repeat(80_000);
+        const created = await conn.apiOne('events.create', { streamIds: ['data'], type: 'note/txt', content, time: now - 3 }, 'event');
+        contents.push([created.id, content]);
+      }
+      const seen = new Map();
+      await conn.getEventsStreamed({ fromTime: now - 4, toTime: now - 2, types: ['note/txt'] }, (event) => seen.set(event.id, event.content));
+      for (const [id, content] of contents) assert.ok(seen.get(id) === content, `event ${id} came back altered`);
+    });
+
     it('[CSND] no events, includeDeletions: eventsCount 0 and an eventDeletionsCount', T, async () => {
       const res = await conn.getEventsStreamed(
         { fromTime: 0, toTime: now, types: ['type/unexistent'], includeDeletions: true, modifiedSince: 0 }, () => {});

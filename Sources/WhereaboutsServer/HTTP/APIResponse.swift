@@ -74,6 +74,7 @@ public enum APIResponse {
                         present(event).writeJSON(to: &out)
                         written += 1
                     }
+                    Self.escapeNonASCII(&out)
                     try await writer.write(ByteBuffer(bytes: out))
                     await whenWritten(events.count)
                     out.removeAll(keepingCapacity: true)
@@ -108,6 +109,46 @@ public enum APIResponse {
             try await writer.write(ByteBuffer(bytes: out))
             try await writer.finish(nil)
         })
+    }
+
+    /// Rewrites every non-ASCII character of JSON text as `\uXXXX` (a surrogate pair above
+    /// U+FFFF), leaving the text's meaning as it was: outside strings JSON is ASCII already.
+    /// A streamed answer is then ASCII throughout, so that a client that decodes each chunk it
+    /// receives on its own (Pryv's JavaScript library does) never sees a character cut in two.
+    /// Text that is ASCII already is only scanned.
+    static func escapeNonASCII(_ text: inout [UInt8]) {
+        guard let first = firstNonASCII(in: text) else { return }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count + 64)
+        out.append(contentsOf: text[..<first])
+        let hex = Array("0123456789abcdef".utf8)
+        func appendEscape(_ unit: UInt16) {
+            out.append(contentsOf: [0x5C, 0x75, hex[Int(unit >> 12)], hex[Int(unit >> 8 & 0xF)], hex[Int(unit >> 4 & 0xF)], hex[Int(unit & 0xF)]])
+        }
+        for scalar in String(decoding: text[first...], as: UTF8.self).unicodeScalars {
+            if scalar.isASCII {
+                out.append(UInt8(scalar.value))
+            } else {
+                for unit in String(scalar).utf16 { appendEscape(unit) }
+            }
+        }
+        text = out
+    }
+
+    /// The index of the first byte of `text` above 0x7F, looked for eight bytes at a time.
+    static func firstNonASCII(in text: [UInt8]) -> Int? {
+        text.withUnsafeBytes { raw -> Int? in
+            var index = 0
+            while index + 8 <= raw.count {
+                if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+            while index < raw.count {
+                if raw[index] >= 0x80 { return index }
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// A failure while a response body was being written (its status already sent): logged with
