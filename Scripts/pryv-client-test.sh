@@ -69,16 +69,7 @@ esac
 port=$(free_port)
 "$W" serve --data-dir "$work/data" --port "$port" --rate-limit 0 --log-level info >>"$work/serve.log" 2>&1 &
 server_pid=$!
-python3 - "$port" <<'PY' || { cat "$work/serve.log"; exit 1; }
-import sys, time, urllib.request
-for _ in range(300):
-    try:
-        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/health", timeout=1)
-        sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit("the server did not answer /health within 30 s")
-PY
+wait_for_health "$port" || { cat "$work/serve.log"; exit 1; }
 
 echo "== Pryv lib-js $(node -p "require('$LIB/package.json').version") against whereabouts serve on port $port"
 status=0

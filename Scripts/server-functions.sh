@@ -4,6 +4,7 @@
 #   free_port                    prints a free TCP port on 127.0.0.1
 #   start_server DATA_DIR PORT   starts `whereabouts serve` in the background (its pid in
 #                                server_pid) and waits until /health answers
+#   wait_for_health PORT         waits (at most 30 s) until the server on PORT answers /health
 #   stop_server                  stops it with SIGTERM and waits for it
 
 server_pid=""
@@ -13,7 +14,12 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 start_server() {
     "$W" serve --data-dir "$1" --port "$2" --log-level warning >>"$work/serve.log" 2>&1 &
     server_pid=$!
-    python3 - "$2" <<'PY'
+    wait_for_health "$2"
+}
+
+# wait_for_health PORT: waits (at most 30 s) until the server on PORT answers /health.
+wait_for_health() {
+    python3 - "$1" <<'PY'
 import sys, time, urllib.request
 for _ in range(300):
     try:

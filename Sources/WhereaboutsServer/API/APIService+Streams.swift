@@ -171,6 +171,12 @@ extension APIService {
             stream.trashed = trashed
         }
         try checkSiblingName(stream.name, parentId: stream.parentId, except: id, tree: tree)
+        return try await storeChange(stream, madeBy: access)
+    }
+
+    /// Stamps `stream` as changed now by `access`, stores it and answers `{"stream"}`.
+    private func storeChange(_ stream: EventStream, madeBy access: Access) async throws(APIError) -> APIResult {
+        var stream = stream
         stream.modified = Self.now()
         stream.modifiedBy = access.id
         do {
@@ -198,19 +204,11 @@ extension APIService {
         guard access.allows(.manage, on: id, in: tree) else {
             throw .forbidden("This token cannot manage stream \"\(id)\".")
         }
-        let now = Self.now()
         guard stream.trashed else {
             stream.trashed = true
-            stream.modified = now
-            stream.modifiedBy = access.id
-            do {
-                try await store.replaceStream(stream, for: access.userName)
-            } catch {
-                throw .storeFailure(error)
-            }
-            await streams.invalidate(access.userName)
-            return APIResult([("stream", stream.jsonValue(children: []))])
+            return try await storeChange(stream, madeBy: access)
         }
+        let now = Self.now()
         if merge == true, stream.parentId == nil {
             throw APIError(id: "invalid-operation", message: """
                 Stream "\(id)" is a root stream: there is no parent to merge its events into; give mergeEventsWithParent=false.
