@@ -42,6 +42,11 @@ struct EventDeletionsTests {
             let result = try #require(batch.json["results"]?.arrayValue?.first)
             #expect(result["eventDeletions"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["d2"])
 
+            // An identifier used again is an event again, no longer a deletion.
+            _ = try await server.request(.POST, "/events", token: token, json: positionEvent(id: "d1", time: 100, latitude: 1, longitude: 1))
+            let again = try await server.request(.GET, "/events?fromTime=0&toTime=200&includeDeletions=true", token: token)
+            #expect(again.json["eventDeletions"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["d2"])
+
             // Another user sees none of them.
             let (_, other) = try await server.addUser("jon")
             let theirs = try await server.request(.GET, "/events?fromTime=0&toTime=200&includeDeletions=true", token: other)

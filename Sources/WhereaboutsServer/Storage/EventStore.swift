@@ -89,7 +89,8 @@ public protocol EventStore: Sendable {
     func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool
 
     /// The tombstones of the user's events deleted after `since` (seconds since 1970), in the
-    /// order of their deletion (then identifier), after `after`, at most `limit`.
+    /// order of their deletion (then identifier), after `after`, at most `limit` — but for
+    /// identifiers that name an event again (created anew since their deletion).
     func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion]
 
     /// Forgets the user's tombstones of deletions before `time`; returns how many.

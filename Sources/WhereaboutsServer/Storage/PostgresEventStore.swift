@@ -450,9 +450,10 @@ public final class PostgresEventStore: SharedEventStore {
         let afterId = after?.id ?? ""
         var deletions: [EventDeletion] = []
         for try await (id, deleted) in try await client.query("""
-            SELECT id, deleted FROM event_deletions
+            SELECT id, deleted FROM event_deletions d
             WHERE user_name = \(userName) AND deleted > \(since)
                 AND (deleted > \(afterDeleted) OR (deleted = \(afterDeleted) AND id > \(afterId)))
+                AND NOT EXISTS (SELECT 1 FROM events e WHERE e.user_name = d.user_name AND e.id = d.id)
             ORDER BY deleted, id LIMIT \(max(0, limit))
             """, logger: logger).decode((String, Double).self) {
             deletions.append(EventDeletion(id: id, deleted: deleted))

@@ -498,7 +498,11 @@ public final class SQLiteEventStore: EventStore {
     /// `after`, at most `limit`.
     public func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion] {
         try await pool.read { db in
-            var sql = "SELECT id, deleted FROM event_deletions WHERE user_name = ? AND deleted > ?"
+            // An identifier used again since its deletion is an event again, not a deletion.
+            var sql = """
+                SELECT id, deleted FROM event_deletions d WHERE user_name = ? AND deleted > ?
+                    AND NOT EXISTS (SELECT 1 FROM events e WHERE e.user_name = d.user_name AND e.id = d.id)
+                """
             var arguments: StatementArguments = [userName, since]
             if let after {
                 sql += " AND (deleted > ? OR (deleted = ? AND id > ?))"
