@@ -45,13 +45,7 @@ extension APIService {
         }
         let includeExpired = try parameters.bool("includeExpired") ?? false
         let now = Self.now()
-        let all: [Access]
-        do {
-            all = try await store.accesses(of: access.userName)
-        } catch {
-            throw .storeFailure(error)
-        }
-        let listed = all.filter { candidate in
+        let listed = try await userAccesses(access.userName).filter { candidate in
             (access.type == .personal || candidate.createdBy == access.id) && (includeExpired || !candidate.hasExpired(at: now))
         }
         return APIResult([("accesses", .array(listed.map { .object(Self.members(of: $0, token: $0.token)) }))])
@@ -93,7 +87,7 @@ extension APIService {
             throw .forbidden("A\(access.type == .app ? "n app" : " shared") access cannot create \(type.rawValue) accesses.")
         }
         let tree = try await loadTree(access.userName)
-        let permissions = try Self.permissions(params["permissions"], required: true, in: tree, grantedBy: access)
+        let permissions = try Self.permissions(params["permissions"], in: tree, grantedBy: access)
         let expires = try Self.expiry(parameters)
         let token: String
         if let chosen = try parameters.string("token") {
@@ -106,12 +100,7 @@ extension APIService {
         } else {
             token = AccessToken.generate()
         }
-        let existing: [Access]
-        do {
-            existing = try await store.accesses(of: access.userName)
-        } catch {
-            throw .storeFailure(error)
-        }
+        let existing = try await userAccesses(access.userName)
         guard existing.count < Self.maximumAccessesPerUser else {
             throw .tooLarge("User \"\(access.userName)\" has \(existing.count) accesses, as many as one may have; delete some first.")
         }
@@ -146,7 +135,7 @@ extension APIService {
         if let unknown = members.first(where: { !known.contains($0.key) }) {
             throw .invalidParameters("`\(unknown.key)` cannot be updated; an access's update may hold name, permissions, expireAfter.")
         }
-        var target = try await managedAccess(id: id, by: access)
+        var target = try await managedAccess(id: id, by: access, among: try await userAccesses(access.userName))
         guard target.type != .personal else {
             throw .forbidden("A personal access cannot be changed through the API; use `whereabouts users`.")
         }
@@ -156,8 +145,7 @@ extension APIService {
             target.name = name
         }
         if update["permissions"] != nil {
-            target.permissions = try Self.permissions(update["permissions"], required: true,
-                                                      in: try await loadTree(access.userName), grantedBy: access)
+            target.permissions = try Self.permissions(update["permissions"], in: try await loadTree(access.userName), grantedBy: access)
         }
         if let expires = try Self.expiry(parameters) { target.expires = expires }
         target.modified = Self.now()
@@ -176,13 +164,8 @@ extension APIService {
     /// created, any token itself (a revocation). The accesses the deleted one created go with
     /// it (`relatedDeletions`). Its token stops working within a second on every server.
     public func deleteAccess(id: String, access: Access) async throws(APIError) -> APIResult {
-        let target = try await managedAccess(id: id, by: access, allowingItself: true)
-        let all: [Access]
-        do {
-            all = try await store.accesses(of: access.userName)
-        } catch {
-            throw .storeFailure(error)
-        }
+        let all = try await userAccesses(access.userName)
+        let target = try await managedAccess(id: id, by: access, among: all, allowingItself: true)
         let related = all.filter { $0.createdBy == target.id && $0.id != target.id }
         do {
             _ = try await store.removeAccess(tokenHash: target.tokenHash)
@@ -198,16 +181,21 @@ extension APIService {
         return APIResult(members)
     }
 
-    /// The user's access `id`, if `access` may change or delete it (404 otherwise, or 403 when
-    /// it exists but is not the token's to manage).
-    private func managedAccess(id: String, by access: Access, allowingItself: Bool = false) async throws(APIError) -> Access {
-        let found: Access?
+    /// Every access of the user's, a store failure reported as an API error.
+    private func userAccesses(_ userName: String) async throws(APIError) -> [Access] {
         do {
-            found = try await store.accesses(of: access.userName).first { $0.id == id }
+            return try await store.accesses(of: userName)
         } catch {
             throw .storeFailure(error)
         }
-        guard let found else { throw .unknownResource("No access with id \"\(id)\".") }
+    }
+
+    /// The access `id` among the user's `accesses`, if `access` may change or delete it (404
+    /// otherwise, or 403 when it exists but is not the token's to manage).
+    private func managedAccess(
+        id: String, by access: Access, among accesses: [Access], allowingItself: Bool = false
+    ) throws(APIError) -> Access {
+        guard let found = accesses.first(where: { $0.id == id }) else { throw .unknownResource("No access with id \"\(id)\".") }
         if allowingItself, found.id == access.id { return found }
         switch access.type {
         case .personal: return found
@@ -219,9 +207,9 @@ extension APIService {
     /// Permissions from a request (`[{streamId, level}]`), each on an existing stream (or `*`),
     /// at a level `grantor` has there itself unless it is personal.
     private static func permissions(
-        _ value: JSONValue?, required: Bool, in tree: StreamTree, grantedBy grantor: Access
+        _ value: JSONValue?, in tree: StreamTree, grantedBy grantor: Access
     ) throws(APIError) -> [Permission] {
-        guard case .array(let items)? = value, !items.isEmpty || !required else {
+        guard case .array(let items)? = value, !items.isEmpty else {
             throw .invalidParameters("`permissions` is required: an array of {streamId, level}, level read, contribute or manage.")
         }
         guard items.count <= maximumPermissionsPerAccess else {

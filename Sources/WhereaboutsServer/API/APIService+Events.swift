@@ -394,17 +394,27 @@ extension APIService {
     /// An attachment's description and bytes, if the access may read its event.
     public func attachment(eventId: String, attachmentId: String, access: Access) async throws(APIError) -> (Attachment, [UInt8]) {
         let (event, _) = try await event(id: eventId, access: access)
-        guard let attachment = event.attachments.first(where: { $0.id == attachmentId || $0.fileName == attachmentId }) else {
+        guard let attachment = Self.attachment(attachmentId, of: event) else {
             throw .unknownResource("Event \"\(eventId)\" has no attachment \"\(attachmentId)\".")
         }
+        return (attachment, try await file(of: attachment, eventId: eventId, userName: access.userName))
+    }
+
+    /// The attachment of `event` named by its identifier or its file name.
+    private static func attachment(_ idOrFileName: String, of event: Event) -> Attachment? {
+        event.attachments.first { $0.id == idOrFileName || $0.fileName == idOrFileName }
+    }
+
+    /// The bytes of an attachment of the user's event.
+    private func file(of attachment: Attachment, eventId: String, userName: String) async throws(APIError) -> [UInt8] {
         let data: [UInt8]?
         do {
-            data = try await store.attachmentData(eventId: eventId, attachmentId: attachment.id, for: access.userName)
+            data = try await store.attachmentData(eventId: eventId, attachmentId: attachment.id, for: userName)
         } catch {
             throw .storeFailure(error)
         }
-        guard let data else { throw .unknownResource("The file of attachment \"\(attachmentId)\" is missing.") }
-        return (attachment, data)
+        guard let data else { throw .unknownResource("The file of attachment \"\(attachment.id)\" is missing.") }
+        return data
     }
 
     /// `event` as `access` reads it: each attachment with the access's `readToken`.
@@ -437,10 +447,10 @@ extension APIService {
         }
         guard let access = found, !access.hasExpired(at: Self.now()) else { throw .invalidAccessToken("Invalid read token.") }
         let (event, _) = try await event(id: eventId, access: access)
-        guard let attachment = event.attachments.first(where: { $0.id == attachmentId || $0.fileName == attachmentId }),
+        guard let attachment = Self.attachment(attachmentId, of: event),
               AccessToken.isReadToken(readToken, of: access, eventId: eventId, attachmentId: attachment.id)
         else { throw .invalidAccessToken("Invalid read token.") }
-        return try await self.attachment(eventId: eventId, attachmentId: attachment.id, access: access)
+        return (attachment, try await file(of: attachment, eventId: eventId, userName: userName))
     }
 
     // MARK: Permissions

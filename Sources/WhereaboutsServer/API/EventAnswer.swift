@@ -12,22 +12,16 @@ public struct EventAnswer: Sendable {
     private let requestedRemaining: Int?
     private let returnedBefore: Int
 
-    /// Creates the answer to `query` (its limit, if any, being what the client still wants) for
-    /// a client that already received `returnedBefore` events of it.
     /// The tombstones this answer lists after its events (`includeDeletions`): those of events
     /// deleted after this time, or `nil` when the client did not ask for them.
     public let deletionsSince: Double?
     private var deletionsRead: (after: EventDeletion?, finished: Bool) = (nil, false)
-    private let store: any EventStore
-    private let userName: String
-    private let pageSize: Int
 
+    /// Creates the answer to `query` (its limit, if any, being what the client still wants) for
+    /// a client that already received `returnedBefore` events of it.
     init(store: any EventStore, userName: String, query: EventQuery, returnedBefore: Int, cap: Int?,
          deletionsSince: Double? = nil, pageSize: Int = 500) {
         self.deletionsSince = deletionsSince
-        self.store = store
-        self.userName = userName
-        self.pageSize = pageSize
         self.cap = cap.map { max($0, 1) }
         self.requestedRemaining = query.limit.map { max($0, 0) }
         self.returnedBefore = returnedBefore
@@ -48,8 +42,9 @@ public struct EventAnswer: Sendable {
     /// once they were all read, or when the answer lists none.
     public mutating func nextDeletions() async throws -> [EventDeletion]? {
         guard let since = deletionsSince, !deletionsRead.finished else { return nil }
-        let page = try await store.eventDeletions(of: userName, since: since, after: deletionsRead.after, limit: pageSize)
-        deletionsRead = (page.last ?? deletionsRead.after, page.count < pageSize)
+        let page = try await reader.store.eventDeletions(of: reader.userName, since: since, after: deletionsRead.after,
+                                                         limit: reader.pageSize)
+        deletionsRead = (page.last ?? deletionsRead.after, page.count < reader.pageSize)
         return page.isEmpty ? nil : page
     }
 

@@ -141,6 +141,14 @@ struct APIRoutes: ServerRoutes {
                 id: try context.parameters.require("id"), update: try await readJSON(request), access: access)
             return APIResponse.json(result.members, status: result.status)
         }
+        router.delete("/streams/{id}") { request, context in
+            let access = try context.requireAccess()
+            let query = QueryParameters(query: request.uri.query)
+            let merge = try APIParameters(query: query, arrayKeys: []).bool("mergeEventsWithParent")
+            let result = try await service.deleteStream(id: try context.parameters.require("id"), access: access,
+                                                        mergeEventsWithParent: merge)
+            return APIResponse.json(result.members, status: result.status)
+        }
 
         router.post("/") { request, context in
             let access = try context.requireAccess()
@@ -150,15 +158,6 @@ struct APIRoutes: ServerRoutes {
             // for a success; the results still say which calls took effect.
             return APIResponse.json(status: result.serverFailureStatus ?? .ok, reservingCapacity: result.answers.count * 340,
                                     writingMembers: result.writeMembers)
-        }
-
-        router.delete("/streams/{id}") { request, context in
-            let access = try context.requireAccess()
-            let query = QueryParameters(query: request.uri.query)
-            let merge = try APIParameters(query: query, arrayKeys: []).bool("mergeEventsWithParent")
-            let result = try await service.deleteStream(id: try context.parameters.require("id"), access: access,
-                                                        mergeEventsWithParent: merge)
-            return APIResponse.json(result.members, status: result.status)
         }
 
         router.get("/access-info") { request, context in

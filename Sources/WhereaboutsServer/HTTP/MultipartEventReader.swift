@@ -53,9 +53,9 @@ enum MultipartEventReader {
                 try await upload.flush()
             }
             // A body cut short (by a client that gave up, or a proxy) must not become an event
-            // with the parts that happened to arrive: the close delimiter must be there, no part
-            // left open.
-            guard parser.isFinished, !upload.isInPart else {
+            // with the parts that happened to arrive: the close delimiter must be there (which
+            // ends the last part).
+            guard parser.isFinished else {
                 throw APIError.invalidRequestStructure(
                     "The multipart body ends before its closing boundary (--\(boundary)--): it was cut short; send it whole.")
             }
@@ -130,11 +130,6 @@ private final class SpooledUpload {
         self.limits = limits
     }
 
-    /// Whether a part has begun (headers or body) and not ended.
-    var isInPart: Bool {
-        if case .awaitingBody = part { return !headers.isEmpty }
-        return true
-    }
 
     func header(_ name: String, _ value: String) {
         guard headers.count < 64 else {

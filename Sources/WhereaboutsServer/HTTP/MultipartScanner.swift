@@ -51,14 +51,6 @@ final class MultipartScanner {
         return false
     }
 
-    /// Whether a part was begun and not ended.
-    var isInPart: Bool {
-        switch state {
-        case .headers, .body, .afterDelimiter: return true
-        case .preamble, .finished: return false
-        }
-    }
-
     /// A parser for parts separated by `boundary`.
     init(boundary: String) {
         dashBoundary = Array("--\(boundary)".utf8)

@@ -7,16 +7,13 @@ import Hummingbird
 /// `{username}` in it); this server serves all its users on one host, so the endpoint is
 /// `https://host/{username}/`. The user's name is taken off the path and kept in the request's
 /// context (``ServerRequestContext/pathUser``); ``AuthenticationMiddleware`` refuses a token of
-/// another user there. A path whose first segment is one of the server's own (``reservedNames``)
-/// is left as it is, which is why no user may have such a name.
+/// another user there. A path whose first segment is one of the server's own
+/// (``User/reservedNames``) is left as it is, which is why no user may have such a name.
 public struct UserPathResponder<Base: HTTPResponder>: HTTPResponder where Base.Context == ServerRequestContext {
     public typealias Context = ServerRequestContext
 
     /// The responder of the routes without the user's path.
     public let base: Base
-
-    /// The first path segments that are the server's own routes, never a user's name.
-    public static var reservedNames: Set<String> { User.reservedNames }
 
     /// Wraps `base`.
     public init(_ base: Base) {
