@@ -156,6 +156,7 @@ let package = Package(
             dependencies: [
                 "whereabouts",
                 "WhereaboutsServerTesting",
+                "WhereaboutsTracking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
