@@ -163,9 +163,42 @@ struct CommandTests {
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("3 scans"))
         #expect(output.standardOutput.contains("1 invalid reading (rssi ≥ 0) skipped"))
-        #expect(output.standardError.contains("\(recording.path):2: readings[0].rssi: expected a number, found a string"))
+        #expect(output.standardError.contains("\(recording.path):2:47: readings[0].rssi: expected a number, found a string"))
         #expect(output.standardError.contains("\(recording.path):3: readings[0]: the venue has no beacon \"zz\""))
         #expect(output.standardError.contains("\(recording.path):4: t: time goes back from 3.0 to 2.5"))
+    }
+
+    /// A misspelt optional key is ignored, as the formats say, but never in silence: every
+    /// command that reads the file warns with its line, column and the key it most likely meant,
+    /// and `validate --strict` fails the file.
+    @Test func misspeltKeysAreReportedWhereTheyAre() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json")
+        let text = try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Examples/venue.json"), encoding: .utf8)
+        // Line 21 of the example's venue is `    "txPower": -59,`, in "defaults".
+        try Data(text.replacingOccurrences(of: "\"txPower\": -59,\n    \"pathLossExponent\": 2",
+                                           with: "\"txPower\": -59,\n    \"pathlossExponent\": 2").utf8).write(to: venue)
+        let warning = "warning: \(venue.path):22:5: defaults.pathlossExponent: unknown key, ignored — did you mean \"pathLossExponent\"?"
+
+        let lax = try CommandRunner.run(["validate", venue.path])
+        #expect(lax.status == 0, "\(lax.standardError)")
+        #expect(lax.standardOutput.contains("— valid, 1 unknown key ignored (below)"))
+        #expect(lax.standardError.contains(warning), "\(lax.standardError)")
+        let strict = try CommandRunner.run(["validate", "--strict", venue.path])
+        #expect(strict.status == 1)
+        #expect(strict.standardOutput.contains("not valid with --strict"))
+        #expect(strict.standardError.contains(warning))
+        let located = try CommandRunner.run(["locate", "--venue", venue.path, "--recording", "Examples/visit.jsonl", "--quiet",
+                                             "-o", directory.appendingPathComponent("fixes.jsonl").path])
+        #expect(located.status == 0, "\(located.standardError)")
+        #expect(located.standardError.contains(warning), "\(located.standardError)")
+
+        // The venue given as the recording is named as what it is.
+        let swapped = try CommandRunner.run(["locate", "--venue", "Examples/venue.json", "--recording", "Examples/venue.json"])
+        #expect(swapped.status == 1)
+        #expect(swapped.standardError.contains(#"this is a venue (it lists "beacons"), a single JSON document, not a recording"#),
+                "\(swapped.standardError)")
     }
 
     /// `locate`, `rank` and `watch` refuse what `validate` refuses, with the same words: a scan
@@ -213,7 +246,7 @@ struct CommandTests {
         try Data(#"{"beacons": [{"id": "a"}, {"id": "a"}]}"#.utf8).write(to: venue)
         let output = try CommandRunner.run(["validate", venue.path, "/nonexistent.jsonl"])
         #expect(output.status == 1)
-        #expect(output.standardError.contains(#"\#(venue.path): beacons[1].id: duplicate beacon id "a" (also beacons[0])"#))
+        #expect(output.standardError.contains(#"\#(venue.path):1:34: beacons[1].id: duplicate beacon id "a" (also beacons[0])"#))
         #expect(output.standardError.contains("/nonexistent.jsonl: no such file"))
         #expect(output.standardError.contains("2 of 2 files failed validation"))
     }

@@ -250,7 +250,7 @@ struct EvalCommandTests {
         try Data(text.utf8).write(to: room.recording)
         let strict = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
         #expect(strict.status != 0)
-        #expect(strict.standardError.contains("\(room.recording.path):103: t: expected a number, found a string"))
+        #expect(strict.standardError.contains("\(room.recording.path):103:7: t: expected a number, found a string"))
         let lenient = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--lenient"])
         #expect(lenient.status == 0, "\(lenient.standardError)")
         #expect(lenient.standardError.contains("skipped 1 malformed line"))

@@ -128,6 +128,6 @@ struct RoomCommandTests {
         try Data(#"{"format":"whereabouts-place-model","version":1,"kind":"default","places":[],"beacons":[{"id":3}]}"#.utf8).write(to: model)
         let output = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
         #expect(output.status != 0)
-        #expect(output.standardError.contains("model.json: beacons[0].id: expected a string, found a number"))
+        #expect(output.standardError.contains("model.json:1:95: beacons[0].id: expected a string, found a number"))
     }
 }

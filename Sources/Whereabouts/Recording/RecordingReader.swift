@@ -70,6 +70,13 @@ public final class RecordingReader {
     public private(set) var problems: [FormatError] = []
     /// Bytes consumed so far, for progress reports.
     public private(set) var bytesRead = 0
+    /// The keys the format does not know (ignored), one entry per key pattern: where it was
+    /// first seen (file, line, column), the known key it most likely meant, and on how many
+    /// lines it was (at most ``maximumUnknownKeyPatterns`` patterns are kept).
+    public private(set) var unknownKeys: [UnknownKey] = []
+    /// The most unknown key patterns ``unknownKeys`` keeps: hostile input with a new key on
+    /// every line must not grow it without bound.
+    public static let maximumUnknownKeyPatterns = 100
 
     private let handle: FileHandle
     private let closesHandle: Bool
@@ -77,6 +84,7 @@ public final class RecordingReader {
     private var start = 0
     private var endOfFile = false
     private var clocks = TrackClocks()
+    private var unknownKeyIndex: [String: Int] = [:]
     private static let chunkSize = 1 << 20
 
     /// Opens a recording file.
@@ -109,6 +117,7 @@ public final class RecordingReader {
             if isBlank(line) { continue }
             switch decodeLine(line).flatMap(inTimeOrder) {
             case .success(let decoded):
+                if !decoded.unknownKeys.isEmpty { note(decoded.unknownKeys, on: line) }
                 scansRead += 1
                 readingsRead += decoded.scan.readings.count
                 skippedReadings += decoded.skippedReadings
@@ -136,10 +145,59 @@ public final class RecordingReader {
         }
         switch parsed {
         case .failure(let error):
+            if scansRead == 0, skippedLines == 0, let document = wholeDocumentKind(from: line.lowerBound) {
+                return .failure(FormatError(
+                    message: "this is \(document), a single JSON document, not a recording (JSON Lines: one scan, "
+                        + "with \"readings\", a line; FORMATS.md §2); check which file goes with which option"))
+            }
             return .failure(FormatError(
                 syntax: error, advice: "each line of a recording is one scan, a JSON object (FORMATS.md §2)"))
         case .success(let value):
-            do throws(FormatError) { return .success(try ScanCoding.decode(value)) } catch { return .failure(error) }
+            do throws(FormatError) {
+                return .success(try ScanCoding.decode(value))
+            } catch {
+                // The column of the key at fault, on its line.
+                return .failure(JSONDocument.placed(error, in: buffer[line]))
+            }
+        }
+    }
+
+    /// What the text from `offset` on looks like when it is one of the other formats' single
+    /// documents spread over lines (a venue, a walk, a model), judged from its first 64 KiB.
+    private func wholeDocumentKind(from offset: Int) -> String? {
+        let text = buffer[offset..<Swift.min(buffer.count, offset + (64 << 10))]
+        guard text.first(where: { ![0x20, 0x09, 0x0D, 0x0A].contains($0) }) == UInt8(ascii: "{") else { return nil }
+        func has(_ needle: String) -> Bool {
+            let pattern = Array(needle.utf8)
+            guard text.count >= pattern.count else { return false }
+            var index = text.startIndex
+            while index <= text.endIndex - pattern.count {
+                if text[index] == pattern[0], text[index..<index + pattern.count].elementsEqual(pattern) { return true }
+                index += 1
+            }
+            return false
+        }
+        if has("\"whereabouts-place-model\"") { return "a place model" }
+        if has("\"beacons\"") { return "a venue (it lists \"beacons\")" }
+        if has("\"waypoints\"") { return "a walk (it lists \"waypoints\")" }
+        return nil
+    }
+
+    /// Counts the unknown keys of the line `line`, each pattern once with where it was first seen.
+    private func note(_ keys: [String], on line: Range<Int>) {
+        for key in keys {
+            let pattern = KeyLedger.pattern(of: key)
+            if let index = unknownKeyIndex[pattern] {
+                unknownKeys[index].occurrences += 1
+                continue
+            }
+            guard unknownKeys.count < Self.maximumUnknownKeyPatterns else { continue }
+            let name = String(key.split(separator: ".").last ?? Substring(key))
+            let known = ScanCoding.knownKeys(at: JSONDocument.parent(of: pattern))
+            let location = JSONKeyLocation.find(key, in: buffer[line])
+            unknownKeyIndex[pattern] = unknownKeys.count
+            unknownKeys.append(UnknownKey(file: self.name, line: lineNumber, column: location?.column,
+                                          key: key, suggestion: NearestName.suggestion(for: name, among: known)))
         }
     }
 

@@ -13,10 +13,25 @@ public enum ScanCoding {
         public var scan: Scan
         /// How many readings had an RSSI of 0 dBm or more (invalid by FORMATS.md) and were left out.
         public var skippedReadings: Int
+        /// The key paths of the members the format does not know (ignored), such as `src` or
+        /// `readings[2].txpower`.
+        public var unknownKeys: [String] = []
     }
 
-    /// Decodes one scan. Unknown keys are ignored; a missing required key or a wrong type is a
-    /// ``FormatError`` naming the key (the caller adds the file and line).
+    /// The keys the format knows at a key pattern (`""` for the scan, `truth`, `readings[]`):
+    /// what an unknown key is compared with for "did you mean".
+    public static func knownKeys(at pattern: String) -> [String] {
+        switch pattern {
+        case "": ["t", "device", "track", "readings", "truth"]
+        case "truth": ["x", "y", "z", "floor", "place"]
+        case "readings[]": ["beacon", "rssi", "txPower", "distance", "uuid", "major", "minor", "namespace", "instance"]
+        default: []
+        }
+    }
+
+    /// Decodes one scan. Unknown keys are ignored (and listed in ``Decoded/unknownKeys``); a
+    /// missing required key or a wrong type is a ``FormatError`` naming the key (the caller adds
+    /// the file and line).
     public static func decode(_ value: JSONValue) throws(FormatError) -> Decoded {
         if let decoded = quickDecode(value) { return decoded }
         return try checkedDecode(value)
@@ -28,6 +43,7 @@ public enum ScanCoding {
         guard case .object(let members) = value else { return nil }
         var time: Double?, device: String?, track: String?, truth: GroundTruth?
         var readingValues: [JSONValue]?
+        var unknownKeys: [String] = []
         for member in members {
             switch member.key {
             case "t":
@@ -43,10 +59,10 @@ public enum ScanCoding {
                 guard case .array(let items) = member.value else { return nil }
                 readingValues = items
             case "truth":
-                guard let t = quickTruth(member.value) else { return nil }
+                guard let t = quickTruth(member.value, unknownKeys: &unknownKeys) else { return nil }
                 truth = t
             default:
-                continue
+                unknownKeys.append(member.key)
             }
         }
         guard let time, let readingValues else { return nil }
@@ -72,10 +88,10 @@ public enum ScanCoding {
             let reading = Reading(beacon: .id(id), rssi: rssi)
             if reading.isValid { scan.readings.append(reading) } else { skipped += 1 }
         }
-        return Decoded(scan: scan, skippedReadings: skipped)
+        return Decoded(scan: scan, skippedReadings: skipped, unknownKeys: unknownKeys)
     }
 
-    private static func quickTruth(_ value: JSONValue) -> GroundTruth? {
+    private static func quickTruth(_ value: JSONValue, unknownKeys: inout [String]) -> GroundTruth? {
         guard case .object(let fields) = value else { return nil }
         var truth = GroundTruth()
         for field in fields {
@@ -88,7 +104,7 @@ public enum ScanCoding {
                 truth.floor = Int(n)
             case ("place", .string(let p)): truth.place = p
             case ("x", _), ("y", _), ("z", _), ("floor", _), ("place", _): return nil
-            default: continue
+            default: unknownKeys.append("truth." + field.key)
             }
         }
         guard (truth.x == nil) == (truth.y == nil) else { return nil }
@@ -97,7 +113,8 @@ public enum ScanCoding {
 
     /// Decodes any scan the format allows, naming the key of the first problem.
     static func checkedDecode(_ value: JSONValue) throws(FormatError) -> Decoded {
-        let root = JSONReader(value)
+        let ledger = KeyLedger()
+        let root = JSONReader(value, ledger: ledger)
         _ = try root.object()
         let time = try root.required("t").double()
         var scan = Scan(time: time, readings: [])
@@ -123,7 +140,7 @@ public enum ScanCoding {
                 throw truth.fail("\"x\" and \"y\" must be given together")
             }
         }
-        return Decoded(scan: scan, skippedReadings: skipped)
+        return Decoded(scan: scan, skippedReadings: skipped, unknownKeys: ledger.unknownKeys(in: value).map(\.key))
     }
 
     static func beaconReference(_ item: JSONReader) throws(FormatError) -> BeaconReference {

@@ -76,8 +76,8 @@ public enum BluenetTrainingData {
     /// Parses training data from JSON bytes; `file` names the source in errors.
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String? = nil, place: String? = nil,
                                                         venue: Venue? = nil) throws(FormatError) -> [Scan] {
-        try JSONDocument.decode(bytes, file: file) { (value: JSONValue) throws(FormatError) -> [Scan] in
-            try decode(value, place: place, venue: venue)
+        try JSONDocument.decode(bytes, file: file) { (root: JSONReader) throws(FormatError) -> [Scan] in
+            try decode(root.value, place: place, venue: venue)
         }
     }
 
@@ -89,7 +89,7 @@ public enum BluenetTrainingData {
             let time = try entry.required("timestamp").double()
             var readings: [Reading] = []
             let devices = try entry.required("devices")
-            for (key, _) in try devices.object() {
+            for (key, _) in try devices.members() {
                 guard let item = devices.member(key) else { continue }
                 let rssi = try item.double()
                 var reference = BeaconReference.id(key)

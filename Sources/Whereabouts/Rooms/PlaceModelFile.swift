@@ -18,14 +18,24 @@ public enum PlaceModelFile {
         try decode(JSONDocument.contents(of: url), file: url.path)
     }
 
+    /// Reads a model file as ``read(from:)`` does, adding the keys its format does not know (which
+    /// are ignored) to `unknownKeys`, each with its line and column and the known key it most
+    /// likely meant: a misspelt optional key is otherwise dropped without a word.
+    public static func read(from url: URL, unknownKeys: inout [UnknownKey]) throws(FormatError) -> PlaceModel {
+        try JSONDocument.decode(JSONDocument.contents(of: url), file: url.path, unknownKeys: &unknownKeys, with: decode(root:))
+    }
+
     /// Parses a model from JSON bytes; `file` names the source in errors.
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String? = nil) throws(FormatError) -> PlaceModel {
-        try JSONDocument.decode(bytes, file: file, with: decode)
+        try JSONDocument.decode(bytes, file: file, with: decode(root:))
     }
 
     /// Builds a model from a parsed JSON value.
     public static func decode(_ value: JSONValue) throws(FormatError) -> PlaceModel {
-        let root = JSONReader(value)
+        try decode(root: JSONReader(value))
+    }
+
+    static func decode(root: JSONReader) throws(FormatError) -> PlaceModel {
         _ = try root.object()
         let formatKey = try root.required("format")
         guard try formatKey.string() == format else { throw formatKey.fail("expected \"\(format)\" (this is not a place model file)") }
@@ -62,7 +72,7 @@ public enum PlaceModelFile {
         let accuracy = try root.optionalDouble("validationAccuracy")
         var candidates: [PlaceClassifierKind: Double] = [:]
         if let item = root.member("candidates") {
-            for (name, _) in try item.object() {
+            for (name, _) in try item.members() {
                 guard let candidate = PlaceClassifierKind(rawValue: name) else {
                     throw FormatError(key: item.childPath(name), message: "unknown kind \"\(name)\"")
                 }
@@ -152,7 +162,7 @@ public enum PlaceModelFile {
         var trees: [Tree] = []
         var nodes = 0
         for (t, treeValue) in treeValues.enumerated() {
-            let tree = JSONReader(treeValue, path: "\(treesKey.path)[\(t)]")
+            let tree = treesKey.child(treeValue, path: "\(treesKey.path)[\(t)]", pattern: treesKey.pattern + "[]")
             let splitsKey = try tree.required("splits"), leavesKey = try tree.required("leaves")
             guard case .array(let splitValues) = splitsKey.value else { throw splitsKey.fail("expected an array, found \(splitsKey.value.kindDescription)") }
             guard case .array(let leafValues) = leavesKey.value else { throw leavesKey.fail("expected an array, found \(leavesKey.value.kindDescription)") }

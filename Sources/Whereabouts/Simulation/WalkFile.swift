@@ -27,14 +27,24 @@ public enum WalkFile {
         try decode(JSONDocument.contents(of: url), file: url.path)
     }
 
+    /// Reads a walk file as ``read(from:)`` does, adding the keys its format does not know (which
+    /// are ignored) to `unknownKeys`, each with its line and column and the known key it most
+    /// likely meant: a misspelt optional key is otherwise dropped without a word.
+    public static func read(from url: URL, unknownKeys: inout [UnknownKey]) throws(FormatError) -> Walk {
+        try JSONDocument.decode(JSONDocument.contents(of: url), file: url.path, unknownKeys: &unknownKeys, with: decode(root:))
+    }
+
     /// Parses and validates a walk from JSON bytes; `file` names the source in errors.
     public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes, file: String? = nil) throws(FormatError) -> Walk {
-        try JSONDocument.decode(bytes, file: file, with: decode)
+        try JSONDocument.decode(bytes, file: file, with: decode(root:))
     }
 
     /// Builds and validates a walk from a parsed JSON value.
     public static func decode(_ value: JSONValue) throws(FormatError) -> Walk {
-        let root = JSONReader(value)
+        try decode(root: JSONReader(value))
+    }
+
+    static func decode(root: JSONReader) throws(FormatError) -> Walk {
         _ = try root.object()
         var walk = Walk(waypoints: [])
         walk.device = try root.optionalString("device")

@@ -49,7 +49,7 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     private func work() throws {
-        let venueValue = try VenueFile.read(from: URL(fileURLWithPath: venue.path))
+        let venueValue = try venue.read()
         var options = Calibration.Options()
         options.loss = loss
         options.receiverHeight = receiverHeight
@@ -64,9 +64,7 @@ struct CalibrateCommand: ParsableCommand {
             progress.update(reader.bytesRead)
         }
         progress.finish()
-        if reader.skippedLines > 0 {
-            Terminal.error("warning: skipped \(reader.skippedLines) malformed lines (first: \(reader.problems.first.map(String.init(describing:)) ?? "?"))")
-        }
+        reader.warnAboutSkippedLines()
         let result = try calibration.result()
         print(result.summary)
         if let output {

@@ -36,8 +36,7 @@ struct ClassifyCommand: ParsableCommand {
     var lenient = false
 
     func run() throws {
-        guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
-        var tracker = try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker()
+        var tracker = try InputFiles.placeModel(at: model).tracker()
         let reader = try RecordingReader.open(recording, lenient: lenient)
         let writer = try output.map { try JSONLinesWriter(url: URL(fileURLWithPath: $0)) } ?? JSONLinesWriter(handle: FileHandle.standardOutput)
         var table = json ? "" : "t\tdevice\tplace\tprobability\tfloor\n"

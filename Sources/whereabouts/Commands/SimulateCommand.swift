@@ -149,8 +149,7 @@ struct SimulateCommand: ParsableCommand {
             simulator = preset.simulator(seed: seed)
         } else if let venue, let walk {
             let radio = RadioModel(shadowing: 3, multipathShare: 0.1, multipathLoss: 6, packetLoss: 0.05, floorAttenuation: 15)
-            simulator = Simulator(venue: try VenueFile.read(from: URL(fileURLWithPath: venue)),
-                                  walk: try WalkFile.read(from: URL(fileURLWithPath: walk)),
+            simulator = Simulator(venue: try InputFiles.venue(at: venue), walk: try InputFiles.walk(at: walk),
                                   radio: radio, seed: seed, truthDecimalPlaces: 2)
         } else {
             return

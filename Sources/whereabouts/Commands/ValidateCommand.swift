@@ -15,9 +15,14 @@ struct ValidateCommand: ParsableCommand {
         With --venue, recordings are also checked against the venue: every reading must name one of \
         its beacons, and truth floors and places must exist in it.
 
+        A key the format does not know is ignored when the file is read (files from newer writers \
+        stay readable), and reported here as a warning with its line and column, and with the \
+        known key it most likely meant ("did you mean \"txPower\"?"); with --strict it fails the file.
+
         Examples:
           whereabouts validate Examples/venue.json Examples/visit.jsonl
           whereabouts validate --venue Examples/venue.json Examples/visit.jsonl
+          whereabouts validate --strict venue.json
         """)
     )
 
@@ -26,6 +31,9 @@ struct ValidateCommand: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Venue (.json) and recording (.jsonl) files.", valueName: "file"))
     var files: [String]
+
+    @Flag(name: .long, help: "Fail a file that holds keys its format does not know (misspelt keys, most often).")
+    var strict = false
 
     func validate() throws {
         if files.isEmpty && venue == nil { throw ValidationError("Name at least one file to check.") }
@@ -37,9 +45,14 @@ struct ValidateCommand: ParsableCommand {
         if let venue {
             let url = URL(fileURLWithPath: venue)
             do {
-                let value = try VenueFile.read(from: url)
-                print(describe(value, path: venue))
+                var unknownKeys: [UnknownKey] = []
+                let value = try VenueFile.read(from: url, unknownKeys: &unknownKeys)
+                print(describe(value, path: venue, unknownKeys: unknownKeys))
+                InputFiles.warn(about: unknownKeys)
+                if strict, !unknownKeys.isEmpty { throw ExitCode(1) }
                 checkVenue = value
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 Terminal.error("error: \(error)")
                 throw ExitCode(1)
@@ -53,7 +66,11 @@ struct ValidateCommand: ParsableCommand {
                 failures += 1
             case .venue:
                 do {
-                    print(describe(try VenueFile.read(from: url), path: path))
+                    var unknownKeys: [UnknownKey] = []
+                    let value = try VenueFile.read(from: url, unknownKeys: &unknownKeys)
+                    print(describe(value, path: path, unknownKeys: unknownKeys))
+                    InputFiles.warn(about: unknownKeys)
+                    if strict, !unknownKeys.isEmpty { failures += 1 }
                 } catch {
                     Terminal.error("error: \(error)")
                     failures += 1
@@ -68,11 +85,20 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    private func describe(_ venue: Venue, path: String) -> String {
+    private func describe(_ venue: Venue, path: String, unknownKeys: [UnknownKey]) -> String {
         let placed = venue.beacons.filter { $0.x != nil }.count
         let floors = max(venue.floors.count, 1)
         return "\(path): venue\(venue.name.map { " \"\($0)\"" } ?? ""): \(floors.counted("floor")), "
-            + "\(venue.beacons.count.counted("beacon")) (\(placed) with a position), \(venue.places.count.counted("place")), units \(venue.units.rawValue) — valid"
+            + "\(venue.beacons.count.counted("beacon")) (\(placed) with a position), \(venue.places.count.counted("place")), units \(venue.units.rawValue)"
+            + verdict(problems: 0, unknownKeys: unknownKeys)
+    }
+
+    /// " — valid", with the unknown keys it ignored (which fail it with --strict).
+    private func verdict(problems: Int, unknownKeys: [UnknownKey]) -> String {
+        guard problems == 0 else { return "" }
+        if unknownKeys.isEmpty { return " — valid" }
+        let ignored = unknownKeys.count.counted("unknown key")
+        return strict ? " — not valid with --strict: \(ignored) (below)" : " — valid, \(ignored) ignored (below)"
     }
 
     private func validateRecording(_ url: URL, path: String, venue: Venue?) -> Bool {
@@ -110,12 +136,13 @@ struct ValidateCommand: ParsableCommand {
         if summary.scansWithPosition > 0 { line += ", \(summary.scansWithPosition) with true position" }
         if summary.scansWithPlace > 0 { line += ", \(summary.scansWithPlace) with true place" }
         if reader.skippedReadings > 0 { line += "; \(reader.skippedReadings.counted("invalid reading")) (rssi ≥ 0) skipped" }
-        print(line + (problemCount == 0 ? " — valid" : ""))
+        print(line + verdict(problems: problemCount, unknownKeys: reader.unknownKeys))
         for problem in problems { Terminal.error("error: \(problem)") }
+        InputFiles.warn(about: reader.unknownKeys)
         if problemCount > problems.count { Terminal.error("… and \(problemCount - problems.count) more problems") }
         if !summary.unknownBeacons.isEmpty {
             Terminal.error("\(path): \(summary.unknownBeacons.values.reduce(0, +).counted("reading")) of \(summary.unknownBeacons.count.counted("beacon")) the venue does not have")
         }
-        return problemCount == 0
+        return problemCount == 0 && !(strict && !reader.unknownKeys.isEmpty)
     }
 }

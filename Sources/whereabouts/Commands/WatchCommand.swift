@@ -67,8 +67,7 @@ struct WatchCommand: AsyncParsableCommand {
         let venueValue = try positioning.venue.read()
         let places: PlaceSource
         if let model {
-            guard FileManager.default.fileExists(atPath: model) else { throw CommandFailure("\(model): no such file (the model)") }
-            var tracker = try PlaceModelFile.read(from: URL(fileURLWithPath: model)).tracker()
+            var tracker = try InputFiles.placeModel(at: model).tracker()
             tracker.deviceOffsets = venueValue.deviceOffsets
             places = .classifier(tracker)
         } else {

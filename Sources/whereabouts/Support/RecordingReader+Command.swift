@@ -22,8 +22,10 @@ extension RecordingReader {
         return kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
     }
 
-    /// Writes a warning to standard error when a lenient reader skipped lines.
+    /// Writes a warning to standard error for each key the format does not know, and when a
+    /// lenient reader skipped lines.
     func warnAboutSkippedLines() {
+        InputFiles.warn(about: unknownKeys)
         guard skippedLines > 0 else { return }
         Terminal.error("warning: \(name): skipped \(skippedLines.counted("malformed line"))"
                        + " (first: \(problems.first.map(String.init(describing:)) ?? "?"))")

@@ -15,7 +15,6 @@ struct VenueOptions: ParsableArguments {
 
     /// The venue at `path`, or an error naming the file and the problem.
     static func read(at path: String) throws -> Venue {
-        guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the venue)") }
-        return try VenueFile.read(from: URL(fileURLWithPath: path))
+        try InputFiles.venue(at: path)
     }
 }

@@ -84,12 +84,12 @@ struct RecordingTests {
 
     @Test("bad lines name the file, the line and the key", arguments: [
         (#"{"readings": []}"#, ":2: t: missing required key"),
-        (#"{"t": "1", "readings": []}"#, ":2: t: expected a number, found a string"),
-        (#"{"t": 1, "readings": [{"beacon": "a"}]}"#, ":2: readings[0].rssi: missing required key"),
-        (#"{"t": 1, "readings": [{"rssi": -50}]}"#, #":2: readings[0]: a reading names its beacon by "beacon""#),
-        (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"x": 1}}"#, #":2: truth: "x" and "y" must be given together"#),
-        (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"floor": 0.5}}"#, ":2: truth.floor: expected an integer, found 0.5"),
-        (#"{"t": 1, "readings": {}}"#, ":2: readings: expected an array, found an object"),
+        (#"{"t": "1", "readings": []}"#, ":2:7: t: expected a number, found a string"),
+        (#"{"t": 1, "readings": [{"beacon": "a"}]}"#, ":2:23: readings[0].rssi: missing required key"),
+        (#"{"t": 1, "readings": [{"rssi": -50}]}"#, #":2:23: readings[0]: a reading names its beacon by "beacon""#),
+        (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"x": 1}}"#, #":2:63: truth: "x" and "y" must be given together"#),
+        (#"{"t": 1, "readings": [{"beacon": "a", "rssi": -50}], "truth": {"floor": 0.5}}"#, ":2:73: truth.floor: expected an integer, found 0.5"),
+        (#"{"t": 1, "readings": {}}"#, ":2:22: readings: expected an array, found an object"),
         (#"{"t": 1, "readings": [}"#, ":2:23: not valid JSON: expected a value, found '}' — each line of a recording is one scan"),
         ("[1, 2]", ":2: expected an object, found an array"),
     ])
@@ -215,6 +215,7 @@ struct ScanDecodingPathTests {
         let checked = try ScanCoding.checkedDecode(value)
         #expect(quick.scan == checked.scan)
         #expect(quick.skippedReadings == checked.skippedReadings)
+        #expect(quick.unknownKeys == checked.unknownKeys)
     }
 
     @Test("forms the quick path leaves to the checked path", arguments: [

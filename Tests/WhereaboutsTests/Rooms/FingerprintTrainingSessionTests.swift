@@ -84,7 +84,7 @@ struct FingerprintTrainingSessionTests {
     }
 
     @Test func bluenetErrorsNameTheKey() {
-        #expect(throws: FormatError(file: "t.json", key: "[0].devices.B1", message: "expected a number, found a string")) {
+        #expect(throws: FormatError(file: "t.json", line: 1, column: 21, key: "[0].devices.B1", message: "expected a number, found a string")) {
             try BluenetTrainingData.decode(Array(#"[{"devices": {"B1": "loud"}, "timestamp": 1}]"#.utf8), file: "t.json", place: "a")
         }
     }

@@ -24,12 +24,12 @@ struct PlaceModelFileTests {
         let set = PlaceTrainingSet(scans: D.survey(means: D.fourPlaces, count: 10, sigma: 5, seed: 5))
         let text = JSONWriter().string(from: PlaceModelFile.encode(PlaceModel.train(.naiveBayes, on: set)))
         let newer = text.replacingOccurrences(of: #""version":1"#, with: #""version":9"#)
-        #expect(throws: FormatError(file: "m.json", key: "version",
+        #expect(throws: FormatError(file: "m.json", line: 1, column: 47, key: "version",
                                     message: "version 9 is not supported (this build reads up to 1); retrain the model or update Whereabouts")) {
             try PlaceModelFile.decode(Array(newer.utf8), file: "m.json")
         }
         let broken = text.replacingOccurrences(of: #""cells":[["#, with: #""cells":[[7,"#)
-        #expect(throws: FormatError(file: "m.json", key: "naiveBayes.cells[0]", message: "expected 5 cells, one per beacon, found 6")) {
+        #expect(throws: FormatError(file: "m.json", line: 1, column: 415, key: "naiveBayes.cells[0]", message: "expected 5 cells, one per beacon, found 6")) {
             try PlaceModelFile.decode(Array(broken.utf8), file: "m.json")
         }
         #expect(throws: FormatError(file: "m.json", key: "format", message: "missing required key")) {
@@ -63,9 +63,14 @@ struct PlaceModelFileTests {
 
     @Test func hostileForestFilesAreRefused() throws {
         func refused(_ forest: String, key: String, message: String, sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(throws: FormatError(file: "m.json", key: key, message: message), sourceLocation: sourceLocation) {
+            // The key and the message, at the line and column of the key's value (or of the object
+            // that lacks it) in the file.
+            let error = #expect(throws: FormatError.self, sourceLocation: sourceLocation) {
                 try PlaceModelFile.decode(forestFile(forest), file: "m.json")
             }
+            #expect(error.map { FormatError(file: $0.file, key: $0.key, message: $0.message) }
+                    == FormatError(file: "m.json", key: key, message: message), sourceLocation: sourceLocation)
+            #expect(error?.line == 2 && error?.column != nil, sourceLocation: sourceLocation)
         }
         let leaf = #"{"splits": [], "leaves": [[0, 1]]}"#
         let many = Array(repeating: leaf, count: RandomForestPlaceClassifier.maximumTrees + 1).joined(separator: ",")

@@ -131,24 +131,24 @@ import Testing
         let noWaypoints = error(#"{"speed": 1}"#)
         #expect(noWaypoints?.description == "walk.json: waypoints: missing required key")
         let noY = error(#"{"waypoints": [{"x": 1, "y": 2}, {"x": 3}]}"#)
-        #expect(noY?.description == "walk.json: waypoints[1].y: missing required key")
+        #expect(noY?.description == "walk.json:1:34: waypoints[1].y: missing required key")
     }
 
     @Test func wrongTypesAreNamed() {
         #expect(error(#"{"waypoints": [{"x": "1", "y": 2}]}"#)?.description
-                == "walk.json: waypoints[0].x: expected a number, found a string")
-        #expect(error(#"{"waypoints": {"x": 1}}"#)?.description == "walk.json: waypoints: expected an array, found an object")
+                == "walk.json:1:22: waypoints[0].x: expected a number, found a string")
+        #expect(error(#"{"waypoints": {"x": 1}}"#)?.description == "walk.json:1:15: waypoints: expected an array, found an object")
         #expect(error(#"{"device": 7, "waypoints": []}"#)?.key == "device")
         #expect(error(#"{"waypoints": [{"x": 1, "y": 2, "floor": 1.5}]}"#)?.description
-                == "walk.json: waypoints[0].floor: expected an integer, found 1.5")
+                == "walk.json:1:42: waypoints[0].floor: expected an integer, found 1.5")
         #expect(error(#"[1, 2]"#)?.description == "walk.json: expected an object, found an array")
     }
 
     @Test func badValuesAreNamed() {
         #expect(error(#"{"speed": 0, "waypoints": [{"x": 1, "y": 2}]}"#)?.description
-                == "walk.json: speed: speed must be positive, found 0.0")
+                == "walk.json:1:11: speed: speed must be positive, found 0.0")
         #expect(error(#"{"waypoints": [{"x": 1, "y": 2, "dwell": -3}]}"#)?.key == "waypoints[0].dwell")
-        #expect(error(#"{"waypoints": []}"#)?.description == "walk.json: waypoints: a walk needs at least one waypoint")
+        #expect(error(#"{"waypoints": []}"#)?.description == "walk.json:1:15: waypoints: a walk needs at least one waypoint")
         #expect(error(#"{"waypoints": [}"#)?.message.hasPrefix("not valid JSON") == true)
     }
 
