@@ -69,7 +69,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
-            let message = ErrorMessage.styled(fullMessage(for: error))
+            let message = ErrorMessage.styled(ErrorMessage.suggestingOptions(in: fullMessage(for: error)))
             if !message.isEmpty { Terminal.error(message) }
             Foundation.exit(code.rawValue)
         }
@@ -78,6 +78,44 @@ struct WhereaboutsCommand: AsyncParsableCommand {
 
 /// The one style of the tool's error messages.
 enum ErrorMessage {
+    /// `text` with the option an unknown option most likely meant, chosen among every option of
+    /// the command named on the command line (a prefix, a case, a few edits: `--algo` →
+    /// `--algorithm`), in place of ArgumentParser's own guess, or with no guess when none is near.
+    static func suggestingOptions(in text: String, arguments: [String] = CommandLine.arguments) -> String {
+        guard let range = text.range(of: "Unknown option '--") else { return text }
+        let nameStart = range.upperBound
+        guard let nameEnd = text[nameStart...].firstIndex(of: "'") else { return text }
+        let typed = String(text[nameStart..<nameEnd])
+        let options = optionNames(of: command(named: arguments))
+        let lineEnd = text[nameEnd...].firstIndex(where: \.isNewline) ?? text.endIndex
+        var line = "Unknown option '--\(typed)'."
+        if let suggestion = NearestName.suggestion(for: typed, among: options) { line += " Did you mean '--\(suggestion)'?" }
+        return String(text[..<range.lowerBound]) + line + String(text[lineEnd...])
+    }
+
+    /// The subcommand the arguments name (the root command when they name none).
+    static func command(named arguments: [String]) -> any ParsableCommand.Type {
+        var command: any ParsableCommand.Type = WhereaboutsCommand.self
+        for argument in arguments.dropFirst() {
+            guard let next = command.configuration.subcommands.first(where: { $0.configuration.commandName == argument }) else { break }
+            command = next
+        }
+        return command
+    }
+
+    /// The long option names (without `--`) in `command`'s help.
+    static func optionNames(of command: any ParsableCommand.Type) -> [String] {
+        let help = WhereaboutsCommand.helpMessage(for: command, columns: 10_000)
+        var names: Set<String> = []
+        var index = help.startIndex
+        while let range = help.range(of: "--", range: index..<help.endIndex) {
+            let name = help[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" }
+            if let first = name.first, first.isLetter { names.insert(String(name)) }
+            index = range.upperBound
+        }
+        return names.sorted()
+    }
+
     /// `text` with ArgumentParser's `Error: ` prefix written as the tool writes its own errors,
     /// `error: `, and without trailing blank lines.
     static func styled(_ text: String) -> String {

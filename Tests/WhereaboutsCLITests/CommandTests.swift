@@ -223,6 +223,20 @@ struct CommandTests {
         #expect(output.standardError.contains("error: " + problem), "\(output.standardError)")
     }
 
+    /// A mistyped option is answered with the option of the command it most likely meant — a
+    /// prefix, a case, a few edits — or with no guess at all, never a far one.
+    @Test("a mistyped option suggests the command's nearest option", arguments: [
+        (["locate", "--venue", "Examples/venue.json", "--algo", "knn"], "Unknown option '--algo'. Did you mean '--algorithm'?"),
+        (["locate", "--venue", "Examples/venue.json", "--recordnig", "x"], "Unknown option '--recordnig'. Did you mean '--recording'?"),
+        (["users", "add", "ann", "--data-dirr", "d"], "Unknown option '--data-dirr'. Did you mean '--data-dir'?"),
+        (["locate", "--venue", "Examples/venue.json", "--colour", "red"], "Unknown option '--colour'.\n"),
+    ])
+    func optionTypos(arguments: [String], message: String) throws {
+        let output = try CommandRunner.run(arguments)
+        #expect(output.status == 64)
+        #expect(output.standardError.hasPrefix("error: " + message), "\(output.standardError)")
+    }
+
     /// One style for every failure, ArgumentParser's usage errors included: `error: …`, then the
     /// command's own usage.
     @Test func usageErrorsReadLikeTheToolsOwnErrors() throws {
