@@ -56,7 +56,8 @@ struct RoomCommandTests {
         #expect(text.hasPrefix(#"{"format":"whereabouts-place-model","version":1,"kind":"default""#))
 
         let out = directory.appendingPathComponent("places.jsonl")
-        let classified = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "--json", "-o", out.path])
+        // The output file's extension says the format: JSON Lines without --json.
+        let classified = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", out.path])
         #expect(classified.status == 0, "\(classified.standardError)")
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 10)
@@ -66,6 +67,14 @@ struct RoomCommandTests {
 
         let table = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
         #expect(table.standardOutput.hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
+        let tsv = directory.appendingPathComponent("places.tsv")
+        let named = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", tsv.path])
+        #expect(named.status == 0)
+        #expect(try String(contentsOf: tsv, encoding: .utf8).hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
+        let mismatch = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "--json", "-o", tsv.path])
+        #expect(mismatch.status == 64)
+        #expect(mismatch.standardError.contains("--json asks for JSON Lines, but \(tsv.path) is named as a tab-separated table"),
+                "\(mismatch.standardError)")
     }
 
     /// The venue's beacons have no positions, so only a room classifier can name the places:

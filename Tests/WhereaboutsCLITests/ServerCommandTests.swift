@@ -264,6 +264,21 @@ struct ServerCommandTests {
         #expect(gpx.standardError.contains("Wrote 40 positions"))
         let text = try String(contentsOf: gpxFile, encoding: .utf8)
         #expect(text.components(separatedBy: "<trkpt").count == 41)
+        // The format follows the file's name; a --format at odds with it is refused.
+        let geojsonFile = dataDir.appendingPathComponent("track.geojson")
+        let named = try CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--from", "2023-11-14",
+                                           "--to", "2023-11-15", "-o", geojsonFile.path])
+        #expect(named.status == 0, "\(named.standardError)")
+        #expect(try String(contentsOf: geojsonFile, encoding: .utf8).hasPrefix(#"{"type":"FeatureCollection""#))
+        let mismatch = try CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--format", "csv",
+                                              "-o", gpxFile.path])
+        #expect(mismatch.status == 64)
+        #expect(mismatch.standardError.contains("--format asks for CSV, but \(gpxFile.path) is named as GPX"), "\(mismatch.standardError)")
+        // An empty range says where the data is: the latest event, 1700200000, is of 2023-11-17.
+        let empty = try CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path])
+        #expect(empty.status == 0)
+        #expect(empty.standardError.contains("Nothing in the last 24 hours; the latest is from 2023-11-17T05:46:40Z: "
+                                             + "try --from 2023-11-17 --to 2023-11-18."), "\(empty.standardError)")
         let unknown = try CommandRunner.run(["export", "--user", "nobody", "--data-dir", dataDir.path])
         #expect(unknown.standardError.contains("no user \"nobody\""))
     }

@@ -60,6 +60,11 @@ struct TrackingCommandTests {
         let text = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16"]
                                          + Self.server(server.port, token))
         #expect(text.standardOutput.hasPrefix("2023-11-14T22:13:20Z"), "\(text.standardOutput.prefix(200))")
+        // The last 24 hours hold nothing of a visit of 2023: the command says where it is.
+        let recent = try CommandRunner.run(["events"] + Self.server(server.port, token))
+        #expect(recent.standardError.contains("0 events.\nNothing in the last 24 hours; the latest is from 2023-11-14T22:"),
+                "\(recent.standardError)")
+        #expect(recent.standardError.contains(": try --from 2023-11-14 --to 2023-11-15."))
 
         let again = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
                                           + Self.connection(server.port, token, outbox))

@@ -12,11 +12,14 @@ struct ClassifyCommand: ParsableCommand {
         per device and track when the model smooths streams. Each output line is one scan: t, device \
         (when the scan names one), place, probability, floor (when the places have floors). Scans \
         the model has no answer for (nothing heard; or, for the basic classifier, fewer than 3 \
-        beacons it knows) get no line. --json writes JSON Lines; the default is a tab-separated table.
+        beacons it knows) get no line. The format follows the output file's extension (.jsonl, .json: \
+        JSON Lines; .tsv, .txt: a tab-separated table); otherwise --json writes JSON Lines and the \
+        default is the table.
 
         Examples:
           whereabouts classify --model model.json --recording visit.jsonl
-          whereabouts classify --model model.json --recording visit.jsonl --json -o places.jsonl
+          whereabouts classify --model model.json --recording visit.jsonl -o places.jsonl
+          whereabouts classify --model model.json --recording visit.jsonl --json | jq .place
         """)
     )
 
@@ -35,10 +38,24 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
     var lenient = false
 
+    /// The formats an output file's extension names: true for JSON Lines.
+    private static let extensions = ["jsonl": true, "json": true, "ndjson": true, "tsv": false, "txt": false, "tab": false]
+
+    /// Whether the output is JSON Lines: as --json says, or as the output file is named.
+    private var writesJSON: Bool {
+        OutputFileFormat.named(by: output, among: Self.extensions) ?? json
+    }
+
+    func validate() throws {
+        _ = try OutputFileFormat.resolve(asked: json ? true : nil, askedAs: "--json", output: output, among: Self.extensions,
+                                         fallback: false) { $0 ? "JSON Lines" : "a tab-separated table" }
+    }
+
     func run() throws {
         var tracker = try InputFiles.placeModel(at: model).tracker()
         let reader = try RecordingReader.open(recording, lenient: lenient)
         let writer = try output.map { try JSONLinesWriter(url: URL(fileURLWithPath: $0)) } ?? JSONLinesWriter(handle: FileHandle.standardOutput)
+        let json = writesJSON
         var table = json ? "" : "t\tdevice\tplace\tprobability\tfloor\n"
         var written = 0
         while let scan = try reader.next() {

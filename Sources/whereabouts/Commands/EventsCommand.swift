@@ -76,6 +76,11 @@ struct EventsCommand: AsyncParsableCommand {
         }
         FileHandle.standardOutput.write(Data(out.utf8))
         if !json { Terminal.error("\(events.count.counted("event"))" + (events.count == limit ? " (the --limit; there may be more)." : ".")) }
+        if events.isEmpty, !json {
+            // An empty range most often misses the data by its dates: say where the latest is.
+            let latest = try? await client.events(from: 0, to: nil, streamId: stream, types: type, limit: 1).first
+            Terminal.error(TimeArgument.hint(latest: latest?.time, defaultRange: from == nil && to == nil))
+        }
     }
 
     private static func duration(_ seconds: Double) -> String {

@@ -20,7 +20,7 @@ struct ExportCommand: AsyncParsableCommand {
 
         Examples:
           whereabouts export --user alice --format gpx > alice.gpx
-          whereabouts export --user alice --from 2026-11-20 --to 2026-11-21 --format geojson -o day.geojson
+          whereabouts export --user alice --from 2026-11-20 --to 2026-11-21 -o day.geojson
           whereabouts export --user alice --from 1763700000 --format csv --stream position
         """)
     )
@@ -34,8 +34,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The end of the range (default: now).", valueName: "time"))
     var to: String?
 
-    @Option(name: .long, help: ArgumentHelp("The format.", valueName: "format"))
-    var format: EventExport.Format = .geojson
+    @Option(name: .long, help: ArgumentHelp("The format (default: as the output file is named, .geojson, .gpx or .csv; else geojson).",
+                                            valueName: "format"))
+    var format: EventExport.Format?
 
     @Option(name: .long, help: ArgumentHelp("Only these streams and their children (repeatable).", valueName: "id"))
     var stream: [String] = []
@@ -48,12 +49,21 @@ struct ExportCommand: AsyncParsableCommand {
     func validate() throws {
         if let from { _ = try TimeArgument.seconds(from, option: "--from") }
         if let to { _ = try TimeArgument.seconds(to, option: "--to") }
+        _ = try fileFormat()
+    }
+
+    /// The format asked for, or the one the output file is named as (refusing the two at odds).
+    private func fileFormat() throws -> EventExport.Format {
+        try OutputFileFormat.resolve(asked: format, askedAs: "--format", output: output,
+                                     among: ["geojson": .geojson, "json": .geojson, "gpx": .gpx, "csv": .csv],
+                                     fallback: .geojson) { $0.rawValue.uppercased() == "GEOJSON" ? "GeoJSON" : $0.rawValue.uppercased() }
     }
 
     func run() async throws {
         let end = try to.map { try TimeArgument.seconds($0, option: "--to") } ?? Date().timeIntervalSince1970
         let start = try from.map { try TimeArgument.seconds($0, option: "--from") } ?? end - 86_400
         guard start <= end else { throw CommandFailure("--from (\(start)) is after --to (\(end)).") }
+        let fileFormat = try fileFormat()
         let eventStore = try await store.open(logger: Logger(label: "whereabouts.export"))
         do {
             guard try await eventStore.user(named: user) != nil else {
@@ -80,7 +90,7 @@ struct ExportCommand: AsyncParsableCommand {
                       let file = FileHandle(forWritingAtPath: partial)
                 else { throw CommandFailure("Cannot write \(partial): check the directory exists and is writable.") }
                 do {
-                    count = try await EventExport.write(format, reading: query, from: eventStore, userName: user) { text in
+                    count = try await EventExport.write(fileFormat, reading: query, from: eventStore, userName: user) { text in
                         try file.write(contentsOf: Data(text.utf8))
                     }
                     try file.close()
@@ -92,9 +102,16 @@ struct ExportCommand: AsyncParsableCommand {
                 }
                 Terminal.error("Wrote \(count) positions to \(output).")
             } else {
-                count = try await EventExport.write(format, reading: query, from: eventStore, userName: user) { text in
+                count = try await EventExport.write(fileFormat, reading: query, from: eventStore, userName: user) { text in
                     try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
                 }
+            }
+            if count == 0 {
+                // An empty range most often misses the data by its dates: say where the latest is.
+                var latest = query
+                (latest.fromTime, latest.toTime, latest.sortAscending, latest.limit) = (nil, nil, false, 1)
+                let time = try? await eventStore.events(matching: latest, for: user).first?.time
+                Terminal.error(TimeArgument.hint(latest: time, defaultRange: from == nil && to == nil))
             }
             try await eventStore.close()
         } catch {

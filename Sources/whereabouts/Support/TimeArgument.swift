@@ -22,4 +22,14 @@ enum TimeArgument {
     static func text(_ seconds: Double) -> String {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds))
     }
+
+    /// What to say when a time range held nothing while the latest event is at `latest`: the
+    /// range that holds that event's day, to give (`--from 2023-05-12 --to 2023-05-13`).
+    static func hint(latest: Double?, defaultRange: Bool) -> String {
+        let range = defaultRange ? "in the last 24 hours" : "in that range"
+        guard let latest else { return "Nothing \(range), nor at any other time." }
+        let day = (latest / 86_400).rounded(.down) * 86_400
+        let date = { (seconds: Double) in String(text(seconds).prefix(10)) }
+        return "Nothing \(range); the latest is from \(text(latest)): try --from \(date(day)) --to \(date(day + 86_400))."
+    }
 }
