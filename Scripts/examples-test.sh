@@ -40,6 +40,11 @@ echo "== GatewayExample to the server"
 events=$("$W" events --server "http://127.0.0.1:$port" --token "$token" --from 0 --to 4000000000 --limit 100000 --json | wc -l)
 echo "the server holds $events events"
 [ "$events" -gt 0 ] || { echo "the gateway's events did not reach the server"; exit 1; }
+echo "== GatewayExample again, with the same outbox: it resumes, nothing is sent twice"
+"$bin/GatewayExample" --server "http://127.0.0.1:$port" --token "$token" --outbox "$work/outbox.sqlite" | tee "$work/again.txt" | tail -n 2
+grep -q "was tracked to its end with the outbox" "$work/again.txt" || { echo "the second run did not say it had nothing new"; exit 1; }
+again=$("$W" events --server "http://127.0.0.1:$port" --token "$token" --from 0 --to 4000000000 --limit 100000 --json | wc -l)
+[ "$again" -eq "$events" ] || { echo "the second run changed the server's events: $events, then $again"; exit 1; }
 
 echo "== SeedAPIsExample's Pryv client to the server"
 "$bin/SeedAPIsExample" --server "http://127.0.0.1:$port" --user alice --token "$token" | tail -n 3 | tee "$work/pryv.txt"

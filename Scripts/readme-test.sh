@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the README's shell examples as a newcomer would: every command of every ```sh block, in
-# order, in one shell, from a scratch folder that holds only a link to the repository's
-# Examples/ — so a command that needs a file outside the repository fails here.
+# order, in one shell, from a fresh clone of the repository's committed state — so a command that
+# needs a file outside the repository fails here, and one that leaves a file `git status` shows
+# (an output `.gitignore` misses) fails the run.
 #
 #   Scripts/readme-test.sh            # `.ci/run` runs it after the tests
 #
@@ -13,6 +14,9 @@
 #   http://127.0.0.1:8080, where the README's `whereabouts serve` listens;
 # - a command that ends with `&` runs in the background; for `whereabouts serve` the script waits
 #   until its /health answers. Background commands are stopped at the end.
+# What it checks beyond each command's exit status: that `whereabouts events` and `export` show
+# something (not "0 events", not "Nothing in …"), that the README's server serves the venue its
+# map draws and holds the track, and that the clone is as clean at the end as at the start.
 # What it skips, saying so: the test command itself (`swift test`), commands that need a
 # Bluetooth adapter (`--adapter`) or the public datasets (`$DATA`, not part of the repository),
 # the benchmark and load scripts (minutes to hours of load each; their figures carry their
@@ -78,9 +82,9 @@ PY
 real_home="$HOME"
 swift() { HOME="$real_home" command swift "$1" --package-path "$repo" "${@:2}"; }
 export HOME="$work/home"
-mkdir -p "$HOME" "$work/cwd"
+mkdir -p "$HOME"
 export PATH="$HOME/.local/bin:$PATH"
-ln -s "$repo/Examples" "$work/cwd/Examples"
+git clone --quiet "$repo" "$work/cwd"
 cd "$work/cwd"
 
 token=""
@@ -128,6 +132,10 @@ while IFS=$'\t' read -r line kind command; do
     else
         eval "$command" </dev/null >"$work/output.log" 2>&1 || status=$?
         tail -n 5 "$work/output.log"
+        if [[ "$command" =~ whereabouts\ (events|export) ]] && grep -qE '^0 events\.|^Nothing in ' "$work/output.log"; then
+            echo "error: README.md:$line shows nothing: $command" >&2
+            exit 1
+        fi
     fi
     if [ "$status" -ne 0 ]; then
         echo "error: README.md:$line failed with status $status: $command" >&2
@@ -135,6 +143,29 @@ while IFS=$'\t' read -r line kind command; do
         exit 1
     fi
 done <"$work/commands.tsv"
+
+# The README's server: its map draws the venue's halls and the track the README sent.
+if [ -n "$token" ]; then
+    WHEREABOUTS_CHECK_TOKEN="$token" python3 - <<'PY'
+import json, os, sys, urllib.request
+token = os.environ["WHEREABOUTS_CHECK_TOKEN"]
+def get(path):
+    request = urllib.request.Request("http://127.0.0.1:8080" + path, headers={"Authorization": token})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+venue = get("/venue")
+positions = get("/events?types[]=position/wgs84&fromTime=0&toTime=4000000000&limit=1000")["events"]
+if not venue.get("places") or not positions:
+    sys.exit(f"error: the README's server shows {len(venue.get('places') or [])} places and {len(positions)} positions on its map")
+print(f"The README's map: {len(venue['places'])} places of the venue, {len(positions)} positions of the track")
+PY
+fi
+dirty=$(git -C "$work/cwd" status --porcelain)
+if [ -n "$dirty" ]; then
+    echo "error: the README's commands left files that git status shows (add them to .gitignore, or write them elsewhere):" >&2
+    echo "$dirty" >&2
+    exit 1
+fi
 
 cleanup
 trap - EXIT

@@ -5,7 +5,9 @@
 //   swift run GatewayExample --btsnoop capture.log --venue venue.json --server … --token …
 //   swift run GatewayExample --adapter hci0 --venue venue.json --server … --token …
 //
-// `whereabouts track` is the full-featured version of the same chain.
+// `whereabouts track` is the full-featured version of the same chain; both keep their outbox in
+// the same place (Outbox.defaultPath, outside the working copy), so a replay that one tracked is
+// resumed by the other rather than sent twice.
 
 import ArgumentParser
 import Foundation
@@ -25,12 +27,13 @@ struct GatewayExample: AsyncParsableCommand {
     @Option(help: "A Bluetooth adapter to scan live instead (Linux, CAP_NET_RAW and CAP_NET_ADMIN).") var adapter: String?
     @Option(help: "The server.") var server = ProcessInfo.processInfo.environment["WHEREABOUTS_SERVER"] ?? "http://127.0.0.1:8080"
     @Option(help: "The access token (default: $WHEREABOUTS_TOKEN).") var token = ProcessInfo.processInfo.environment["WHEREABOUTS_TOKEN"] ?? ""
-    @Option(help: "The outbox: events wait here until the server has them.") var outbox = "gateway-outbox.sqlite"
+    @Option(help: "The outbox: events wait here until the server has them (default: `whereabouts track`'s).")
+    var outbox = Outbox.defaultPath
+    @Flag(help: "Send a replay that this outbox tracked to its end once more, as new events.") var again = false
     @Option(help: "Seconds to wait at the end for the server to take what waits.") var wait: Double = 30
 
     func run() async throws {
         let venue = try VenueFile.read(from: URL(fileURLWithPath: venue))
-        let engine = LocationEngine(configuration: .init(venue: venue))
 
         // The run owns the chain: the acceptance policy, the durable outbox (every accepted fix is
         // on disk before it counts), and the sender that delivers in the background, in order,
@@ -44,7 +47,30 @@ struct GatewayExample: AsyncParsableCommand {
             acceptor: FixAcceptor(policy: AcceptancePolicy(), metresPerUnit: venue.units.metres ?? 1),
             source: source, timeBase: adapter == nil ? .automatic : .live(refresh: .seconds(60)))
         await run.startDelivery()
+        let name = btsnoop ?? recording
+        if run.tracker.wasFinished, source.skipsDecidedFixes, !again {
+            // Tracked to its end already (by this example or `whereabouts track`): the server has
+            // its events, or they wait in the outbox; sending it again would store it twice.
+            print("\(name) was tracked to its end with the outbox \(outbox) already; nothing new to send (--again sends it once more, as new events).")
+        } else {
+            if run.tracker.hasResumed, source.skipsDecidedFixes {
+                print("Resuming \(name) where it stopped: its first \(run.tracker.resumedFixes) fixes were decided before.")
+            }
+            try await replay(into: run, venue: venue)
+        }
 
+        // Waits, woken by the sender, until the server has everything or `--wait` has passed.
+        let report = try await run.drain(waitingUpTo: .seconds(wait))
+        await run.stopDelivery()
+        let status = try await run.outbox.status()
+        let counts = await run.counts
+        print("\(counts.accepted) events, \(counts.extended) extended; \(report.pending) waiting, \(status.failed) refused")
+        if report.pending > 0 { throw ExitCode.failure }
+    }
+
+    /// Locates every sighting of the source and records each fix in the run.
+    private func replay(into run: TrackingRun, venue: Venue) async throws {
+        let engine = LocationEngine(configuration: .init(venue: venue))
         var fixes = 0
         func show(_ decided: [TrackingRun.DecidedFix]) {
             for item in decided {
@@ -66,13 +92,6 @@ struct GatewayExample: AsyncParsableCommand {
             try await track(RecordingReader(url: URL(fileURLWithPath: recording)))
         }
         show(try await run.finish())
-
-        // Waits, woken by the sender, until the server has everything or `--wait` has passed.
-        let report = try await run.drain(waitingUpTo: .seconds(wait))
-        await run.stopDelivery()
-        let status = try await run.outbox.status()
-        let counts = await run.counts
-        print("\(fixes) fixes, \(counts.accepted) events, \(counts.extended) extended; \(report.pending) waiting, \(status.failed) refused")
-        if report.pending > 0 { throw ExitCode.failure }
+        print("\(fixes) fixes")
     }
 }

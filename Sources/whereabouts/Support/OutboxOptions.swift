@@ -12,19 +12,9 @@ struct OutboxOptions: ParsableArguments {
     /// The outbox's path.
     var outboxPath: String { outbox ?? Self.defaultOutboxPath }
 
-    /// `$XDG_DATA_HOME/whereabouts/outbox.sqlite` (`~/.local/share` when unset); on Apple
-    /// platforms, Application Support.
-    static var defaultOutboxPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        #if os(Linux)
-        let home = environment["HOME"] ?? NSHomeDirectory()
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (home as NSString).appendingPathComponent(".local/share")
-        #else
-        let data = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent("Library/Application Support")
-        #endif
-        return ((data as NSString).appendingPathComponent("whereabouts") as NSString).appendingPathComponent("outbox.sqlite")
-    }
+    /// ``Outbox/defaultPath``: `$XDG_DATA_HOME/whereabouts/outbox.sqlite` (`~/.local/share`
+    /// when unset); on Apple platforms, Application Support.
+    static var defaultOutboxPath: String { Outbox.defaultPath }
 
     /// Opens the outbox.
     func openOutbox() throws -> Outbox {
