@@ -316,5 +316,32 @@ struct CommandTests {
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("the visitor went through hall3 → hall4 → hall6 → hall8 → hall81"))
         #expect(output.standardOutput.contains("625 scans"))
+        // Built by `swift run`, not installed yet: the hints run it as it was run.
+        #expect(output.standardOutput.contains("Next: swift run whereabouts eval --venue Examples/venue.json"))
+    }
+
+    /// The demo says what it does before the seconds of survey and set-up, not all at the end:
+    /// its first lines reach a pipe while the rest is still being worked out.
+    @Test func demoSpeaksBeforeItWorks() throws {
+        let process = Process()
+        process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
+        process.arguments = ["demo"]
+        process.currentDirectoryURL = CommandRunner.packageRoot
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var early = Data()
+        while !String(decoding: early, as: UTF8.self).contains("Survey   simulating") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            early += chunk
+        }
+        let first = String(decoding: early, as: UTF8.self)
+        _ = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(first.hasPrefix("Whereabouts demo: the bundled example (Examples/)"))
+        #expect(first.contains("Survey   simulating"))
+        #expect(!first.contains("Timeline"), "the first lines came with the timeline, at the end")
     }
 }

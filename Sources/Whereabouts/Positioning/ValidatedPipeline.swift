@@ -23,11 +23,17 @@ public struct ValidatedPipeline: Sendable {
     /// offset is learnt online (``LocatorConfiguration/unknownDeviceAccuracyScale``); `nil` when
     /// it was not measured.
     public var unknownDeviceAccuracyScale: Double?
+    /// Whether the validation replayed a simulated survey of the venue (no training with true
+    /// positions was given) rather than held-out parts of the training recording. Its error then
+    /// measures a walk between the venue's places under persistent shadowing: it ranks the
+    /// candidates; it does not predict a real recording's error.
+    public var isSimulatedSurvey: Bool
 
     /// Creates a report.
     public init(filter: BuiltInRSSIFilter?, tracking: MotionTracker.Configuration?, trackedAccuracyScale: Double? = nil,
-                validationError: Double? = nil, unknownDeviceAccuracyScale: Double? = nil) {
+                validationError: Double? = nil, unknownDeviceAccuracyScale: Double? = nil, isSimulatedSurvey: Bool = false) {
         self.unknownDeviceAccuracyScale = unknownDeviceAccuracyScale
+        self.isSimulatedSurvey = isSimulatedSurvey
         self.filter = filter
         self.tracking = tracking
         self.trackedAccuracyScale = trackedAccuracyScale

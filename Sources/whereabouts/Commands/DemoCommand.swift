@@ -30,11 +30,7 @@ struct DemoCommand: ParsableCommand {
         let preset = SimulationPreset.example
         let venue = preset.venue, walk = preset.walk, radio = preset.radio
         let surveySeed = seed &+ 1000
-        let survey = Array(preset.simulator(seed: surveySeed))
-        let setup = PositioningAlgorithm.default.setup(venue: venue, training: survey)
-        var pipeline = setup.makePipeline()
-        let places = PlaceLocator(venue)
-
+        // What needs no work is said at once: the survey and the set-up take seconds in a debug build.
         print("Whereabouts demo: the bundled example (Examples/)\n")
         print("Venue    \(venue.name ?? "unnamed"): \(venue.floors.count.counted("floor")), \(venue.beacons.count.counted("beacon")), "
               + "\(venue.places.count.counted("place")) (\(venue.places.map(\.id).joined(separator: ", ")))")
@@ -42,6 +38,12 @@ struct DemoCommand: ParsableCommand {
         print("Radio    σ \(radio.shadowing.formatted(1)) dB shadowing, \((radio.multipathShare * 100).formatted(0)) % multipath fades of "
               + "\(radio.multipathLoss.formatted(0)) dB, \((radio.packetLoss * 100).formatted(0)) % packet loss, "
               + "\(radio.floorAttenuation.formatted(0)) dB per floor, nothing below \(radio.sensitivity.formatted(0)) dBm")
+        print("Survey   simulating a site survey, then calibrating and training on it (seconds in a debug build)…")
+        fflush(nil)   // every C stream: standard output is buffered in a pipe
+        let survey = Array(preset.simulator(seed: surveySeed))
+        let setup = PositioningAlgorithm.default.setup(venue: venue, training: survey)
+        var pipeline = setup.makePipeline()
+        let places = PlaceLocator(venue)
         if let fit = setup.calibration?.venueFit {
             print("Survey   \(survey.count) scans (seed \(surveySeed)) calibrate txPower \(fit.txPower.formatted(1)) dBm, n \(fit.pathLossExponent.formatted(2)) "
                   + "(simulated −59 dBm, n 2) and train the fingerprints")
@@ -100,9 +102,10 @@ struct DemoCommand: ParsableCommand {
         }
         if let floor = report.floorAccuracy { print("  floor right in \((floor * 100).formatted(1)) % of scans") }
         if let place = report.placeAccuracy { print("  hall right in \((place * 100).formatted(1)) % of the scans inside a hall") }
-        print("\nNext: whereabouts eval --venue Examples/venue.json --test Examples/visit.jsonl --algorithm all")
-        print("      whereabouts locate --venue Examples/venue.json --recording Examples/visit.jsonl -o fixes.jsonl")
-        print("      whereabouts track --venue Examples/venue.json --recording Examples/visit.jsonl   (to a server: Documentation/Tracking.md)")
+        let tool = Terminal.invocation
+        print("\nNext: \(tool) eval --venue Examples/venue.json --test Examples/visit.jsonl --algorithm all")
+        print("      \(tool) locate --venue Examples/venue.json --recording Examples/visit.jsonl -o fixes.jsonl")
+        print("      \(tool) serve --venue Examples/venue.json   (a server and its map: the README's \"self-hosted tracking server\")")
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -117,7 +117,17 @@ struct PipelineOptions: ParsableArguments {
     func choice(of setup: PositioningSetup, units: String) -> String? {
         guard let validated = setup.chosenPipeline else { return nil }
         let options = "--rssi-filter \(validated.filter == nil ? "none" : "kalman") --tracking \(validated.tracking?.model.rawValue ?? "none")"
-        let error = validated.validationError.map { String(format: " (validation mean error %.2f %@)", $0, units) } ?? ""
-        return "default: \(options)\(error), chosen by validation; give --rssi-filter or --tracking to decide yourself."
+        let error = validated.validationError.map { String(format: "%.2f %@", $0, units) }
+        let how: String
+        if validated.isSimulatedSurvey {
+            how = "the better of its candidates on a simulated survey of the venue's places"
+                + (error.map { " (mean error \($0) there: walks between places under persistent shadowing, harder than most visits; "
+                    + "it ranks the candidates, it does not predict this recording's error)" } ?? "")
+        } else {
+            how = "the better of its candidates on the training recording, by held-out blocks of space"
+                + (error.map { " (mean error \($0) there; visitors with other phones, who stop and walk between "
+                    + "survey points, usually err more)" } ?? "")
+        }
+        return "default: \(options), \(how); give --rssi-filter or --tracking to decide yourself."
     }
 }

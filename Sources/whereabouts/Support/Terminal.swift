@@ -14,4 +14,12 @@ enum Terminal {
 
     /// Whether standard error is a terminal (progress lines are drawn only then).
     static var standardErrorIsTerminal: Bool { isatty(2) != 0 }
+
+    /// How to run this tool again from the shell it was run from: `swift run whereabouts` when it
+    /// is the build product of a package (`swift run` built it, it is not installed yet), else
+    /// `whereabouts`.
+    static var invocation: String {
+        let path = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL.path
+        return path.contains("/.build/") ? "swift run whereabouts" : "whereabouts"
+    }
 }

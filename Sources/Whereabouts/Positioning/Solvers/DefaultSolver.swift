@@ -74,12 +74,15 @@ public struct DefaultSolver: PositionSolver {
     /// The mean error of the validation replay, venue units: of the tracked fixes when
     /// ``tracking`` is set; `nil` when no fix was scored.
     public let validationError: Double?
+    /// Whether the validation replayed a simulated survey (the training had no true positions).
+    public let isValidatedOnSimulatedSurvey: Bool
 
     /// The filter and tracking validated with, the tracker's measured radius factor and the
     /// validation error, as a value (see ``ValidatedPipeline``).
     public var validatedPipeline: ValidatedPipeline? {
         ValidatedPipeline(filter: filter, tracking: tracking, trackedAccuracyScale: trackedAccuracyScale,
-                          validationError: validationError, unknownDeviceAccuracyScale: unknownDeviceAccuracyScale)
+                          validationError: validationError, unknownDeviceAccuracyScale: unknownDeviceAccuracyScale,
+                          isSimulatedSurvey: isValidatedOnSimulatedSurvey)
     }
 
     /// The spatial block size of the radius validation, metres.
@@ -154,6 +157,7 @@ public struct DefaultSolver: PositionSolver {
         filter = chosen.configuration.filter
         tracking = chosen.configuration.tracking
         validationError = chosen.meanError.isFinite ? chosen.meanError : nil
+        isValidatedOnSimulatedSurvey = !hasPositions
         unknownDeviceAccuracyScale = hasPositions
             ? Self.unknownDeviceScale(validation, venue: venue, configuration: chosen.configuration, accuracyScale: chosen.accuracyScale)
             : nil
@@ -270,6 +274,7 @@ public struct DefaultSolver: PositionSolver {
         filter = nil
         tracking = nil
         validationError = nil
+        isValidatedOnSimulatedSurvey = false
         unknownDeviceAccuracyScale = nil
     }
 
