@@ -3,11 +3,14 @@
 /// - left, the cumulative distribution of the horizontal error for each algorithm — x the error
 ///   in venue units, y the share (0–1) of the scans with a true position whose error is at most
 ///   x — one coloured line each, with a legend. Scans not located never count as within any
-///   error, so a line that does not reach 1 shows how many were missed;
-/// - right, a map of truth against one algorithm's estimates, north up, equal x and y scale:
-///   the venue's polygon places outlined, beacons as small squares, true positions as black dots
-///   (hollow when not located), estimates in the algorithm's colour, and a thin line from each
-///   truth to its estimate, with a scale bar.
+///   error, so a line that does not reach 1 shows how many were missed, and says so ("located
+///   95 %") at its end and in the legend. A curve that lies on an earlier one (within a pixel)
+///   is drawn dashed over it, so that both colours show, and its legend entry names the other;
+/// - right, a map of truth against one algorithm's estimates, north up, equal x and y scale, with
+///   axes in venue units: the venue's places outlined and named (with their floor when the venue
+///   has several, which are drawn together), beacons as small squares, estimates in the
+///   algorithm's colour, true positions as black dots over them (hollow when not located), and a
+///   thin line from each truth to its estimate, with a scale bar.
 ///
 /// Elements carry classes (`cdf`, `place`, `beacon`, `truth`, `estimate`, `error-line`) so the
 /// document can be styled or checked.
@@ -57,9 +60,11 @@ public struct EvaluationPlot: Sendable {
         self.samples = samples
     }
 
-    /// The plot of an evaluation run: every algorithm's CDF, and the first algorithm's map.
+    /// The plot of an evaluation run: every algorithm's CDF, and the first algorithm's map. The
+    /// title is the venue's name, with `dataset` (the folder's name, say) beside it.
     public init(run: EvaluationRun, venue: Venue, dataset: String) {
-        self.init(title: dataset, units: venue.units.rawValue,
+        let title = venue.name.map { $0 == dataset || dataset.isEmpty ? $0 : "\($0) (\(dataset))" } ?? dataset
+        self.init(title: title, units: venue.units.rawValue,
                   curves: run.entries.map { Curve(name: $0.algorithm, errors: $0.evaluation.errors, total: run.scansWithPosition) },
                   venue: venue, mapAlgorithm: run.entries.first?.algorithm ?? "", samples: run.samples)
     }
@@ -138,7 +143,37 @@ public struct EvaluationPlot: Sendable {
                          text: "share of scans with a true position")
         document.close("g")
 
+        // A curve that lies on an earlier one (within a pixel over the whole axis) is drawn dashed
+        // over it, so that both are seen.
+        let columns = Int(box.right - box.left)
+        func share(_ index: Int, at error: Double) -> Double {
+            let sorted = sortedCurves[index]
+            var low = 0, high = sorted.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] <= error { low = middle + 1 } else { high = middle }
+            }
+            return Double(low) / Double(max(curves[index].total, 1))
+        }
+        func coincide(_ a: Int, _ b: Int) -> Bool {
+            guard sortedCurves[a].isEmpty == sortedCurves[b].isEmpty else { return false }
+            let pixel = 1 / (box.bottom - box.top)
+            return (0...columns).allSatisfy { column in
+                let error = xMax * Double(column) / Double(columns)
+                return abs(share(a, at: error) - share(b, at: error)) < pixel
+            }
+        }
+        var sameAs: [Int?] = Array(repeating: nil, count: curves.count)
+        var dashes: [Int] = Array(repeating: 0, count: curves.count)
+        for index in curves.indices {
+            guard let earlier = curves.indices.first(where: { $0 < index && sameAs[$0] == nil && coincide($0, index) }) else { continue }
+            sameAs[index] = earlier
+            dashes[earlier] += 1
+            dashes[index] = dashes[earlier]
+        }
+
         // One line per algorithm.
+        var labelled: [Double] = []
         for (index, sorted) in sortedCurves.enumerated() {
             let total = curves[index].total
             var points: [(x: Double, y: Double)] = [(px(0), py(0))]
@@ -158,8 +193,24 @@ public struct EvaluationPlot: Sendable {
             } else {
                 points.append((px(xMax), py(0)))
             }
-            document.element("path", [("class", "cdf"), ("d", SVGDocument.pathData(points)), ("fill", "none"),
-                                      ("stroke", Self.colour(index)), ("stroke-width", "2"), ("stroke-linejoin", "round")])
+            var attributes = [("class", "cdf"), ("d", SVGDocument.pathData(points)), ("fill", "none"),
+                              ("stroke", Self.colour(index)), ("stroke-width", "2"), ("stroke-linejoin", "round")]
+            if sameAs[index] != nil {
+                // The k-th copy shows in the k-th of every k+1 dashes of 6 px.
+                let k = dashes[index]
+                attributes += [("stroke-dasharray", "6 \(6 * k)"), ("stroke-dashoffset", "\(-6 * (k - 1))")]
+            }
+            document.element("path", attributes)
+            // A curve that stops short of 1 because scans were not located says how many were.
+            if total > 0, !sorted.isEmpty, sorted.count < total, sameAs[index] == nil, let end = points.last {
+                // Above the line's end, and above any such label already there.
+                var y = end.y - 5
+                while labelled.contains(where: { abs($0 - y) < 11 }) { y -= 11 }
+                labelled.append(y)
+                document.element("text", [("class", "located"), ("x", SVGDocument.number(end.x - 4)),
+                                          ("y", SVGDocument.number(y)), ("text-anchor", "end"), ("font-size", "10"),
+                                          ("fill", Self.colour(index))], text: "located \(Self.percent(sorted.count, of: total))")
+            }
         }
 
         // Legend, lower right (where a CDF leaves room).
@@ -167,8 +218,12 @@ public struct EvaluationPlot: Sendable {
         let legendTop = box.bottom - 10 - rowHeight * Double(curves.count)
         let labels = curves.indices.map { index in
             let sorted = sortedCurves[index]
-            let detail = sorted.isEmpty ? "none located"
+            if let earlier = sameAs[index] { return "\(curves[index].name) — on \(curves[earlier].name)'s line (dashed)" }
+            var detail = sorted.isEmpty ? "none located"
                 : "median \(NiceTicks.label(Quantile.ofSorted(sorted, 0.5), step: 0.01)) \(units)"
+            if !sorted.isEmpty, sorted.count < curves[index].total {
+                detail += ", located \(Self.percent(sorted.count, of: curves[index].total))"
+            }
             return "\(curves[index].name) — \(detail)"
         }
         // About 6.2 px a character at 11 px: wide enough for the longest label, within the plot.
@@ -181,27 +236,46 @@ public struct EvaluationPlot: Sendable {
                                   ("fill", "white"), ("fill-opacity", "0.85"), ("stroke", "#ccc")])
         for (index, label) in labels.enumerated() {
             let y = legendTop + rowHeight * Double(index) + 4
-            document.element("line", [("x1", SVGDocument.number(legendLeft + 7)), ("y1", SVGDocument.number(y)),
-                                      ("x2", SVGDocument.number(legendLeft + 29)), ("y2", SVGDocument.number(y)),
-                                      ("stroke", Self.colour(index)), ("stroke-width", "3")])
+            var line = [("x1", SVGDocument.number(legendLeft + 7)), ("y1", SVGDocument.number(y)),
+                        ("x2", SVGDocument.number(legendLeft + 29)), ("y2", SVGDocument.number(y)),
+                        ("stroke", Self.colour(index)), ("stroke-width", "3")]
+            if sameAs[index] != nil { line.append(("stroke-dasharray", "4 3")) }
+            document.element("line", line)
             document.element("text", [("x", SVGDocument.number(legendLeft + 35)), ("y", SVGDocument.number(y + 4))], text: label)
         }
         document.close("g")
+    }
+
+    /// `part` of `whole` as a whole percentage, never rounded up to 100 while something is missing.
+    private static func percent(_ part: Int, of whole: Int) -> String {
+        let share = (Double(part) / Double(max(whole, 1)) * 100).rounded()
+        return "\(Int(part < whole ? min(share, 99) : share)) %"
     }
 
     // MARK: Map
 
     private func drawMap(into document: inout SVGDocument) {
         let box = Self.mapBox
-        let polygons: [(id: String, vertices: [PlanarPoint])] = venue.places.compactMap { place in
-            if case .polygon(let vertices) = place.shape, !vertices.isEmpty { return (place.id, vertices) }
+        let polygons: [(id: String, floor: Int, vertices: [PlanarPoint])] = venue.places.compactMap { place in
+            if case .polygon(let vertices) = place.shape, !vertices.isEmpty { return (place.id, place.floor, vertices) }
             return nil
         }
+        let circles: [(id: String, floor: Int, center: PlanarPoint, radius: Double)] = venue.places.compactMap { place in
+            if case .circle(let center, let radius, _) = place.shape, center.x.isFinite, center.y.isFinite, radius.isFinite {
+                return (place.id, place.floor, center, radius)
+            }
+            return nil
+        }
+        let floors = Set(venue.floors.map(\.level) + samples.compactMap(\.floor)).sorted()
         let beacons: [PlanarPoint] = venue.beacons.compactMap { beacon in
             guard let x = beacon.x, let y = beacon.y, x.isFinite, y.isFinite else { return nil }
             return PlanarPoint(x: x, y: y)
         }
         var all = beacons + polygons.flatMap(\.vertices)
+        for circle in circles {
+            all += [PlanarPoint(x: circle.center.x - circle.radius, y: circle.center.y - circle.radius),
+                    PlanarPoint(x: circle.center.x + circle.radius, y: circle.center.y + circle.radius)]
+        }
         for sample in samples {
             all.append(sample.truth)
             if let estimate = sample.estimate { all.append(estimate) }
@@ -209,7 +283,8 @@ public struct EvaluationPlot: Sendable {
         all = all.filter { $0.x.isFinite && $0.y.isFinite }
 
         document.element("text", [("x", SVGDocument.number(box.left)), ("y", SVGDocument.number(box.top - 12)), ("font-size", "13")],
-                         text: "Truth and estimates — \(mapAlgorithm)")
+                         text: "Truth and estimates — \(mapAlgorithm)"
+                            + (floors.count > 1 ? " (floors \(floors.map(String.init).joined(separator: ", ")) together)" : ""))
         document.element("rect", [("x", SVGDocument.number(box.left)), ("y", SVGDocument.number(box.top)),
                                   ("width", SVGDocument.number(box.right - box.left)), ("height", SVGDocument.number(box.bottom - box.top)),
                                   ("fill", "#fafafa"), ("stroke", "#333")])
@@ -242,7 +317,7 @@ public struct EvaluationPlot: Sendable {
                                   ("width", "7"), ("height", "7"), ("fill", "#333")])
         document.element("text", [("x", SVGDocument.number(box.left + 24)), ("y", SVGDocument.number(legendY))], text: "beacon")
         document.element("circle", [("cx", SVGDocument.number(box.left + 82)), ("cy", SVGDocument.number(legendY - 4)),
-                                    ("r", "3"), ("fill", "black")])
+                                    ("r", "3"), ("fill", "black"), ("stroke", "white"), ("stroke-width", "0.8")])
         document.element("text", [("x", SVGDocument.number(box.left + 90)), ("y", SVGDocument.number(legendY))], text: "truth")
         document.element("circle", [("cx", SVGDocument.number(box.left + 138)), ("cy", SVGDocument.number(legendY - 4)),
                                     ("r", "3"), ("fill", Self.colour(0))])
@@ -250,7 +325,11 @@ public struct EvaluationPlot: Sendable {
                          text: "estimate (\(mapAlgorithm))")
         document.close("g")
 
-        document.open("g", [("class", "places"), ("font-size", "10"), ("fill", "#888")])
+        drawAxes(into: &document, box: box, minX: minX, maxX: maxX, minY: minY, maxY: maxY,
+                 x: { offsetX + ($0 - minX) * scale }, y: { offsetY + (maxY - $0) * scale })
+
+        func label(_ id: String, floor: Int) -> String { floors.count > 1 ? "\(id) (floor \(floor))" : id }
+        document.open("g", [("class", "places"), ("font-size", "10"), ("fill", "#667")])
         for polygon in polygons {
             let points = polygon.vertices.map { px($0.x) + "," + py($0.y) }.joined(separator: " ")
             document.element("polygon", [("class", "place"), ("points", points), ("fill", "#eef2f7"), ("stroke", "#8a9bb0"),
@@ -258,7 +337,14 @@ public struct EvaluationPlot: Sendable {
             let cx = polygon.vertices.map(\.x).reduce(0, +) / Double(polygon.vertices.count)
             let top = polygon.vertices.map(\.y).max() ?? cx
             document.element("text", [("x", px(cx)), ("y", SVGDocument.number(offsetY + (maxY - top) * scale + 12)),
-                                      ("text-anchor", "middle")], text: polygon.id)
+                                      ("text-anchor", "middle")], text: label(polygon.id, floor: polygon.floor))
+        }
+        for circle in circles {
+            document.element("circle", [("class", "place"), ("cx", px(circle.center.x)), ("cy", py(circle.center.y)),
+                                        ("r", SVGDocument.number(circle.radius * scale)), ("fill", "#eef2f7"), ("fill-opacity", "0.6"),
+                                        ("stroke", "#8a9bb0"), ("stroke-width", "1")])
+            document.element("text", [("x", px(circle.center.x)), ("y", py(circle.center.y)), ("text-anchor", "middle")],
+                             text: label(circle.id, floor: circle.floor))
         }
         document.close("g")
 
@@ -273,14 +359,15 @@ public struct EvaluationPlot: Sendable {
         document.open("g", [("class", "estimates"), ("fill", Self.colour(0)), ("fill-opacity", "0.8")])
         for sample in samples {
             guard let estimate = sample.estimate else { continue }
-            document.element("circle", [("class", "estimate"), ("cx", px(estimate.x)), ("cy", py(estimate.y)), ("r", "2.2")])
+            document.element("circle", [("class", "estimate"), ("cx", px(estimate.x)), ("cy", py(estimate.y)), ("r", "2")])
         }
         document.close("g")
 
+        // The truth over the estimates, outlined so that it shows on them.
         document.open("g", [("class", "truths")])
         for sample in samples {
-            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "1.8")]
-            attributes += sample.estimate == nil ? [("fill", "white"), ("stroke", "black")] : [("fill", "black"), ("stroke", "white"), ("stroke-width", "0.5")]
+            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "2.4")]
+            attributes += sample.estimate == nil ? [("fill", "white"), ("stroke", "black")] : [("fill", "black"), ("stroke", "white"), ("stroke-width", "0.8")]
             document.element("circle", attributes)
         }
         document.close("g")
@@ -301,6 +388,36 @@ public struct EvaluationPlot: Sendable {
                                   ("stroke", "#333"), ("stroke-width", "2")])
         document.element("text", [("x", SVGDocument.number(barX + barLength * scale + 6)), ("y", SVGDocument.number(barY + 4))],
                          text: "\(NiceTicks.label(barLength, step: barLength)) \(units)")
+        document.close("g")
+    }
+
+    /// Ticks and labels in venue units along the map's bottom (x) and left (y) edges, outside it.
+    private func drawAxes(into document: inout SVGDocument, box: (left: Double, top: Double, right: Double, bottom: Double),
+                          minX: Double, maxX: Double, minY: Double, maxY: Double,
+                          x: (Double) -> Double, y: (Double) -> Double) {
+        document.open("g", [("class", "map-axes"), ("font-size", "10"), ("fill", "#555")])
+        let stepX = NiceTicks.step(span: max(maxX - minX, 1e-6), count: 5)
+        var tick = (minX / stepX).rounded(.up) * stepX
+        while tick <= maxX + stepX * 1e-6 {
+            let at = SVGDocument.number(x(tick))
+            document.element("line", [("x1", at), ("y1", SVGDocument.number(box.bottom)), ("x2", at),
+                                      ("y2", SVGDocument.number(box.bottom + 4)), ("stroke", "#333")])
+            document.element("text", [("x", at), ("y", SVGDocument.number(box.bottom + 15)), ("text-anchor", "middle")],
+                             text: NiceTicks.label(tick, step: stepX))
+            tick += stepX
+        }
+        let stepY = NiceTicks.step(span: max(maxY - minY, 1e-6), count: 5)
+        tick = (minY / stepY).rounded(.up) * stepY
+        while tick <= maxY + stepY * 1e-6 {
+            let at = y(tick)
+            document.element("line", [("x1", SVGDocument.number(box.left - 4)), ("y1", SVGDocument.number(at)),
+                                      ("x2", SVGDocument.number(box.left)), ("y2", SVGDocument.number(at)), ("stroke", "#333")])
+            document.element("text", [("x", SVGDocument.number(box.left - 6)), ("y", SVGDocument.number(at + 3)), ("text-anchor", "end")],
+                             text: NiceTicks.label(tick, step: stepY))
+            tick += stepY
+        }
+        document.element("text", [("x", SVGDocument.number(box.right)), ("y", SVGDocument.number(box.bottom + 28)),
+                                  ("text-anchor", "end"), ("font-size", "11")], text: "x, y (\(units), north up)")
         document.close("g")
     }
 }

@@ -89,7 +89,7 @@ struct EvaluationPlotTests {
         #expect(!svg.contains("a<b"))
         let elements = try #require(ElementCollector.parse(svg))
         let texts = elements.filter { $0.name == "text" }.map(\.text)
-        #expect(texts.contains("a<b & \"c\" — median 1.50 m"))
+        #expect(texts.contains("a<b & \"c\" — median 1.50 m, located 50 %"))
         #expect(texts.contains("room & co — positioning error"))
         #expect(texts.contains("Truth and estimates — a<b & \"c\""))
     }
@@ -119,6 +119,68 @@ struct EvaluationPlotTests {
         #expect(abs(width / height - 1.5) < 0.001)
         // North up: the polygon's first vertex (0, 0) is at the bottom left.
         #expect(points[0].1 == points.map(\.1).max())
+    }
+
+    /// Two algorithms that made the same errors draw one line over the other: the second is
+    /// dashed, so the first's colour shows between its dashes, and the legend names both. A
+    /// curve a pixel or more away from every other is drawn as it is.
+    @Test func identicalCurvesAreBothSeen() throws {
+        let elements = try #require(ElementCollector.parse(plot().svg))
+        let curves = elements.filter { $0.attributes["class"] == "cdf" }
+        #expect(curves[0].attributes["stroke-dasharray"] == nil)
+        #expect(curves[1].attributes["stroke-dasharray"] == "6 6")
+        #expect(curves[1].attributes["d"] == curves[0].attributes["d"])
+        #expect(curves[2].attributes["stroke-dasharray"] == nil)
+        // 1 scan in 1,600 apart: a quarter of a pixel of the 390 px high plot, the same line; 4 in
+        // 300: 5 pixels, two lines.
+        func dash(_ other: [Double], total: Int) throws -> String? {
+            let pair = EvaluationPlot(title: "t", units: "m", curves: [
+                EvaluationPlot.Curve(name: "a", errors: Array(repeating: 1, count: total), total: total),
+                EvaluationPlot.Curve(name: "b", errors: other, total: total)], venue: venue, mapAlgorithm: "a", samples: [])
+            return try #require(ElementCollector.parse(pair.svg)).filter { $0.attributes["class"] == "cdf" }.last?.attributes["stroke-dasharray"]
+        }
+        #expect(try dash(Array(repeating: 1, count: 1599) + [1.5], total: 1600) == "6 6")
+        #expect(try dash(Array(repeating: 1, count: 296) + [1.5, 1.5, 1.5, 1.5], total: 300) == nil)
+        let texts = elements.filter { $0.name == "text" }.map(\.text)
+        #expect(texts.contains("centroid — on a<b & \"c\"'s line (dashed)"))
+    }
+
+    /// A curve that stops short of 1 because scans were not located says so where it ends; 2 of
+    /// 4 located is 50 %, 99.6 % is said as 99 %, never as all.
+    @Test func aCurveThatStopsShortSaysHowManyWereLocated() throws {
+        let elements = try #require(ElementCollector.parse(plot().svg))
+        let labels = elements.filter { $0.attributes["class"] == "located" }
+        #expect(labels.map(\.text) == ["located 50 %"])   // the copy and the curve of none located say nothing here
+        #expect(labels.first?.attributes["x"] == "456" && labels.first?.attributes["y"] == "250")
+        let almost = EvaluationPlot(title: "t", units: "m", curves: [EvaluationPlot.Curve(name: "a", errors: Array(repeating: 1, count: 249), total: 250)],
+                                    venue: venue, mapAlgorithm: "a", samples: [])
+        let texts = try #require(ElementCollector.parse(almost.svg)).filter { $0.name == "text" }.map(\.text)
+        #expect(texts.contains("located 99 %"))
+        #expect(texts.contains("a — median 1.00 m, located 99 %"))
+    }
+
+    /// The map draws the truth over the estimates, places of every shape with their names (and
+    /// floors when there are several), and axes in venue units; the title is the venue's name.
+    @Test func theMapSaysWhatItShows() throws {
+        var campus = SimulationPreset.example.venue
+        campus.places.append(Venue.Place(id: "desk", floor: 1, shape: .circle(center: PlanarPoint(x: 10, y: 10), radius: 3, coordinate: nil)))
+        let samples = [EvaluationSample(truth: PlanarPoint(x: 0, y: 0), floor: 0, estimate: PlanarPoint(x: 5, y: 5))]
+        let drawn = EvaluationPlot(title: "x", units: "m", curves: [EvaluationPlot.Curve(name: "a", errors: [7], total: 1)],
+                                   venue: campus, mapAlgorithm: "a", samples: samples)
+        let elements = try #require(ElementCollector.parse(drawn.svg))
+        let estimate = try #require(elements.firstIndex { $0.attributes["class"] == "estimate" })
+        let truth = try #require(elements.firstIndex { $0.attributes["class"] == "truth" })
+        #expect(estimate < truth)
+        #expect(elements.contains { $0.name == "circle" && $0.attributes["class"] == "place" })
+        let texts = elements.filter { $0.name == "text" }.map(\.text)
+        #expect(texts.contains("desk (floor 1)"))
+        #expect(texts.contains { $0.hasPrefix("Truth and estimates — a (floors 0, 1 together)") })
+        #expect(texts.contains("x, y (m, north up)"))
+        #expect(elements.contains { $0.attributes["class"] == "map-axes" })
+
+        let run = EvaluationRun(setups: [])
+        #expect(EvaluationPlot(run: run, venue: campus, dataset: "Examples").title == "Trade fair campus (example) (Examples)")
+        #expect(EvaluationPlot(run: run, venue: Venue(), dataset: "uji-lib").title == "uji-lib")
     }
 
     @Test func aVenueWithoutPositionsStillMakesADocument() throws {
