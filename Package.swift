@@ -22,7 +22,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
+        // One trait, not Hummingbird's two defaults: SwiftPM passes enabled traits as -D flags in
+        // no fixed order, so with two the command line changes between `swift test` and `swift
+        // run` and every switch recompiles Hummingbird. ConfigurationSupport (swift-configuration)
+        // is not used here.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0", traits: ["FullFoundation"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.2.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
