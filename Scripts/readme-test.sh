@@ -162,7 +162,7 @@ def get(path):
     request = urllib.request.Request("http://127.0.0.1:8080" + path, headers={"Authorization": token})
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.load(answer)
-venue = get("/venue")
+venue = get("/venue").get("venue") or {}
 positions = get("/events?types[]=position/wgs84&fromTime=0&toTime=4000000000&limit=1000")["events"]
 if not venue.get("places") or not positions:
     sys.exit(f"error: the README's server shows {len(venue.get('places') or [])} places and {len(positions)} positions on its map")
