@@ -1,10 +1,10 @@
 /// The name among known ones that a mistyped name most likely meant: for "did you mean …?"
 /// in the messages about unknown keys and options.
 ///
-/// A name matches when it is the same but for case, when the typed name begins one known name
-/// only (`algo` → `algorithm`), or when few edits turn one into the other (a third of the
-/// shorter name's length, at least one, none for one-letter names: `x` is not taken for `y`): `txpower` → `txPower`, `pathlossExponent`
-/// → `pathLossExponent`, `flor` → `floor`.
+/// A name matches when it is the same but for case (`txpower` → `txPower`), when few edits turn
+/// one into the other (a third of the shorter name's length, at least one, but none for
+/// one-letter names, so that `x` is not taken for `y`: `flor` → `floor`, `di` → `id`), or, when
+/// no name is that near, when the typed name begins one known name only (`algo` → `algorithm`).
 ///
 /// ```swift
 /// NearestName.suggestion(for: "txpower", among: ["txPower", "pathLossExponent"])   // "txPower"
