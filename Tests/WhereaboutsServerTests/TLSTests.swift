@@ -4,6 +4,7 @@ import HummingbirdTLS
 import Logging
 import ServiceLifecycle
 import Testing
+import WhereaboutsServerTesting
 import Whereabouts
 @testable import WhereaboutsServer
 
@@ -64,9 +65,15 @@ ma2vtJ39WqNMWcrqVXgWMmrjDPShRANCAAQiQzHok9m2TeCGLgme6oJ4zpYFYmZ8
             request.headers.add(name: "Authorization", value: token)
             let secure = try await client.execute(request, timeout: .seconds(10))
             #expect(secure.status.code == 200)
-            // Plain HTTP to the same port gets no HTTP answer.
-            let plain = try? await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(5))
-            #expect(plain == nil || plain?.status.code != 200)
+            // Plain HTTP to the same port gets no HTTP answer: the server reads it as a broken TLS
+            // record and closes the connection (a TLS alert at most), and goes on serving TLS.
+            let plain = try RawHTTPConnection(port: port)
+            #expect(plain.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+            let answer = await plain.receive(for: 10)
+            #expect(answer.closed, "the server kept a plain-HTTP connection open on its TLS port")
+            #expect(!answer.text.hasPrefix("HTTP/"), "plain HTTP got an HTTP answer: \(answer.text.prefix(80))")
+            let again = try await client.execute(request, timeout: .seconds(10))
+            #expect(again.status.code == 200)
         } catch {
             Issue.record("\(error)")
         }

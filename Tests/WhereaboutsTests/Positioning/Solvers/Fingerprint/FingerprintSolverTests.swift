@@ -231,7 +231,12 @@ import Testing
                 return BeaconSignal(beaconIndex: Int.random(in: -2...10, using: &random), rssi: rssi)
             }
             let floor: Int? = random.nextUniform() < 0.3 ? Int.random(in: -1...1, using: &random) : nil
-            guard let estimate = solver.locate(Observation(time: 0, floor: floor, signals: signals, ranges: [])) else { continue }
+            // Located exactly when a reading names one of the venue's beacons with an RSSI in
+            // −200…0 dBm and the floor, if any, is the survey's (0): the rest is refused, never trapped on.
+            let usable = signals.contains { (0..<venue.beacons.count).contains($0.beaconIndex) && $0.rssi >= -200 && $0.rssi <= 0 }
+            let located = solver.locate(Observation(time: 0, floor: floor, signals: signals, ranges: []))
+            #expect((located != nil) == (usable && (floor ?? 0) == 0), "\(signals) on floor \(floor.map(String.init) ?? "none")")
+            guard let estimate = located else { continue }
             #expect(estimate.isFinite)
             // A weighted mean of survey points stays inside their extent (1.25…18.75 × 1.25…8.75).
             #expect(estimate.point.x >= 1.25 - 1e-9 && estimate.point.x <= 18.75 + 1e-9)
