@@ -23,8 +23,10 @@ public final class SQLiteEventStore: EventStore {
     /// How hard the store works to keep acknowledged writes.
     public let durability: Durability
 
-    private let pool: DatabasePool
-    private let files: AttachmentFiles
+    /// The database (internal: the group-commit tests commit a group of their making on it).
+    let pool: DatabasePool
+    /// Where attachments are kept.
+    let files: AttachmentFiles
     /// Event inserts that arrive while others are being committed are committed together, in
     /// one transaction: with `durability: .full`, one sync to disk acknowledges them all.
     let eventInserts: GroupCommit<EventInsert, EventInsertOutcome>
