@@ -72,12 +72,18 @@ struct GroupCommitTests {
         #expect(later == [[1, 1, 1], [1, 6], [5], [20], [1]])
     }
 
-    @Test func concurrentCallsToTheSQLiteStoreFailAlone() async throws {
+    /// A durable SQLite store in a folder of its own (to remove), with the user alice.
+    private static func storeOfAlice() async throws -> (store: SQLiteEventStore, directory: String) {
         let directory = NSTemporaryDirectory() + "whereabouts-group-" + AccessToken.generate()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try SQLiteEventStore(directory: directory, durability: .full)
         try await store.migrate()
         try await store.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0))
+        return (store, directory)
+    }
+
+    @Test func concurrentCallsToTheSQLiteStoreFailAlone() async throws {
+        let (store, directory) = try await Self.storeOfAlice()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let calls = 40
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { tasks in
             for index in 0..<calls {
@@ -104,11 +110,8 @@ struct GroupCommitTests {
     /// calls, two naming a user that does not exist, committed in one transaction. Each failing
     /// call fails alone (its savepoint rolled back); the other four are stored.
     @Test func aFailingCallInAGroupLeavesTheOthersCommitted() async throws {
-        let directory = NSTemporaryDirectory() + "whereabouts-group-" + AccessToken.generate()
+        let (store, directory) = try await Self.storeOfAlice()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try SQLiteEventStore(directory: directory, durability: .full)
-        try await store.migrate()
-        try await store.addUser(User(name: "alice", created: 0), streams: EventStream.defaults(at: 0))
         let group = (0..<6).map { index -> SQLiteEventStore.EventInsert in
             let user = index % 3 == 1 ? "nobody" : "alice"
             let events = (0..<3).map { EventStoreContractTests.point("g\(index)e\($0)", at: Double(index * 3 + $0)) }
