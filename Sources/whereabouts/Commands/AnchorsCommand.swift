@@ -39,8 +39,7 @@ struct AnchorsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Near rounds an anchor needs to re-arm.", valueName: "N"))
     var rearm: Int = 5
 
-    @Flag(name: .long, help: "Read a recording with bad lines, skipping and counting them.")
-    var lenient = false
+    @OptionGroup var recordings: RecordingOptions
 
     @Flag(name: .long, help: "Print one JSON object a line.")
     var json = false
@@ -54,7 +53,7 @@ struct AnchorsCommand: AsyncParsableCommand {
         let venueValue = try venue.read()
         let anchors = venueValue.beacons.filter { $0.x != nil && $0.y != nil }.map { AnchorBeacon(venueBeacon: $0, in: venueValue) }
         guard !anchors.isEmpty else { throw CommandFailure("\(venue.path): no beacon has a position, so there is no anchor.") }
-        let reader = try source.open(lenient: lenient)
+        let reader = try source.open(lenient: recordings.lenient)
         var pipeline = AnchorPipeline(anchors: anchors, venue: venueValue, rangingInterval: round, rearmRounds: rearm)
         var out = TextOutput(live: reader.isLive)
         func write(_ events: [AnchorEvent]) {

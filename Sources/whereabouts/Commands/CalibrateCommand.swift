@@ -3,7 +3,7 @@ import Foundation
 import Whereabouts
 
 /// `whereabouts calibrate`
-struct CalibrateCommand: ParsableCommand {
+struct CalibrateCommand: LongWorkCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Fit txPower and the path-loss exponent from a recording with true positions.",
@@ -38,23 +38,17 @@ struct CalibrateCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Receiver height in venue units when the truth has no z.", valueName: "height"))
     var receiverHeight: Double?
 
-    @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
-    var lenient = false
+    @OptionGroup var recordings: RecordingOptions
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    func run() throws {
-        progressOptions.apply()
-        try ProgressLine.showingWork { try work() }
-    }
-
-    private func work() throws {
+    func work() throws {
         let venueValue = try venue.read()
         var options = Calibration.Options()
         options.loss = loss
         options.receiverHeight = receiverHeight
         let url = URL(fileURLWithPath: recording)
-        let reader = try RecordingReader(url: url, options: .init(lenient: lenient))
+        let reader = try RecordingReader(url: url, options: recordings.readerOptions)
         var calibration = Calibration(venue: venueValue, options: options)
         var progress = Progress("reading \(recording)", total: url.fileSize)
         var devices: Set<String> = []

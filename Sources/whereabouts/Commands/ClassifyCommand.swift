@@ -35,8 +35,7 @@ struct ClassifyCommand: ParsableCommand {
     @Flag(name: .long, help: "Write JSON Lines ({\"t\", \"device\", \"place\", \"probability\", \"floor\"}) instead of a table.")
     var json = false
 
-    @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
-    var lenient = false
+    @OptionGroup var recordings: RecordingOptions
 
     /// The formats an output file's extension names: true for JSON Lines.
     private static let extensions = ["jsonl": true, "json": true, "ndjson": true, "tsv": false, "txt": false, "tab": false]
@@ -53,7 +52,7 @@ struct ClassifyCommand: ParsableCommand {
 
     func run() throws {
         var tracker = try InputFiles.placeModel(at: model).tracker()
-        let reader = try RecordingReader.open(recording, lenient: lenient)
+        let reader = try RecordingReader.open(recording, lenient: recordings.lenient)
         let writer = try output.map { try JSONLinesWriter(url: URL(fileURLWithPath: $0)) } ?? JSONLinesWriter(handle: FileHandle.standardOutput)
         let json = writesJSON
         var table = json ? "" : "t\tdevice\tplace\tprobability\tfloor\n"

@@ -3,7 +3,7 @@ import Foundation
 import Whereabouts
 
 /// `whereabouts eval`
-struct EvalCommand: ParsableCommand {
+struct EvalCommand: LongWorkCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Score positioning algorithms against a recording with ground truth.",
@@ -59,17 +59,11 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write an SVG plot of the errors and a map here.", valueName: "report.svg"))
     var plot: String?
 
-    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
-    var lenient = false
+    @OptionGroup var recordings: RecordingOptions
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    func run() throws {
-        progressOptions.apply()
-        try ProgressLine.showingWork { try work() }
-    }
-
-    private func work() throws {
+    func work() throws {
         let algorithm = self.algorithm ?? .algorithm(.default)
         var algorithms = algorithm.algorithms
         if algorithm == .all, train == nil {
@@ -81,9 +75,9 @@ struct EvalCommand: ParsableCommand {
         }
         let venueURL = URL(fileURLWithPath: venue.path)
         let venueValue = try venue.read()
-        let reader = try RecordingReader.open(test, lenient: lenient)
+        let reader = try RecordingReader.open(test, lenient: recordings.lenient)
         if self.algorithm == nil, !venueValue.beacons.contains(where: { $0.x != nil }) { algorithms = [] }
-        let training = try PositioningOptions.readTraining(train, for: algorithms, lenient: lenient)
+        let training = try PositioningOptions.readTraining(train, for: algorithms, lenient: recordings.lenient)
         // Without --classifier, the default classifier runs when the training scans have places,
         // unless an --algorithm was named (then only positioning, as asked).
         let classifierChoice = classifier ?? (self.algorithm == nil ? nil : .noClassifier)

@@ -61,7 +61,7 @@ struct LocateCommand: AsyncParsableCommand {
     private func work() async throws {
         let algorithm = positioning.algorithm
         let venueValue = try positioning.venue.read()
-        let reader = try source.open(lenient: positioning.lenient)
+        let reader = try source.open(lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
         let setup = algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }

@@ -59,7 +59,7 @@ struct RankCommand: AsyncParsableCommand {
         if !venueValue.places.contains(where: { $0.shape.area != nil }) {
             throw CommandFailure("\(positioning.venue.path): the venue has no circle or polygon place to rank.")
         }
-        let reader = try RecordingReader.open(recording, lenient: positioning.lenient)
+        let reader = try RecordingReader.open(recording, lenient: positioning.recordings.lenient)
         let source = SightingSource(name: recording, recording: reader, live: RecordingReader.isStream(recording))
         let training = try positioning.readTraining()
         var fixes = algorithm.setup(venue: venueValue, training: training).makePipeline()

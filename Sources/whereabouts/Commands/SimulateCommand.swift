@@ -3,7 +3,7 @@ import Foundation
 import Whereabouts
 
 /// `whereabouts simulate`
-struct SimulateCommand: ParsableCommand {
+struct SimulateCommand: LongWorkCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Simulate a walk through a venue and write the recording, with ground truth.",
@@ -137,12 +137,7 @@ struct SimulateCommand: ParsableCommand {
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    func run() throws {
-        progressOptions.apply()
-        try ProgressLine.showingWork { try work() }
-    }
-
-    private func work() throws {
+    func work() throws {
         if family, let directory { return try writeFamilyMember(into: directory) }
         var simulator: Simulator
         if let preset {

@@ -85,7 +85,7 @@ struct TrackCommand: AsyncParsableCommand {
 
     func run() async throws {
         let venueValue = try positioning.venue.read()
-        let reader = try source.open(lenient: positioning.lenient)
+        let reader = try source.open(lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
         let setup = positioning.algorithm.setup(venue: venueValue, training: training, configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: venueValue.units.rawValue) { Terminal.error(choice) }

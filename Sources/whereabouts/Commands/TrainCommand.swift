@@ -3,7 +3,7 @@ import Foundation
 import Whereabouts
 
 /// `whereabouts train`
-struct TrainCommand: ParsableCommand {
+struct TrainCommand: LongWorkCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
         abstract: "Train a room classifier on scans labelled with places, and save it.",
@@ -43,17 +43,11 @@ struct TrainCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The place of every entry of a Bluenet training array.", valueName: "id"))
     var place: String?
 
-    @Flag(name: .long, help: "Skip malformed lines of the recording (counted) instead of stopping at the first.")
-    var lenient = false
+    @OptionGroup var recordings: RecordingOptions
 
     @OptionGroup var progressOptions: ProgressOptions
 
-    func run() throws {
-        progressOptions.apply()
-        try ProgressLine.showingWork { try work() }
-    }
-
-    private func work() throws {
+    func work() throws {
         let venueValue = try VenueOptions.read(at: venue)
         let scans = try readScans(venue: venueValue)
         let set = PlaceTrainingSet(scans: scans, venue: venueValue)
@@ -112,7 +106,7 @@ struct TrainCommand: ParsableCommand {
         if isBluenet {
             return try BluenetTrainingData.decode(data, file: recording, place: place, venue: venue)
         }
-        let reader = try RecordingReader.open(recording, lenient: lenient)
+        let reader = try RecordingReader.open(recording, lenient: recordings.lenient)
         var scans: [Scan] = []
         while let scan = try reader.next() {
             var scan = scan

@@ -73,7 +73,7 @@ struct WatchCommand: AsyncParsableCommand {
         } else {
             places = .containment(PlaceContainment(venue: venueValue))
         }
-        let reader = try source.open(lenient: positioning.lenient)
+        let reader = try source.open(lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
         let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(
             regionExitTimeout: exitTimeout, placeMonitor: PlaceMonitor.Configuration(exitTimeout: exitTimeout)))

@@ -16,13 +16,12 @@ struct PositioningOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The algorithm.", valueName: "name"))
     var algorithm: PositioningAlgorithm = .default
 
-    /// `--lenient`: skip malformed lines of the recordings instead of stopping at the first.
-    @Flag(name: .long, help: "Skip malformed lines of the recordings (counted) instead of stopping at the first.")
-    var lenient = false
+    /// `--lenient`.
+    @OptionGroup var recordings: RecordingOptions
 
     /// Reads the training scans for the algorithm; an error when it learns and `--train` is missing.
     func readTraining() throws -> [Scan] {
-        try Self.readTraining(train, for: [algorithm], lenient: lenient)
+        try Self.readTraining(train, for: [algorithm], lenient: recordings.lenient)
     }
 
     /// The training scans at `path`, read once for every algorithm; an error when an algorithm
