@@ -27,6 +27,30 @@ enum JSONDocument {
         _ bytes: Bytes, file: String?, unknownKeys: inout [UnknownKey],
         with body: (JSONReader) throws(FormatError) -> Value
     ) throws(FormatError) -> Value {
+        let ledger = KeyLedger()
+        let (value, decoded) = try parse(bytes, file: file, ledger: ledger, with: body)
+        let found = ledger.unknownKeys(in: value)
+        let locations = JSONKeyLocation.find(found.map(\.key), in: bytes)
+        for var unknown in found {
+            unknown.file = file
+            unknown.line = locations[unknown.key]?.line
+            unknown.column = locations[unknown.key]?.column
+            unknownKeys.append(unknown)
+        }
+        return decoded
+    }
+
+    /// Parses `bytes` and decodes the value with `body`, which reads it without noting its keys.
+    static func decode<Bytes: Collection<UInt8>, Value>(
+        _ bytes: Bytes, file: String?, with body: (JSONReader) throws(FormatError) -> Value
+    ) throws(FormatError) -> Value {
+        try parse(bytes, file: file, ledger: nil, with: body).decoded
+    }
+
+    /// The parsed value and what `body` made of it, read through `ledger` when there is one.
+    private static func parse<Bytes: Collection<UInt8>, Value>(
+        _ bytes: Bytes, file: String?, ledger: KeyLedger?, with body: (JSONReader) throws(FormatError) -> Value
+    ) throws(FormatError) -> (value: JSONValue, decoded: Value) {
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
@@ -37,47 +61,30 @@ enum JSONDocument {
             }
             throw FormatError(file: file, syntax: error)
         }
-        let ledger = KeyLedger()
-        let decoded: Value
         do {
-            decoded = try body(JSONReader(value, ledger: ledger))
+            return (value, try body(JSONReader(value, ledger: ledger)))
         } catch {
             throw placed(error, in: bytes).located(file: file)
         }
-        for var unknown in ledger.unknownKeys(in: value) {
-            unknown.file = file
-            if let location = JSONKeyLocation.find(unknown.key, in: bytes) {
-                unknown.line = location.line
-                unknown.column = location.column
-            }
-            unknownKeys.append(unknown)
-        }
-        return decoded
-    }
-
-    /// Parses `bytes` and decodes the value with `body`, leaving out the unknown keys.
-    static func decode<Bytes: Collection<UInt8>, Value>(
-        _ bytes: Bytes, file: String?, with body: (JSONReader) throws(FormatError) -> Value
-    ) throws(FormatError) -> Value {
-        var ignored: [UnknownKey] = []
-        return try decode(bytes, file: file, unknownKeys: &ignored, with: body)
     }
 
     /// `error` with the line and column of its key's value in `bytes` (of the object that lacks
     /// it, for a missing key), when it has none yet.
     static func placed<Bytes: Collection<UInt8>>(_ error: FormatError, in bytes: Bytes) -> FormatError {
         guard error.column == nil, !error.key.isEmpty else { return error }
+        var paths: [String] = []
         var path = error.key
         while !path.isEmpty {
-            if let location = JSONKeyLocation.find(path, in: bytes, value: true) {
-                var placed = error
-                placed.line = location.line
-                placed.column = location.column
-                return placed
-            }
+            paths.append(path)
             path = parent(of: path)
         }
-        return error
+        // The deepest of the key and its ancestors that the text has, all looked up in one pass.
+        let locations = JSONKeyLocation.find(paths, in: bytes, value: true)
+        guard let location = paths.lazy.compactMap({ locations[$0] }).first else { return error }
+        var placed = error
+        placed.line = location.line
+        placed.column = location.column
+        return placed
     }
 
     /// `beacons[2].txPower` → `beacons[2]` → `beacons` → "".

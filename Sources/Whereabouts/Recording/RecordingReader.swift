@@ -192,12 +192,12 @@ public final class RecordingReader {
                 continue
             }
             guard unknownKeys.count < Self.maximumUnknownKeyPatterns else { continue }
-            let name = String(key.split(separator: ".").last ?? Substring(key))
+            var unknown = UnknownKey(file: name, line: lineNumber, column: JSONKeyLocation.find(key, in: buffer[line])?.column,
+                                     key: key)
             let known = ScanCoding.knownKeys(at: JSONDocument.parent(of: pattern))
-            let location = JSONKeyLocation.find(key, in: buffer[line])
+            unknown.suggestion = NearestName.suggestion(for: unknown.name, among: known)
             unknownKeyIndex[pattern] = unknownKeys.count
-            unknownKeys.append(UnknownKey(file: self.name, line: lineNumber, column: location?.column,
-                                          key: key, suggestion: NearestName.suggestion(for: name, among: known)))
+            unknownKeys.append(unknown)
         }
     }
 

@@ -5,16 +5,12 @@ import WhereaboutsTracking
 /// Where events wait until the server has them: `--outbox`. Shared by `track`, `sync` and `note`.
 struct OutboxOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The outbox, where events wait until the server has them (default: \(Self.defaultOutboxPath)).",
+        "The outbox, where events wait until the server has them (default: \(Outbox.defaultPath)).",
         valueName: "path"))
     var outbox: String?
 
     /// The outbox's path.
-    var outboxPath: String { outbox ?? Self.defaultOutboxPath }
-
-    /// ``Outbox/defaultPath``: `$XDG_DATA_HOME/whereabouts/outbox.sqlite` (`~/.local/share`
-    /// when unset); on Apple platforms, Application Support.
-    static var defaultOutboxPath: String { Outbox.defaultPath }
+    var outboxPath: String { outbox ?? Outbox.defaultPath }
 
     /// Opens the outbox.
     func openOutbox() throws -> Outbox {
