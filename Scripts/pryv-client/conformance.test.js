@@ -50,6 +50,11 @@ function show (value) {
   return text && text.length > 600 ? text.slice(0, 600) + '…' : text;
 }
 
+// `count` events.get calls for api(), each with `params` and the rest of `call` (a handleResult).
+function gets (count, { params = {}, ...call } = {}) {
+  return Array.from({ length: count }, () => ({ method: 'events.get', params, ...call }));
+}
+
 // result[key] of one batch result, or a failure that shows what the server answered.
 function field (result, key, what) {
   assert.ok(result != null && result[key] != null, `${what}: expected "${key}", the server answered ${show(result)}`);
@@ -239,11 +244,7 @@ describe(`Pryv lib-js ${pryv.version} against ${SERVICE_INFO_URL} (user ${USERNA
 
       it('[CAPB] api() split in chunks (chunkSize 2: a batch of 2, then of 1)', T, async () => {
         conn.options.chunkSize = 2;
-        const res = await conn.api([
-          { method: 'events.get', params: {} },
-          { method: 'events.get', params: {} },
-          { method: 'events.get', params: {} }
-        ]);
+        const res = await conn.api(gets(3));
         assert.equal(res.length, 3);
         for (const result of res) field(result, 'events', 'events.get');
       });
@@ -256,11 +257,7 @@ describe(`Pryv lib-js ${pryv.version} against ${SERVICE_INFO_URL} (user ${USERNA
           assert.equal(apiCall.method, 'events.get');
           received++;
         };
-        const res = await conn.api([
-          { method: 'events.get', params: {}, handleResult },
-          { method: 'events.get', params: {}, handleResult },
-          { method: 'events.get', params: {}, handleResult }
-        ]);
+        const res = await conn.api(gets(3, { handleResult }));
         assert.equal(res.length, 3);
         assert.equal(received, 3);
       });
@@ -273,11 +270,7 @@ describe(`Pryv lib-js ${pryv.version} against ${SERVICE_INFO_URL} (user ${USERNA
           await new Promise((resolve) => setTimeout(resolve, 100));
           received++;
         };
-        const res = await conn.api([
-          { method: 'events.get', params: {}, handleResult },
-          { method: 'events.get', params: {}, handleResult },
-          { method: 'events.get', params: {}, handleResult }
-        ]);
+        const res = await conn.api(gets(3, { handleResult }));
         assert.equal(res.length, 3);
         assert.equal(received, 3);
       });
@@ -285,11 +278,7 @@ describe(`Pryv lib-js ${pryv.version} against ${SERVICE_INFO_URL} (user ${USERNA
       it('[CAPE] api() in chunks reports progress 67 then 100', T, async () => {
         conn.options.chunkSize = 2;
         const percents = [];
-        const res = await conn.api([
-          { method: 'events.get', params: {} },
-          { method: 'events.get', params: {} },
-          { method: 'events.get', params: {} }
-        ], (percent) => percents.push(percent));
+        const res = await conn.api(gets(3), (percent) => percents.push(percent));
         assert.equal(res.length, 3);
         assert.deepEqual(percents, [67, 100]);
       });
@@ -297,12 +286,7 @@ describe(`Pryv lib-js ${pryv.version} against ${SERVICE_INFO_URL} (user ${USERNA
       it('api() of 4 calls in chunks of 2 sends 2, 2 and an empty batch [] (progress 50, 100, 100)', T, async () => {
         conn.options.chunkSize = 2;
         const percents = [];
-        const res = await conn.api([
-          { method: 'events.get', params: { limit: 1 } },
-          { method: 'events.get', params: { limit: 1 } },
-          { method: 'events.get', params: { limit: 1 } },
-          { method: 'events.get', params: { limit: 1 } }
-        ], (percent) => percents.push(percent));
+        const res = await conn.api(gets(4, { params: { limit: 1 } }), (percent) => percents.push(percent));
         assert.equal(res.length, 4);
         assert.deepEqual(percents, [50, 100, 100]);
       });
