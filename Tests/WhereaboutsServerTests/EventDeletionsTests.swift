@@ -57,14 +57,16 @@ struct EventDeletionsTests {
     @Test("Tombstones are forgotten after their retention, on the next deletion", arguments: StoreKind.tested)
     func tombstonesAreForgottenAfterTheirRetention(kind: StoreKind) async throws {
         var configuration = ServerConfiguration()
-        configuration.answerLimits.deletionsKeptFor = 0.5
+        // Kept 5 s: long enough that "new" outlives a busy machine's second deletion (its
+        // tombstone is stamped before that deletion forgets the old ones), short enough to wait.
+        configuration.answerLimits.deletionsKeptFor = 5
         try await TestServer.run(kind, configuration: configuration) { server in
             let (_, token) = try await server.addUser("kit")
             for id in ["old", "new"] {
                 _ = try await server.request(.POST, "/events", token: token, json: positionEvent(id: id, time: 100, latitude: 1, longitude: 1))
             }
             _ = try await server.request(.DELETE, "/events/old?permanent=true", token: token)
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(6))
             _ = try await server.request(.DELETE, "/events/new?permanent=true", token: token)
             let answer = try await server.request(.GET, "/events?fromTime=0&toTime=200&includeDeletions=true", token: token)
             #expect(answer.json["eventDeletions"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["new"])

@@ -5,7 +5,7 @@ import Whereabouts
 
 /// Several server processes on one PostgreSQL database: each one's `/live` must show the events
 /// the others store. Two store instances stand for two processes.
-@Suite("Live events across processes (PostgreSQL)", .timeLimit(.minutes(1)))
+@Suite("Live events across processes (PostgreSQL)", .timeLimit(.minutes(2)))
 struct LiveRelayTests {
     /// The PostgreSQL half only; no cases when the tests run without PostgreSQL.
 
@@ -37,9 +37,12 @@ struct LiveRelayTests {
         let user = try await harness.addUser("relay", to: writer)
         let (heard, heardContinuation) = AsyncStream.makeStream(of: [Event].self)
         let shared = try #require(listener as? any SharedEventStore)
+        let stranger = try await harness.addUser("stranger", to: writer)
         let watch = Task {
-            try await shared.watchChangesFromOtherProcesses { userName, events in
-                if userName == user { heardContinuation.yield(events) }
+            defer { heardContinuation.finish() }  // a listener that fails ends the test, not hangs it
+            try await shared.watchChangesFromOtherProcesses(ofUsersWhere: { $0 == user }) { userName, events in
+                #expect(userName == user)
+                heardContinuation.yield(events)
             }
         }
         var iterator = heard.makeAsyncIterator()
@@ -51,10 +54,11 @@ struct LiveRelayTests {
         #expect(first.allSatisfy { $0.id.hasPrefix("other-") })
         #expect(first.first?.content?["latitude"] == .number(46.5))
 
-        // Listening now: the listener's own write must not come back; a change by the other
-        // instance must. Notifications arrive in commit order, so everything before the
-        // change has arrived when the change does.
+        // Listening now: the listener's own write must not come back, nor another user's
+        // event (unwatched); a change by the other instance must. Notifications arrive in
+        // commit order, so everything before the change has arrived when the change does.
         _ = try await listener.addEvents([Self.position("own")], for: user)
+        _ = try await writer.addEvents([Self.position("unwatched")], for: stranger)
         var changed = try #require(try await writer.event(id: "other-0", for: user))
         changed.duration = 60
         try await writer.replaceEvent(changed, for: user)
@@ -62,7 +66,7 @@ struct LiveRelayTests {
         while !seen.contains(where: { $0.id == "other-0" && $0.duration == 60 }) {
             seen += try #require(await iterator.next())
         }
-        #expect(!seen.contains { $0.id == "own" })
+        #expect(!seen.contains { $0.id == "own" || $0.id == "unwatched" })
 
         watch.cancel()
         _ = try? await watch.value

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import Testing
+import Whereabouts
 @testable import WhereaboutsServer
 
 /// A store written by the previous schema (version 2: accesses with an expiry, no types, no
@@ -72,13 +73,7 @@ struct SchemaMigrationTests {
     }
 
     @Test(.needsPostgreSQL) func aPostgreSQLDatabaseOfTheSecondVersionMigratesWithNothingLost() async throws {
-        var logger = Logger(label: "whereabouts.postgres.tests")
-        logger.logLevel = .error
-        let admin = try PostgresEventStore(url: PostgresTestServer.url, logger: logger)
-        let database = "whereabouts_migration_" + AccessToken.generate().prefix(10).lowercased().filter { $0.isLetter || $0.isNumber }
-        try await admin.execute(unsafeSQL: "CREATE DATABASE \(database)")
-        do {
-            let url = try Self.url(PostgresTestServer.url, database: database)
+        try await Self.withScratchDatabase { url, logger in
             let older = try PostgresEventStore(url: url, logger: logger)
             try await older.migrate(upTo: 2)
             for sql in Self.olderRows + [Self.olderEvent(sqlite: false)] { try await older.execute(unsafeSQL: sql) }
@@ -87,6 +82,87 @@ struct SchemaMigrationTests {
             try await store.migrate()
             try await Self.checkMigrated(store)
             try await store.close()
+        }
+    }
+
+    @Test("A current PostgreSQL schema is found current without the migrations' lock; a lacking one waits for it",
+          .needsPostgreSQL, .timeLimit(.minutes(2)))
+    func aCurrentSchemaTakesNoLock() async throws {
+        try await Self.withScratchDatabase { url, logger in
+            let holder = try PostgresEventStore(url: url, logger: logger)
+            let store = try PostgresEventStore(url: url, logger: logger)
+            let held = Gate(), release = Gate()
+            // Another process holds the lock (as while it migrates).
+            let holding = Task {
+                try await holder.client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
+                    held.open()
+                    await release.wait()
+                }
+            }
+            await held.wait()
+            // The empty database lacks every migration: its migration waits for the lock.
+            let waiting = Task { try await store.migrate() }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await store.setting("server_version") != nil)  // the store itself answers
+            let tablesWhileHeld = try await holder.client.withConnection { connection in
+                var found = false
+                for try await exists in try await connection.query(
+                    "SELECT to_regclass('events') IS NOT NULL", logger: logger).decode(Bool.self) { found = exists }
+                return found
+            }
+            #expect(!tablesWhileHeld)
+            release.open()
+            try await holding.value
+            try await waiting.value
+
+            // Now current: migrating again while the lock is held returns without it.
+            let heldAgain = Gate(), releaseAgain = Gate()
+            let holdingAgain = Task {
+                try await holder.client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
+                    heldAgain.open()
+                    await releaseAgain.wait()
+                }
+            }
+            await heldAgain.wait()
+            let done = LockedValue(false)
+            let migrating = Task {
+                try await store.migrate()
+                done.value = true
+            }
+            for _ in 0..<300 where !done.value { try await Task.sleep(for: .milliseconds(100)) }
+            #expect(done.value, "the migration of a current schema waited for the lock")
+            releaseAgain.open()
+            try await migrating.value
+            try await holdingAgain.value
+            try await store.close()
+            try await holder.close()
+        }
+    }
+
+    @Test("A PostgreSQL schema of a newer server is refused, naming both versions", .needsPostgreSQL)
+    func aNewerSchemaIsRefused() async throws {
+        try await Self.withScratchDatabase { url, logger in
+            let store = try PostgresEventStore(url: url, logger: logger)
+            try await store.migrate()
+            try await store.execute(unsafeSQL: "INSERT INTO whereabouts_schema_migrations (version, name) VALUES (999, 'from the future')")
+            let error = await #expect(throws: StoreError.self) { try await store.migrate() }
+            let known = PostgresSchema.migrations.map(\.version).max() ?? 0
+            #expect("\(error.map { String(describing: $0) } ?? "")".contains("at version 999 but this server knows versions up to \(known)"))
+            try await store.close()
+        }
+    }
+
+    /// Runs `body` with the URL of a database of its own, dropped afterwards.
+    static func withScratchDatabase(_ body: (_ url: String, _ logger: Logger) async throws -> Void) async throws {
+        var logger = Logger(label: "whereabouts.postgres.tests")
+        logger.logLevel = .error
+        let admin = try PostgresEventStore(url: PostgresTestServer.url, logger: logger)
+        let database = "whereabouts_migration_" + AccessToken.generate().prefix(10).lowercased().filter { $0.isLetter || $0.isNumber }
+        try await admin.execute(unsafeSQL: "CREATE DATABASE \(database)")
+        do {
+            try await body(try Self.url(PostgresTestServer.url, database: database), logger)
         } catch {
             try? await admin.execute(unsafeSQL: "DROP DATABASE IF EXISTS \(database)")
             try? await admin.close()

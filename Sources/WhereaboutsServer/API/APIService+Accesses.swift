@@ -135,7 +135,7 @@ extension APIService {
         if let unknown = members.first(where: { !known.contains($0.key) }) {
             throw .invalidParameters("`\(unknown.key)` cannot be updated; an access's update may hold name, permissions, expireAfter.")
         }
-        var target = try await managedAccess(id: id, by: access, among: try await userAccesses(access.userName))
+        var target = try managedAccess(id: id, by: access, among: try await userAccesses(access.userName))
         guard target.type != .personal else {
             throw .forbidden("A personal access cannot be changed through the API; use `whereabouts users`.")
         }
@@ -165,7 +165,7 @@ extension APIService {
     /// it (`relatedDeletions`). Its token stops working within a second on every server.
     public func deleteAccess(id: String, access: Access) async throws(APIError) -> APIResult {
         let all = try await userAccesses(access.userName)
-        let target = try await managedAccess(id: id, by: access, among: all, allowingItself: true)
+        let target = try managedAccess(id: id, by: access, among: all, allowingItself: true)
         let related = all.filter { $0.createdBy == target.id && $0.id != target.id }
         do {
             _ = try await store.removeAccess(tokenHash: target.tokenHash)

@@ -2,6 +2,7 @@ import ServiceLifecycle
 
 /// Publishes to a process's ``LiveFeed`` the events that the *other* server processes on the
 /// same database store, so that a `/live` client sees every event whichever process took it.
+/// Only the events of users someone watches in this process are read back from the database.
 ///
 /// ``makeServerApplication(configuration:store:liveFeed:logger:onServerRunning:)`` runs one when
 /// the store is a ``SharedEventStore`` (PostgreSQL); it stops at graceful shutdown.
@@ -26,7 +27,9 @@ public struct LiveRelay: Service {
     public func run() async throws {
         let store = store, feed = feed
         try await cancelWhenGracefulShutdown {
-            try await store.watchChangesFromOtherProcesses { userName, events in
+            // Only what someone here watches is read back from the database.
+            try await store.watchChangesFromOtherProcesses(ofUsersWhere: { await feed.subscriberCount(for: $0) > 0 }) {
+                userName, events in
                 await feed.publish(events, for: userName)
             }
         }

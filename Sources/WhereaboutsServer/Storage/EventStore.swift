@@ -137,7 +137,8 @@ extension EventStore {
 /// process and needs no such thing.
 ///
 /// ```swift
-/// try await store.watchChangesFromOtherProcesses { userName, events in
+/// try await store.watchChangesFromOtherProcesses(ofUsersWhere: { await liveFeed.subscriberCount(for: $0) > 0 }) {
+///     userName, events in
 ///     await liveFeed.publish(events, for: userName)
 /// }
 /// ```
@@ -146,9 +147,24 @@ public protocol SharedEventStore: EventStore {
     /// change, in commit order, as they commit; never with this instance's own writes. Runs
     /// until the task is cancelled, listening again when the database connection drops (events
     /// committed while it was down are not replayed).
+    ///
+    /// Only the changes of users for whom `isWatched` answers true are read back from the
+    /// database: a process whose live clients watch nobody reads nothing back, however busy the
+    /// others are.
     func watchChangesFromOtherProcesses(
+        ofUsersWhere isWatched: @escaping @Sendable (_ userName: String) async -> Bool,
         _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
     ) async throws
+}
+
+extension SharedEventStore {
+    /// Calls `body` with the events that other processes create or change, for every user (see
+    /// ``watchChangesFromOtherProcesses(ofUsersWhere:_:)``).
+    public func watchChangesFromOtherProcesses(
+        _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
+    ) async throws {
+        try await watchChangesFromOtherProcesses(ofUsersWhere: { _ in true }, body)
+    }
 }
 
 extension EventStore {

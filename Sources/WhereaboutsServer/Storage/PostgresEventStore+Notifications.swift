@@ -29,8 +29,10 @@ extension PostgresEventStore {
     }
 
     /// Listens on ``notificationChannel`` and calls `body` with the events other instances
-    /// created or changed (read back by identifier), until the task is cancelled.
+    /// created or changed for the users `isWatched` accepts (read back by identifier), until
+    /// the task is cancelled.
     public func watchChangesFromOtherProcesses(
+        ofUsersWhere isWatched: @escaping @Sendable (_ userName: String) async -> Bool,
         _ body: @escaping @Sendable (_ userName: String, _ events: [Event]) async -> Void
     ) async throws {
         var retryDelay = Duration.seconds(1)
@@ -54,7 +56,8 @@ extension PostgresEventStore {
                                 guard let notice = try? JSONParser.parse(notification.payload),
                                       case .string(let origin)? = notice["origin"], origin != self.origin,
                                       case .string(let userName)? = notice["user"],
-                                      case .array(let items)? = notice["ids"]
+                                      case .array(let items)? = notice["ids"],
+                                      await isWatched(userName)
                                 else { continue }
                                 let ids = items.compactMap { item -> String? in if case .string(let id) = item { id } else { nil } }
                                 let events = try await self.events("""

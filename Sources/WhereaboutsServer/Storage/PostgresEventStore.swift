@@ -10,7 +10,7 @@ import Whereabouts
 /// are `bytea` rows written in the same transaction as their event, and migrations run under an
 /// advisory lock. Every transaction that creates or changes events also sends a notification
 /// (`NOTIFY whereabouts_events`) so that the other processes' live feeds show them
-/// (``watchChangesFromOtherProcesses(_:)``).
+/// (``watchChangesFromOtherProcesses(ofUsersWhere:_:)``).
 ///
 /// ```swift
 /// let store = try PostgresEventStore(url: "postgres://whereabouts:secret@db.local:5432/whereabouts")

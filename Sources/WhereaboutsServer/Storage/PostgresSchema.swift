@@ -127,7 +127,15 @@ enum PostgresSchema {
     ]
 
     /// Applies the migrations the database lacks, under `pg_advisory_xact_lock`.
+    ///
+    /// The applied versions are read first without the lock: a process that finds the schema
+    /// current (most starts) takes no lock, so that many processes starting together on one
+    /// database do not queue behind each other.
     static func migrate(_ client: PostgresClient, logger: Logger, upTo newest: Int = .max) async throws {
+        let seen = try await client.withConnection { connection in
+            try await appliedVersions(connection, logger: logger)
+        }
+        if let seen, try lacking(seen, upTo: newest).isEmpty { return }
         try await client.withTransaction(logger: logger) { connection in
             // A migration may rewrite a large table: the requests' statement timeout does not apply.
             try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
@@ -139,20 +147,7 @@ enum PostgresSchema {
                     applied_at timestamptz NOT NULL DEFAULT now()
                 )
                 """, logger: logger)
-            var applied: Set<Int> = []
-            for try await version in try await connection.query(
-                "SELECT version FROM whereabouts_schema_migrations", logger: logger
-            ).decode(Int.self) {
-                applied.insert(version)
-            }
-            let known = migrations.map(\.version).max() ?? 0
-            if let newest = applied.max(), newest > known {
-                throw StoreError.corrupt("""
-                    the database's schema is at version \(newest) but this server knows versions up to \(known); \
-                    run a newer server
-                    """)
-            }
-            for migration in migrations where !applied.contains(migration.version) && migration.version <= newest {
+            for migration in try lacking(try await appliedVersions(connection, logger: logger) ?? [], upTo: newest) {
                 logger.info("applying database migration", metadata: [
                     "version": "\(migration.version)", "name": "\(migration.name)",
                 ])
@@ -164,5 +159,38 @@ enum PostgresSchema {
                     """, logger: logger)
             }
         }
+    }
+
+    /// The versions recorded in `whereabouts_schema_migrations`, or nil when it does not exist.
+    private static func appliedVersions(_ connection: PostgresConnection, logger: Logger) async throws -> Set<Int>? {
+        var exists = false
+        for try await found in try await connection.query(
+            "SELECT to_regclass('whereabouts_schema_migrations') IS NOT NULL", logger: logger
+        ).decode(Bool.self) {
+            exists = found
+        }
+        guard exists else { return nil }
+        var applied: Set<Int> = []
+        for try await version in try await connection.query(
+            "SELECT version FROM whereabouts_schema_migrations", logger: logger
+        ).decode(Int.self) {
+            applied.insert(version)
+        }
+        return applied
+    }
+
+    /// The migrations up to version `newest` that `applied` lacks, in order.
+    ///
+    /// - Throws: ``StoreError/corrupt(_:)`` when the database is at a version this server does
+    ///   not know (a newer server migrated it).
+    private static func lacking(_ applied: Set<Int>, upTo newest: Int) throws -> [Migration] {
+        let known = migrations.map(\.version).max() ?? 0
+        if let newest = applied.max(), newest > known {
+            throw StoreError.corrupt("""
+                the database's schema is at version \(newest) but this server knows versions up to \(known); \
+                run a newer server
+                """)
+        }
+        return migrations.filter { !applied.contains($0.version) && $0.version <= newest }
     }
 }
