@@ -116,10 +116,10 @@ public enum PryvClientError: Error, Sendable, CustomStringConvertible {
 /// Pryv's position client (`PPrYvApiClient`): one user's connection to a Whereabouts (or Pryv)
 /// server, with a durable outbox, so that events that cannot be sent now are sent later.
 ///
-/// A position goes through the seed's acceptance rules (``AcceptancePolicy``) first: a fix at
-/// 0/0, or less accurate than the policy's limit, is ignored; a fix within its accuracy plus the
-/// minimum distance of the last event extends that event's duration; a new event needs the
-/// minimum interval since the last one began. Every event's time is moved from this device's
+/// A position goes through the seed's acceptance rules (WhereaboutsTracking's
+/// `AcceptancePolicy`) first: a fix at 0/0, or less accurate than the policy's limit, is
+/// ignored; a fix within its accuracy plus the minimum distance of the last event extends that
+/// event's duration; a new event needs the minimum interval since the last one began. Every event's time is moved from this device's
 /// clock to the server's, by the offset measured at start and at each ``synchronizeTime()``.
 ///
 /// Every send writes the event to the outbox first, then delivers what waits; when the server
