@@ -1,5 +1,6 @@
 import Foundation
 import Crypto
+import Whereabouts
 
 /// Making tokens and the hashes the stores keep instead of them.
 ///
@@ -7,49 +8,20 @@ import Crypto
 /// random source (about 165 bits); only its SHA-256 hash is stored, so a copy of the database
 /// does not give access.
 public enum AccessToken {
-    /// The characters of tokens and identifiers; base-36 digits are `alphabet[0..<36]` in the
-    /// order `0`–`9`, `a`–`z`, so that identifiers sort by their time prefix.
-    static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
-
     /// A new random token.
     public static func generate() -> String {
         var generator = SecureRandomWords()
-        return generate(using: &generator, length: 32)
-    }
-
-    /// A new identifier (for accesses and events), Pryv-style (cuid-like): a `c` and 24
-    /// characters, the first 8 of them the creation time; see ``IdentifierGenerator``.
-    public static func generateIdentifier() -> String {
-        var identifiers = IdentifierGenerator()
-        return identifiers.next()
-    }
-
-    /// `length` characters of the alphabet from the generator, drawing one 64-bit word for every
-    /// 10 characters rather than one per character (the system generator costs a system call per
-    /// word). 2⁶⁴ / 36¹⁰ ≈ 5,000, so the base-36 digits of a word are uniform to within 1/5,000.
-    /// The callers draw the words from ``SecureRandomWords``, many at a time.
-    fileprivate static func generate(using generator: inout some RandomNumberGenerator, length: Int) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(length)
-        appendRandomCharacters(length, using: &generator, to: &bytes)
+        bytes.reserveCapacity(32)
+        RandomCharacters.append(32, using: &generator, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `count` random characters of the alphabet to `bytes` (see ``generate(using:length:)``).
-    static func appendRandomCharacters(
-        _ count: Int, using generator: inout some RandomNumberGenerator, to bytes: inout [UInt8]
-    ) {
-        var word: UInt64 = 0
-        var digitsLeft = 0
-        for _ in 0..<count {
-            if digitsLeft == 0 {
-                word = generator.next()
-                digitsLeft = 10
-            }
-            bytes.append(alphabet[Int(word % UInt64(alphabet.count))])
-            word /= UInt64(alphabet.count)
-            digitsLeft -= 1
-        }
+    /// A new identifier (for accesses and events), Pryv-style (cuid-like): a `c` and 24
+    /// characters, the first 8 of them the creation time; see `IdentifierGenerator`.
+    public static func generateIdentifier() -> String {
+        var identifiers = IdentifierGenerator()
+        return identifiers.next()
     }
 
     /// The token that lets `access` download one attachment with a plain link, as Pryv's
