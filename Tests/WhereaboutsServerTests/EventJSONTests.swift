@@ -29,7 +29,7 @@ struct EventJSONTests {
     func batchResults() throws {
         let result = BatchResult(answers: [
             .event(Self.events[0]),
-            .failure(.invalidParameters("`type` is required.")),
+            .failure(APIError(.invalidParameters, "`type` is required.")),
             .result(APIResult([("events", .array([Self.events[1].jsonValue]))])),
             .event(Self.events[2]),
         ])

@@ -6,8 +6,8 @@ extension APIError {
     /// when a field is wrong, and the validation's message either way.
     init(_ error: EventValidationError) {
         switch error.kind {
-        case .notAnObject: self = .invalidRequestStructure(error.message)
-        case .invalidField: self = .invalidParameters(error.message)
+        case .notAnObject: self = APIError(.invalidRequestStructure, error.message)
+        case .invalidField: self = APIError(.invalidParameters, error.message)
         }
     }
 

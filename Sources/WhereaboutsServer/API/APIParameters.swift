@@ -9,7 +9,7 @@ public struct APIParameters: Sendable {
     /// Parameters from a JSON object (a batch call's `params`).
     public init(json value: JSONValue) throws(APIError) {
         guard case .object = value else {
-            throw .invalidParameters("`params` must be an object, found \(value.kindDescription).")
+            throw APIError(.invalidParameters, "`params` must be an object, found \(value.kindDescription).")
         }
         self.value = value
     }
@@ -52,7 +52,7 @@ public struct APIParameters: Sendable {
         default: number = nil
         }
         guard let number, range.contains(number) else {
-            throw .invalidParameters("`\(name)` must be a number from \(Int64(range.lowerBound)) to \(Int64(range.upperBound)).")
+            throw APIError(.invalidParameters, "`\(name)` must be a number from \(Int64(range.lowerBound)) to \(Int64(range.upperBound)).")
         }
         return number
     }
@@ -60,7 +60,7 @@ public struct APIParameters: Sendable {
     /// A whole-number parameter within `range`.
     public func integer(_ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
         guard let number = try number(name, in: Double(range.lowerBound)...Double(range.upperBound)) else { return nil }
-        guard number == number.rounded() else { throw .invalidParameters("`\(name)` must be a whole number.") }
+        guard number == number.rounded() else { throw APIError(.invalidParameters, "`\(name)` must be a whole number.") }
         return Int(number)
     }
 
@@ -71,14 +71,14 @@ public struct APIParameters: Sendable {
         case .bool(let b): return b
         case .string("true"), .string("1"), .string(""): return true
         case .string("false"), .string("0"): return false
-        default: throw .invalidParameters("`\(name)` must be true or false.")
+        default: throw APIError(.invalidParameters, "`\(name)` must be true or false.")
         }
     }
 
     /// A string parameter.
     public func string(_ name: String) throws(APIError) -> String? {
         guard let raw = value[name], raw != .null else { return nil }
-        guard case .string(let text) = raw else { throw .invalidParameters("`\(name)` must be a string.") }
+        guard case .string(let text) = raw else { throw APIError(.invalidParameters, "`\(name)` must be a string.") }
         return text
     }
 
@@ -93,18 +93,18 @@ public struct APIParameters: Sendable {
         case .string(let text): return [text]
         case .array(let items):
             guard items.count <= Self.maximumListLength else {
-                throw .invalidParameters("`\(name)` holds \(items.count) items; at most \(Self.maximumListLength) are allowed.")
+                throw APIError(.invalidParameters, "`\(name)` holds \(items.count) items; at most \(Self.maximumListLength) are allowed.")
             }
             var result: [String] = []
             for item in items {
                 guard case .string(let text) = item else {
-                    throw .invalidParameters("`\(name)` must be an array of strings.")
+                    throw APIError(.invalidParameters, "`\(name)` must be an array of strings.")
                 }
                 result.append(text)
             }
             return result
         default:
-            throw .invalidParameters("`\(name)` must be an array of strings.")
+            throw APIError(.invalidParameters, "`\(name)` must be an array of strings.")
         }
     }
 }

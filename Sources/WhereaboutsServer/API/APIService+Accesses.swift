@@ -41,7 +41,7 @@ extension APIService {
     /// (only its hash is kept).
     public func accesses(_ parameters: APIParameters, access: Access) async throws(APIError) -> APIResult {
         guard access.type != .shared else {
-            throw .forbidden("A shared access cannot list accesses; use a personal or an app token.")
+            throw APIError(.forbidden, "A shared access cannot list accesses; use a personal or an app token.")
         }
         let includeExpired = try parameters.bool("includeExpired") ?? false
         let now = Self.now()
@@ -64,27 +64,27 @@ extension APIService {
     /// `201 {"access"}` with the token, which `accesses.get` shows again later.
     public func createAccess(_ params: JSONValue, access: Access) async throws(APIError) -> APIResult {
         guard case .object(let members) = params else {
-            throw .invalidRequestStructure("The access must be a JSON object, found \(params.kindDescription).")
+            throw APIError(.invalidRequestStructure, "The access must be a JSON object, found \(params.kindDescription).")
         }
         let known: Set<String> = ["name", "type", "permissions", "expireAfter", "token", "deviceName", "clientData"]
         if let unknown = members.first(where: { !known.contains($0.key) }) {
-            throw .invalidParameters("Unknown field `\(unknown.key)` in the access; it may hold \(known.sorted().joined(separator: ", ")).")
+            throw APIError(.invalidParameters, "Unknown field `\(unknown.key)` in the access; it may hold \(known.sorted().joined(separator: ", ")).")
         }
         let parameters = try APIParameters(json: params)
         guard let name = try parameters.string("name"), (1...200).contains(name.count) else {
-            throw .invalidParameters("`name` is required: 1 to 200 characters.")
+            throw APIError(.invalidParameters, "`name` is required: 1 to 200 characters.")
         }
         let typeName = try parameters.string("type") ?? AccessType.shared.rawValue
         guard let type = AccessType(rawValue: typeName) else {
-            throw .invalidParameters("`type` must be app or shared, found \"\(typeName)\".")
+            throw APIError(.invalidParameters, "`type` must be app or shared, found \"\(typeName)\".")
         }
         guard type != .personal else {
-            throw .forbidden("Personal accesses come only from `whereabouts users add`; create an app or a shared one.")
+            throw APIError(.forbidden, "Personal accesses come only from `whereabouts users add`; create an app or a shared one.")
         }
         switch (access.type, type) {
         case (.personal, _), (.app, .shared): break
         default:
-            throw .forbidden("A\(access.type == .app ? "n app" : " shared") access cannot create \(type.rawValue) accesses.")
+            throw APIError(.forbidden, "A\(access.type == .app ? "n app" : " shared") access cannot create \(type.rawValue) accesses.")
         }
         let tree = try await loadTree(access.userName)
         let permissions = try Self.permissions(params["permissions"], in: tree, grantedBy: access)
@@ -94,7 +94,7 @@ extension APIService {
             guard (20...100).contains(chosen.utf8.count),
                   chosen.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D })
             else {
-                throw .invalidParameters("`token`, when given, must be 20 to 100 lowercase letters, digits and '-'.")
+                throw APIError(.invalidParameters, "`token`, when given, must be 20 to 100 lowercase letters, digits and '-'.")
             }
             token = chosen
         } else {
@@ -102,11 +102,11 @@ extension APIService {
         }
         let existing = try await userAccesses(access.userName)
         guard existing.count < Self.maximumAccessesPerUser else {
-            throw .tooLarge("User \"\(access.userName)\" has \(existing.count) accesses, as many as one may have; delete some first.")
+            throw APIError(.tooLarge, "User \"\(access.userName)\" has \(existing.count) accesses, as many as one may have; delete some first.")
         }
         let now = Self.now()
         if existing.contains(where: { $0.type == type && $0.name == name && !$0.hasExpired(at: now) }) {
-            throw .itemAlreadyExists("An \(type.rawValue) access named \"\(name)\" already exists.")
+            throw APIError(.itemAlreadyExists, "An \(type.rawValue) access named \"\(name)\" already exists.")
         }
         let created = Access(
             id: AccessToken.generateIdentifier(), userName: access.userName, name: name, tokenHash: AccessToken.hash(token),
@@ -115,7 +115,7 @@ extension APIService {
         do {
             try await store.addAccess(created)
         } catch StoreError.alreadyExists {
-            throw .itemAlreadyExists("An access with this token already exists; choose another token, or let the server make one.")
+            throw APIError(.itemAlreadyExists, "An access with this token already exists; choose another token, or let the server make one.")
         } catch {
             throw .storeFailure(error)
         }
@@ -129,19 +129,19 @@ extension APIService {
     /// created), with the same rules on permissions as a creation.
     public func updateAccess(id: String, update: JSONValue, access: Access) async throws(APIError) -> APIResult {
         guard case .object(let members) = update else {
-            throw .invalidRequestStructure("The update must be a JSON object, found \(update.kindDescription).")
+            throw APIError(.invalidRequestStructure, "The update must be a JSON object, found \(update.kindDescription).")
         }
         let known: Set<String> = ["name", "permissions", "expireAfter"]
         if let unknown = members.first(where: { !known.contains($0.key) }) {
-            throw .invalidParameters("`\(unknown.key)` cannot be updated; an access's update may hold name, permissions, expireAfter.")
+            throw APIError(.invalidParameters, "`\(unknown.key)` cannot be updated; an access's update may hold name, permissions, expireAfter.")
         }
         var target = try managedAccess(id: id, by: access, among: try await userAccesses(access.userName))
         guard target.type != .personal else {
-            throw .forbidden("A personal access cannot be changed through the API; use `whereabouts users`.")
+            throw APIError(.forbidden, "A personal access cannot be changed through the API; use `whereabouts users`.")
         }
         let parameters = try APIParameters(json: update)
         if let name = try parameters.string("name") {
-            guard (1...200).contains(name.count) else { throw .invalidParameters("`name` must have 1 to 200 characters.") }
+            guard (1...200).contains(name.count) else { throw APIError(.invalidParameters, "`name` must have 1 to 200 characters.") }
             target.name = name
         }
         if update["permissions"] != nil {
@@ -195,12 +195,12 @@ extension APIService {
     private func managedAccess(
         id: String, by access: Access, among accesses: [Access], allowingItself: Bool = false
     ) throws(APIError) -> Access {
-        guard let found = accesses.first(where: { $0.id == id }) else { throw .unknownResource("No access with id \"\(id)\".") }
+        guard let found = accesses.first(where: { $0.id == id }) else { throw APIError(.unknownResource, "No access with id \"\(id)\".") }
         if allowingItself, found.id == access.id { return found }
         switch access.type {
         case .personal: return found
         case .app where found.createdBy == access.id: return found
-        default: throw .forbidden("This token cannot change or delete access \"\(id)\": it did not create it.")
+        default: throw APIError(.forbidden, "This token cannot change or delete access \"\(id)\": it did not create it.")
         }
     }
 
@@ -210,29 +210,29 @@ extension APIService {
         _ value: JSONValue?, in tree: StreamTree, grantedBy grantor: Access
     ) throws(APIError) -> [Permission] {
         guard case .array(let items)? = value, !items.isEmpty else {
-            throw .invalidParameters("`permissions` is required: an array of {streamId, level}, level read, contribute or manage.")
+            throw APIError(.invalidParameters, "`permissions` is required: an array of {streamId, level}, level read, contribute or manage.")
         }
         guard items.count <= maximumPermissionsPerAccess else {
-            throw .invalidParameters("An access holds at most \(maximumPermissionsPerAccess) permissions; this one has \(items.count).")
+            throw APIError(.invalidParameters, "An access holds at most \(maximumPermissionsPerAccess) permissions; this one has \(items.count).")
         }
         var permissions: [Permission] = []
         for item in items {
             guard case .string(let streamId)? = item["streamId"] else {
-                throw .invalidParameters("Each permission needs a `streamId` (a stream's id, or \"*\" for all).")
+                throw APIError(.invalidParameters, "Each permission needs a `streamId` (a stream's id, or \"*\" for all).")
             }
             guard case .string(let levelName)? = item["level"], let level = AccessLevel(rawValue: levelName) else {
                 var found = ""
                 if case .string(let other)? = item["level"] { found = ", found \"\(other)\"" }
-                throw .invalidParameters("The permission on \"\(streamId)\" needs a `level` of read, contribute or manage\(found).")
+                throw APIError(.invalidParameters, "The permission on \"\(streamId)\" needs a `level` of read, contribute or manage\(found).")
             }
             if streamId != Permission.allStreams, tree.streams[streamId] == nil {
-                throw .unknownReferencedResource("Unknown stream \"\(streamId)\" in `permissions`.")
+                throw APIError(.unknownReferencedResource, "Unknown stream \"\(streamId)\" in `permissions`.")
             }
             if grantor.type != .personal {
                 let granted = streamId == Permission.allStreams
                     ? grantor.allowsEverywhere(level) : grantor.allows(level, on: streamId, in: tree)
                 guard granted else {
-                    throw .forbidden("This token cannot grant \(level.rawValue) on \"\(streamId)\": it does not have it itself.")
+                    throw APIError(.forbidden, "This token cannot grant \(level.rawValue) on \"\(streamId)\": it does not have it itself.")
                 }
             }
             permissions.append(Permission(streamId: streamId, level: level))
@@ -243,7 +243,7 @@ extension APIService {
     /// `expireAfter` (seconds from now, at least 0) as an expiry time.
     private static func expiry(_ parameters: APIParameters) throws(APIError) -> Double? {
         guard let after = try parameters.number("expireAfter", in: -1e12...1e12) else { return nil }
-        guard after >= 0 else { throw .invalidParameters("`expireAfter` cannot be negative.") }
+        guard after >= 0 else { throw APIError(.invalidParameters, "`expireAfter` cannot be negative.") }
         return now() + after
     }
 }

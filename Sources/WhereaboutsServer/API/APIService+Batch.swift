@@ -19,10 +19,10 @@ extension APIService {
     /// `next` instead, as `GET /events` would).
     public func batch(_ body: JSONValue, access: Access) async throws(APIError) -> BatchResult {
         guard case .array(let calls) = body else {
-            throw .invalidRequestStructure("A batch must be a JSON array of {\"method\", \"params\"} objects.")
+            throw APIError(.invalidRequestStructure, "A batch must be a JSON array of {\"method\", \"params\"} objects.")
         }
         guard calls.count <= limits.batchCalls else {
-            throw .tooLarge("A batch holds at most \(limits.batchCalls) calls; this one holds \(calls.count). Send it in parts.")
+            throw APIError(.tooLarge, "A batch holds at most \(limits.batchCalls) calls; this one holds \(calls.count). Send it in parts.")
         }
         var eventBudget = wholeAnswerBound.events
         var answers: [BatchResult.Answer] = []
@@ -43,7 +43,7 @@ extension APIService {
         for (index, call) in calls.enumerated() {
             guard case .object = call, case .string(let method)? = call["method"] else {
                 await flushCreates()
-                answers.append(.failure(.invalidRequestStructure(
+                answers.append(.failure(APIError(.invalidRequestStructure,
                     "Call \(index) must be an object with a `method` string and `params`.")))
                 continue
             }
@@ -72,7 +72,7 @@ extension APIService {
     /// A batch's `events.get`: at most `budget` events, which it lowers by as many.
     private func batchEventsGet(_ params: JSONValue, access: Access, budget: inout Int) async throws(APIError) -> APIResult {
         guard budget > 0 else {
-            throw .tooLarge("""
+            throw APIError(.tooLarge, """
                 The batch's earlier events.get calls returned \(wholeAnswerBound.events) events, as many as a batch's answer \
                 holds; ask for these in another request (GET /events has no such bound).
                 """)
@@ -120,18 +120,18 @@ extension APIService {
             let (id, update) = try Self.idAndUpdate(params)
             return try await updateStream(id: id, update: update, access: access)
         default:
-            throw .invalidMethod(
+            throw APIError(.invalidMethod,
                 "Unknown method \"\(method)\"; a batch may call \(Self.batchMethods.joined(separator: ", ")).")
         }
     }
 
     private static func id(_ params: JSONValue) throws(APIError) -> String {
-        guard case .string(let id)? = params["id"] else { throw .invalidParameters("`params.id` is required.") }
+        guard case .string(let id)? = params["id"] else { throw APIError(.invalidParameters, "`params.id` is required.") }
         return id
     }
 
     private static func idAndUpdate(_ params: JSONValue) throws(APIError) -> (String, JSONValue) {
-        guard let update = params["update"] else { throw .invalidParameters("`params.update` is required.") }
+        guard let update = params["update"] else { throw APIError(.invalidParameters, "`params.update` is required.") }
         return (try id(params), update)
     }
 

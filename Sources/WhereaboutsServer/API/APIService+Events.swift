@@ -122,7 +122,7 @@ extension APIService {
                         if canRead(event, access: access, tree: tree) {
                             results[index] = .success((event, .ok))
                         } else {
-                            results[index] = .failure(.itemAlreadyExists(
+                            results[index] = .failure(APIError(.itemAlreadyExists,
                                 "An event with id \"\(event.id)\" already exists in streams this token cannot read."))
                         }
                     }
@@ -136,7 +136,7 @@ extension APIService {
                 for index in writeIndices { results[index] = .failure(failure) }
             }
         }
-        return results.map { $0 ?? .failure(.invalidParameters("The event was not processed.")) }
+        return results.map { $0 ?? .failure(APIError(.invalidParameters, "The event was not processed.")) }
     }
 
     // MARK: events.get
@@ -167,7 +167,7 @@ extension APIService {
             throw .storeFailure(error)
         }
         guard collected.events.count + (deletions?.count ?? 0) <= bound || (cutByServer && deletions == nil) else {
-            throw .tooLarge("""
+            throw APIError(.tooLarge, """
                 This events.get matches more than \(bound) events and deletions, more than an answer held whole may hold: \
                 read them with GET /events, whose answer has no such bound, or narrow the query (`limit`, a time range, \
                 `modifiedSince`).
@@ -191,7 +191,7 @@ extension APIService {
         var returnedBefore = 0
         if let text = try parameters.string("cursor") {
             guard let continuation = EventContinuation(text: text) else {
-                throw .invalidParameters("`cursor` must be the `next` of an earlier answer, unchanged.")
+                throw APIError(.invalidParameters, "`cursor` must be the `next` of an earlier answer, unchanged.")
             }
             // The skip was applied by the first answer; the limit counts from its start.
             query.after = continuation.after
@@ -232,7 +232,7 @@ extension APIService {
         query.modifiedSince = try parameters.number("modifiedSince", in: timeRange)
         if let state = try parameters.string("state") {
             guard let parsed = EventQuery.State(rawValue: state) else {
-                throw .invalidParameters("`state` must be one of default, trashed, all.")
+                throw APIError(.invalidParameters, "`state` must be one of default, trashed, all.")
             }
             query.state = parsed
         }
@@ -245,7 +245,7 @@ extension APIService {
                 } else if EventValidation.isValidType(type) {
                     exact.insert(type)
                 } else {
-                    throw .invalidParameters("`types` holds \"\(type)\", which is neither class/format nor class/*.")
+                    throw APIError(.invalidParameters, "`types` holds \"\(type)\", which is neither class/format nor class/*.")
                 }
             }
             query.types = exact
@@ -258,10 +258,10 @@ extension APIService {
             var expanded: Set<String> = []
             for id in requested {
                 guard tree.streams[id] != nil else {
-                    throw .unknownReferencedResource("Unknown stream \"\(id)\" in `streams`.")
+                    throw APIError(.unknownReferencedResource, "Unknown stream \"\(id)\" in `streams`.")
                 }
                 guard access.allows(.read, on: id, in: tree) else {
-                    throw .forbidden("This token cannot read stream \"\(id)\".")
+                    throw APIError(.forbidden, "This token cannot read stream \"\(id)\".")
                 }
                 expanded.formUnion(tree.subtree(of: id))
             }
@@ -285,7 +285,7 @@ extension APIService {
             throw .storeFailure(error)
         }
         guard let found, canRead(found, access: access, tree: tree) else {
-            throw .unknownResource("No event with id \"\(id)\".")
+            throw APIError(.unknownResource, "No event with id \"\(id)\".")
         }
         return (found, tree)
     }
@@ -376,7 +376,7 @@ extension APIService {
                 throw .storeFailure(error)
             }
         }
-        throw .itemChanged("Event \"\(id)\" kept changing while \(action); try again.")
+        throw APIError(.itemChanged, "Event \"\(id)\" kept changing while \(action); try again.")
     }
 
     /// How many times a write that found the event changed since its read reads it again.
@@ -385,7 +385,7 @@ extension APIService {
     /// Throws 412 when `event` changed after `unmodifiedSince`.
     private static func check(_ event: Event, unmodifiedSince: Double?) throws(APIError) {
         guard let unmodifiedSince, event.modified > unmodifiedSince else { return }
-        throw .preconditionFailed("""
+        throw APIError(.preconditionFailed, """
             Event "\(event.id)" changed at \(event.modified), after \(unmodifiedSince) (If-Unmodified-Since); \
             read it again before changing it.
             """)
@@ -395,7 +395,7 @@ extension APIService {
     public func attachment(eventId: String, attachmentId: String, access: Access) async throws(APIError) -> (Attachment, [UInt8]) {
         let (event, _) = try await event(id: eventId, access: access)
         guard let attachment = Self.attachment(attachmentId, of: event) else {
-            throw .unknownResource("Event \"\(eventId)\" has no attachment \"\(attachmentId)\".")
+            throw APIError(.unknownResource, "Event \"\(eventId)\" has no attachment \"\(attachmentId)\".")
         }
         return (attachment, try await file(of: attachment, eventId: eventId, userName: access.userName))
     }
@@ -413,7 +413,7 @@ extension APIService {
         } catch {
             throw .storeFailure(error)
         }
-        guard let data else { throw .unknownResource("The file of attachment \"\(attachment.id)\" is missing.") }
+        guard let data else { throw APIError(.unknownResource, "The file of attachment \"\(attachment.id)\" is missing.") }
         return data
     }
 
@@ -433,10 +433,10 @@ extension APIService {
     /// may read the event, and signed this very attachment.
     public func attachment(eventId: String, attachmentId: String, readToken: String, userName: String?) async throws(APIError) -> (Attachment, [UInt8]) {
         guard let userName else {
-            throw .invalidAccessToken("A readToken link goes through the user's path: /{username}/events/{id}/{attachmentId}?readToken=…")
+            throw APIError(.invalidAccessToken, "A readToken link goes through the user's path: /{username}/events/{id}/{attachmentId}?readToken=…")
         }
         guard let dash = readToken.firstIndex(of: "-"), readToken.utf8.count <= 200 else {
-            throw .invalidAccessToken("Invalid read token.")
+            throw APIError(.invalidAccessToken, "Invalid read token.")
         }
         let accessId = String(readToken[..<dash])
         let found: Access?
@@ -445,11 +445,11 @@ extension APIService {
         } catch {
             throw .storeFailure(error)
         }
-        guard let access = found, !access.hasExpired(at: Self.now()) else { throw .invalidAccessToken("Invalid read token.") }
+        guard let access = found, !access.hasExpired(at: Self.now()) else { throw APIError(.invalidAccessToken, "Invalid read token.") }
         let (event, _) = try await event(id: eventId, access: access)
         guard let attachment = Self.attachment(attachmentId, of: event),
               AccessToken.isReadToken(readToken, of: access, eventId: eventId, attachmentId: attachment.id)
-        else { throw .invalidAccessToken("Invalid read token.") }
+        else { throw APIError(.invalidAccessToken, "Invalid read token.") }
         return (attachment, try await file(of: attachment, eventId: eventId, userName: userName))
     }
 
@@ -464,10 +464,10 @@ extension APIService {
     func checkStreams(_ ids: [String], exist tree: StreamTree, access: Access, level: AccessLevel) throws(APIError) {
         for id in ids {
             guard tree.streams[id] != nil else {
-                throw .unknownReferencedResource("Unknown stream \"\(id)\": create it first with POST /streams.")
+                throw APIError(.unknownReferencedResource, "Unknown stream \"\(id)\": create it first with POST /streams.")
             }
             guard access.allows(level, on: id, in: tree) else {
-                throw .forbidden("This token cannot \(level == .read ? "read" : "write to") stream \"\(id)\".")
+                throw APIError(.forbidden, "This token cannot \(level == .read ? "read" : "write to") stream \"\(id)\".")
             }
         }
     }
@@ -481,10 +481,10 @@ extension APIError {
         if let error = error as? APIError { return error }
         if let error = error as? StoreError {
             switch error {
-            case .alreadyExists: return .itemAlreadyExists(error.description)
-            case .notFound: return .unknownResource(error.description)
-            case .cycle: return .invalidParameters("A stream cannot move inside itself or its descendants (\(error.description)).")
-            case .changed: return .itemChanged("The \(error.description); read it again and retry.")
+            case .alreadyExists: return APIError(.itemAlreadyExists, error.description)
+            case .notFound: return APIError(.unknownResource, error.description)
+            case .cycle: return APIError(.invalidParameters, "A stream cannot move inside itself or its descendants (\(error.description)).")
+            case .changed: return APIError(.itemChanged, "The \(error.description); read it again and retry.")
             case .corrupt, .timedOut: break
             }
         }

@@ -8,13 +8,13 @@ extension APIService {
         switch try parameters.string("state") {
         case nil, "default": includeTrashed = false
         case "all": includeTrashed = true
-        default: throw .invalidParameters("`state` must be default or all.")
+        default: throw APIError(.invalidParameters, "`state` must be default or all.")
         }
         let tree = try await loadTree(access.userName)
         var roots: [String]
         if let parent = try parameters.string("parentId") {
             guard tree.streams[parent] != nil, access.allows(.read, on: parent, in: tree) else {
-                throw .unknownReferencedResource("Unknown stream \"\(parent)\" in `parentId`.")
+                throw APIError(.unknownReferencedResource, "Unknown stream \"\(parent)\" in `parentId`.")
             }
             roots = tree.childIds(of: parent)
         } else if access.allowsEverywhere(.read) {
@@ -63,35 +63,35 @@ extension APIService {
     /// parent (or every stream, for a root). Names are unique among siblings.
     public func createStream(_ value: JSONValue, access: Access) async throws(APIError) -> APIResult {
         guard case .object(let members) = value else {
-            throw .invalidRequestStructure("The stream must be a JSON object, found \(value.kindDescription).")
+            throw APIError(.invalidRequestStructure, "The stream must be a JSON object, found \(value.kindDescription).")
         }
         let allowed: Set<String> = ["id", "name", "parentId", "clientData"]
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            throw .invalidParameters("Unknown field `\(unknown.key)` when creating a stream; allowed: clientData, id, name, parentId.")
+            throw APIError(.invalidParameters, "Unknown field `\(unknown.key)` when creating a stream; allowed: clientData, id, name, parentId.")
         }
         guard case .string(let name)? = value["name"], !name.isEmpty, name.unicodeScalars.count <= 200 else {
-            throw .invalidParameters("`name` is required: a string of 1 to 200 characters.")
+            throw APIError(.invalidParameters, "`name` is required: a string of 1 to 200 characters.")
         }
         var parentId: String?
         switch value["parentId"] {
         case nil, .null?: parentId = nil
         case .string(let id)?: parentId = id
-        default: throw .invalidParameters("`parentId` must be a stream id or null.")
+        default: throw APIError(.invalidParameters, "`parentId` must be a stream id or null.")
         }
         let clientData = try Self.clientData(value["clientData"])
         let tree = try await loadTree(access.userName, refreshingIfMissing: parentId.map { [$0] } ?? [])
         if let parentId {
             guard tree.streams[parentId] != nil else {
-                throw .unknownReferencedResource("Unknown parent stream \"\(parentId)\".")
+                throw APIError(.unknownReferencedResource, "Unknown parent stream \"\(parentId)\".")
             }
             guard access.allows(.manage, on: parentId, in: tree) else {
-                throw .forbidden("This token cannot manage stream \"\(parentId)\".")
+                throw APIError(.forbidden, "This token cannot manage stream \"\(parentId)\".")
             }
             guard tree.lineage(of: parentId).count < StreamTree.maximumDepth else {
-                throw .invalidParameters("Streams nest at most \(StreamTree.maximumDepth) deep; \"\(parentId)\" is at the deepest level.")
+                throw APIError(.invalidParameters, "Streams nest at most \(StreamTree.maximumDepth) deep; \"\(parentId)\" is at the deepest level.")
             }
         } else if !access.allowsEverywhere(.manage) {
-            throw .forbidden("Only a token that manages every stream can create a root stream.")
+            throw APIError(.forbidden, "Only a token that manages every stream can create a root stream.")
         }
         let id: String
         switch value["id"] {
@@ -100,9 +100,9 @@ extension APIService {
         case .string(let given)? where EventValidation.isValidIdentifier(given):
             id = given
         default:
-            throw .invalidParameters("`id` must be 1 to 100 letters, digits, `-`, `_` or `.`.")
+            throw APIError(.invalidParameters, "`id` must be 1 to 100 letters, digits, `-`, `_` or `.`.")
         }
-        if tree.streams[id] != nil { throw .itemAlreadyExists("A stream with id \"\(id)\" already exists.") }
+        if tree.streams[id] != nil { throw APIError(.itemAlreadyExists, "A stream with id \"\(id)\" already exists.") }
         try checkSiblingName(name, parentId: parentId, except: nil, tree: tree)
         let now = Self.now()
         let stream = EventStream(id: id, name: name, parentId: parentId, clientData: clientData,
@@ -120,22 +120,22 @@ extension APIService {
     /// manage the stream (and the new parent); a stream cannot move inside itself.
     public func updateStream(id: String, update value: JSONValue, access: Access) async throws(APIError) -> APIResult {
         guard case .object(let members) = value else {
-            throw .invalidRequestStructure("The update must be a JSON object, found \(value.kindDescription).")
+            throw APIError(.invalidRequestStructure, "The update must be a JSON object, found \(value.kindDescription).")
         }
         let allowed: Set<String> = ["name", "parentId", "clientData", "trashed"]
         if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            throw .invalidParameters("Unknown field `\(unknown.key)` when updating a stream; allowed: clientData, name, parentId, trashed.")
+            throw APIError(.invalidParameters, "Unknown field `\(unknown.key)` when updating a stream; allowed: clientData, name, parentId, trashed.")
         }
         var tree = try await loadTree(access.userName, refreshingIfMissing: [id])
         guard var stream = tree.streams[id], access.allows(.read, on: id, in: tree) else {
-            throw .unknownResource("No stream with id \"\(id)\".")
+            throw APIError(.unknownResource, "No stream with id \"\(id)\".")
         }
         guard access.allows(.manage, on: id, in: tree) else {
-            throw .forbidden("This token cannot manage stream \"\(id)\".")
+            throw APIError(.forbidden, "This token cannot manage stream \"\(id)\".")
         }
         if let nameValue = value["name"] {
             guard case .string(let name) = nameValue, !name.isEmpty, name.unicodeScalars.count <= 200 else {
-                throw .invalidParameters("`name` must be a string of 1 to 200 characters.")
+                throw APIError(.invalidParameters, "`name` must be a string of 1 to 200 characters.")
             }
             stream.name = name
         }
@@ -143,31 +143,31 @@ extension APIService {
             switch parentValue {
             case .null:
                 guard access.allowsEverywhere(.manage) else {
-                    throw .forbidden("Only a token that manages every stream can make a root stream.")
+                    throw APIError(.forbidden, "Only a token that manages every stream can make a root stream.")
                 }
                 stream.parentId = nil
             case .string(let parent):
                 tree = try await loadTree(access.userName, refreshingIfMissing: [parent])
                 guard tree.streams[parent] != nil else {
-                    throw .unknownReferencedResource("Unknown parent stream \"\(parent)\".")
+                    throw APIError(.unknownReferencedResource, "Unknown parent stream \"\(parent)\".")
                 }
                 guard !tree.subtree(of: id).contains(parent) else {
-                    throw .invalidParameters("A stream cannot move inside itself or its descendants.")
+                    throw APIError(.invalidParameters, "A stream cannot move inside itself or its descendants.")
                 }
                 guard access.allows(.manage, on: parent, in: tree) else {
-                    throw .forbidden("This token cannot manage stream \"\(parent)\".")
+                    throw APIError(.forbidden, "This token cannot manage stream \"\(parent)\".")
                 }
                 guard tree.lineage(of: parent).count + tree.height(of: id) <= StreamTree.maximumDepth else {
-                    throw .invalidParameters("Streams nest at most \(StreamTree.maximumDepth) deep; under \"\(parent)\" this stream's subtree would go deeper.")
+                    throw APIError(.invalidParameters, "Streams nest at most \(StreamTree.maximumDepth) deep; under \"\(parent)\" this stream's subtree would go deeper.")
                 }
                 stream.parentId = parent
             default:
-                throw .invalidParameters("`parentId` must be a stream id or null.")
+                throw APIError(.invalidParameters, "`parentId` must be a stream id or null.")
             }
         }
         if let clientData = value["clientData"] { stream.clientData = try Self.clientData(clientData) }
         if let trashedValue = value["trashed"] {
-            guard case .bool(let trashed) = trashedValue else { throw .invalidParameters("`trashed` must be true or false.") }
+            guard case .bool(let trashed) = trashedValue else { throw APIError(.invalidParameters, "`trashed` must be true or false.") }
             stream.trashed = trashed
         }
         try checkSiblingName(stream.name, parentId: stream.parentId, except: id, tree: tree)
@@ -199,10 +199,10 @@ extension APIService {
     public func deleteStream(id: String, access: Access, mergeEventsWithParent merge: Bool?) async throws(APIError) -> APIResult {
         let tree = try await loadTree(access.userName, refreshingIfMissing: [id])
         guard var stream = tree.streams[id], access.allows(.read, on: id, in: tree) else {
-            throw .unknownResource("No stream with id \"\(id)\".")
+            throw APIError(.unknownResource, "No stream with id \"\(id)\".")
         }
         guard access.allows(.manage, on: id, in: tree) else {
-            throw .forbidden("This token cannot manage stream \"\(id)\".")
+            throw APIError(.forbidden, "This token cannot manage stream \"\(id)\".")
         }
         guard stream.trashed else {
             stream.trashed = true
@@ -227,13 +227,13 @@ extension APIService {
             throw .storeFailure(error)
         }
         guard events.count <= limits.eventsHeldWhole else {
-            throw .tooLarge("""
+            throw APIError(.tooLarge, """
                 Stream "\(id)" holds more than \(limits.eventsHeldWhole) events; move or delete them first \
                 (events.update, events.delete), then delete the stream.
                 """)
         }
         if !events.isEmpty, merge == nil {
-            throw .invalidParameters("""
+            throw APIError(.invalidParameters, """
                 Stream "\(id)" (or one inside it) holds \(events.count) events: give `mergeEventsWithParent` true to move \
                 them to the parent stream, or false to take the deleted streams out of them (deleting those left in no stream).
                 """)
@@ -286,7 +286,7 @@ extension APIService {
     private func checkSiblingName(_ name: String, parentId: String?, except id: String?, tree: StreamTree) throws(APIError) {
         let siblings = parentId.map { tree.childIds(of: $0) } ?? tree.rootIds
         if siblings.contains(where: { $0 != id && tree.streams[$0]?.name == name && tree.streams[$0]?.trashed == false }) {
-            throw .itemAlreadyExists("A sibling stream is already named \"\(name)\".")
+            throw APIError(.itemAlreadyExists, "A sibling stream is already named \"\(name)\".")
         }
     }
 
@@ -294,7 +294,7 @@ extension APIService {
         switch value {
         case nil, .null?: return nil
         case .object?: return value
-        default: throw .invalidParameters("`clientData` must be an object.")
+        default: throw APIError(.invalidParameters, "`clientData` must be an object.")
         }
     }
 

@@ -15,24 +15,24 @@ public enum OwnTracksMessage {
     /// waypoints, cards…), which are accepted and ignored.
     public static func event(from message: JSONValue, device: String?, now: Double, accessId: String) throws(APIError) -> JSONValue? {
         guard case .object = message else {
-            throw .invalidRequestStructure("An OwnTracks message must be a JSON object, found \(message.kindDescription).")
+            throw APIError(.invalidRequestStructure, "An OwnTracks message must be a JSON object, found \(message.kindDescription).")
         }
         guard case .string(let type)? = message["_type"] else {
-            throw .invalidParameters("An OwnTracks message needs `_type` (e.g. \"location\").")
+            throw APIError(.invalidParameters, "An OwnTracks message needs `_type` (e.g. \"location\").")
         }
         guard type == "location" else { return nil }
         func number(_ key: String) throws(APIError) -> Double? {
             switch message[key] {
             case nil, .null?: return nil
             case .number(let n)?: return n
-            default: throw .invalidParameters("OwnTracks field `\(key)` must be a number.")
+            default: throw APIError(.invalidParameters, "OwnTracks field `\(key)` must be a number.")
             }
         }
         guard let lat = try number("lat"), let lon = try number("lon") else {
-            throw .invalidParameters("An OwnTracks location needs `lat` and `lon`.")
+            throw APIError(.invalidParameters, "An OwnTracks location needs `lat` and `lon`.")
         }
         guard let tst = try number("tst") else {
-            throw .invalidParameters("An OwnTracks location needs `tst` (seconds since 1970).")
+            throw APIError(.invalidParameters, "An OwnTracks location needs `tst` (seconds since 1970).")
         }
         var content: [(key: String, value: JSONValue)] = [("latitude", .number(lat)), ("longitude", .number(lon))]
         if let alt = try number("alt") { content.append(("altitude", .number(alt))) }

@@ -34,64 +34,57 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// A summary for logs.
     public var description: String { "\(status.code) \(id): \(message)" }
 
-    /// The body is not valid JSON or not the expected structure.
-    public static func invalidRequestStructure(_ message: String) -> APIError {
-        APIError(id: "invalid-request-structure", message: message, status: .badRequest)
+    /// Creates an error of a kind of Pryv's, with its identifier and status.
+    ///
+    /// ```swift
+    /// throw APIError(.unknownResource, "Unknown event \"\(id)\".")
+    /// ```
+    public init(_ kind: Kind, _ message: String, data: JSONValue? = nil) {
+        self.init(id: kind.rawValue, message: message, status: kind.status, data: data)
     }
 
-    /// A batch call names a method the server does not have (Pryv's `invalid-method`).
-    public static func invalidMethod(_ message: String) -> APIError {
-        APIError(id: "invalid-method", message: message, status: .badRequest)
-    }
+    /// The kinds of errors the API reports: Pryv's error identifier (the raw value) and the
+    /// HTTP status that goes with it.
+    public enum Kind: String, CaseIterable, Sendable {
+        /// The body is not valid JSON or not the expected structure. 400.
+        case invalidRequestStructure = "invalid-request-structure"
+        /// A batch call names a method the server does not have. 400.
+        case invalidMethod = "invalid-method"
+        /// A parameter or field has the wrong type or value. 400.
+        case invalidParameters = "invalid-parameters-format"
+        /// The event, stream, attachment or route does not exist (or is not visible to the
+        /// token). 404.
+        case unknownResource = "unknown-resource"
+        /// The request refers to something (e.g. a stream) that does not exist. 400.
+        case unknownReferencedResource = "unknown-referenced-resource"
+        /// Something with this identifier already exists. 409.
+        case itemAlreadyExists = "item-already-exists"
+        /// No token, or a token the server does not know. 401.
+        case invalidAccessToken = "invalid-access-token"
+        /// The token is valid but does not allow this. 403.
+        case forbidden = "forbidden"
+        /// The client's precondition failed: the item changed after the time it gave
+        /// (`If-Unmodified-Since`, or `ifUnmodifiedSince` in a batch call). 412.
+        case preconditionFailed = "precondition-failed"
+        /// The item kept changing while the server tried to apply the request to it. 409.
+        case itemChanged = "item-changed"
+        /// The body exceeds the server's limit. 413.
+        case tooLarge = "request-too-large"
+        /// The token sent more requests than its rate allows. 429.
+        case tooManyRequests = "too-many-requests"
 
-    /// A parameter or field has the wrong type or value.
-    public static func invalidParameters(_ message: String) -> APIError {
-        APIError(id: "invalid-parameters-format", message: message, status: .badRequest)
-    }
-
-    /// The event, stream, attachment or route does not exist (or is not visible to the token).
-    public static func unknownResource(_ message: String) -> APIError {
-        APIError(id: "unknown-resource", message: message, status: .notFound)
-    }
-
-    /// The request refers to something (e.g. a stream) that does not exist.
-    public static func unknownReferencedResource(_ message: String) -> APIError {
-        APIError(id: "unknown-referenced-resource", message: message, status: .badRequest)
-    }
-
-    /// Something with this identifier already exists.
-    public static func itemAlreadyExists(_ message: String) -> APIError {
-        APIError(id: "item-already-exists", message: message, status: .conflict)
-    }
-
-    /// No token, or a token the server does not know.
-    public static func invalidAccessToken(_ message: String) -> APIError {
-        APIError(id: "invalid-access-token", message: message, status: .unauthorized)
-    }
-
-    /// The token is valid but does not allow this.
-    public static func forbidden(_ message: String) -> APIError {
-        APIError(id: "forbidden", message: message, status: .forbidden)
-    }
-
-    /// The client's precondition failed: the item changed after the time it gave
-    /// (`If-Unmodified-Since`, or `ifUnmodifiedSince` in a batch call).
-    public static func preconditionFailed(_ message: String) -> APIError {
-        APIError(id: "precondition-failed", message: message, status: .preconditionFailed)
-    }
-
-    /// The item kept changing while the server tried to apply the request to it.
-    public static func itemChanged(_ message: String) -> APIError {
-        APIError(id: "item-changed", message: message, status: .conflict)
-    }
-
-    /// The body exceeds the server's limit.
-    public static func tooLarge(_ message: String) -> APIError {
-        APIError(id: "request-too-large", message: message, status: .contentTooLarge)
-    }
-
-    /// The token sent more requests than its rate allows.
-    public static func tooManyRequests(_ message: String) -> APIError {
-        APIError(id: "too-many-requests", message: message, status: .tooManyRequests)
+        /// The HTTP status of this kind of error.
+        public var status: HTTPResponse.Status {
+            switch self {
+            case .invalidRequestStructure, .invalidMethod, .invalidParameters, .unknownReferencedResource: .badRequest
+            case .unknownResource: .notFound
+            case .itemAlreadyExists, .itemChanged: .conflict
+            case .invalidAccessToken: .unauthorized
+            case .forbidden: .forbidden
+            case .preconditionFailed: .preconditionFailed
+            case .tooLarge: .contentTooLarge
+            case .tooManyRequests: .tooManyRequests
+            }
+        }
     }
 }

@@ -48,7 +48,7 @@ public struct APIErrorMiddleware: RouterMiddleware {
     static func notFoundResponse(for request: Request) -> Response {
         let allowed = AllowedMethods.documented.methods(forPath: request.uri.path)
         guard !allowed.isEmpty, !allowed.contains(request.method.rawValue) else {
-            return APIResponse.error(.unknownResource(
+            return APIResponse.error(APIError(.unknownResource,
                 "No route \(request.method.rawValue) \(request.uri.path); see /openapi.json for the API."))
         }
         var response = APIResponse.error(APIError(
@@ -65,9 +65,9 @@ public struct APIErrorMiddleware: RouterMiddleware {
         if let error = error as? any HTTPResponseError {
             switch error.status {
             case .notFound:
-                return .unknownResource("No route \(request.method.rawValue) \(request.uri.path); see /openapi.json for the API.")
+                return APIError(.unknownResource, "No route \(request.method.rawValue) \(request.uri.path); see /openapi.json for the API.")
             case .contentTooLarge:
-                return .tooLarge("The request body is larger than this server accepts for \(request.uri.path).")
+                return APIError(.tooLarge, "The request body is larger than this server accepts for \(request.uri.path).")
             case .methodNotAllowed:
                 return APIError(id: "invalid-operation",
                                 message: "\(request.method.rawValue) is not allowed on \(request.uri.path).",

@@ -45,7 +45,7 @@ struct APIRoutes: ServerRoutes {
                 }
             }
             guard let format = EventExport.Format(rawValue: formatName) else {
-                throw APIError.invalidParameters("`format` must be json, geojson, gpx or csv.")
+                throw APIError(.invalidParameters, "`format` must be json, geojson, gpx or csv.")
             }
             if query.all("types").isEmpty { parameters = parameters.adding("types", .array([.string("position/wgs84")])) }
             var headers = HTTPFields()
@@ -194,7 +194,7 @@ struct APIRoutes: ServerRoutes {
             let query = QueryParameters(query: request.uri.query)
             let user = request.headers[.owntracksUser] ?? query["u"]
             if let user, !user.isEmpty, user != access.userName {
-                throw APIError.forbidden("This token acts for user \"\(access.userName)\", not \"\(user)\".")
+                throw APIError(.forbidden, "This token acts for user \"\(access.userName)\", not \"\(user)\".")
             }
             let device = request.headers[.owntracksDevice] ?? query["d"]
             let message = try await readJSON(request)
@@ -220,12 +220,12 @@ struct APIRoutes: ServerRoutes {
     private func readJSON(_ request: Request) async throws -> JSONValue {
         let body = try await request.body.collect(upTo: limits.json)
         guard body.readableBytes > 0 else {
-            throw APIError.invalidRequestStructure("The request body is empty; send a JSON document.")
+            throw APIError(.invalidRequestStructure, "The request body is empty; send a JSON document.")
         }
         do {
             return try JSONParser.parse(body.readableBytesView)
         } catch {
-            throw APIError.invalidRequestStructure("The request body is not valid JSON: \(error).")
+            throw APIError(.invalidRequestStructure, "The request body is not valid JSON: \(error).")
         }
     }
 

@@ -33,7 +33,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         var context = context
         guard let token = Self.token(in: request) else {
             if request.uri.path != LiveRoutes.path, QueryParameters(query: request.uri.query)["auth"] != nil {
-                context.authenticationFailure = .invalidAccessToken(
+                context.authenticationFailure = APIError(.invalidAccessToken,
                     "?auth= is accepted only on /live; send the token in the Authorization header.")
             }
             return try await next(request, context)
@@ -50,7 +50,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
         switch resolution {
         case .access(let access):
             if let rateLimiter, let retryAfter = await rateLimiter.admit(access.id) {
-                var response = APIResponse.error(.tooManyRequests(
+                var response = APIResponse.error(APIError(.tooManyRequests,
                     "This token has sent more requests than its rate limit allows; retry in \(retryAfter) s."))
                 response.headers[.retryAfter] = String(retryAfter)
                 return response
@@ -65,7 +65,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 context.access = access
             }
         case .unknown:
-            context.authenticationFailure = .invalidAccessToken(
+            context.authenticationFailure = APIError(.invalidAccessToken,
                 "The token is not known to this server. Create one with `whereabouts users token NAME`.")
         case .tooManyFailures:
             return Self.tooManyFailures
@@ -75,7 +75,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
 
     /// The answer to a client address that has tried too many unknown tokens.
     static var tooManyFailures: Response {
-        var response = APIResponse.error(.tooManyRequests(
+        var response = APIResponse.error(APIError(.tooManyRequests,
             "Too many requests with unknown tokens from this address; wait a few seconds before trying again."))
         response.headers[.retryAfter] = "5"
         return response

@@ -27,10 +27,10 @@ enum MultipartEventReader {
         _ body: Body, contentType: String, limits: Limits, spoolDirectory: String
     ) async throws -> APIService.EventCreateInput where Body.Element == ByteBuffer {
         guard let boundary = boundary(in: contentType) else {
-            throw APIError.invalidRequestStructure("A multipart request needs a `boundary` in its Content-Type.")
+            throw APIError(.invalidRequestStructure, "A multipart request needs a `boundary` in its Content-Type.")
         }
         guard boundary.utf8.count <= 200 else {
-            throw APIError.invalidRequestStructure("A multipart boundary has at most 70 characters (RFC 2046); this one has \(boundary.count).")
+            throw APIError(.invalidRequestStructure, "A multipart boundary has at most 70 characters (RFC 2046); this one has \(boundary.count).")
         }
         let upload = SpooledUpload(spoolDirectory: spoolDirectory, limits: limits)
         do {
@@ -42,12 +42,12 @@ enum MultipartEventReader {
             for try await chunk in body {
                 received += chunk.readableBytes
                 guard received <= limits.body else {
-                    throw APIError.tooLarge("The request body is larger than this server accepts for a multipart upload (\(limits.body) bytes).")
+                    throw APIError(.tooLarge, "The request body is larger than this server accepts for a multipart upload (\(limits.body) bytes).")
                 }
                 do {
                     try chunk.withUnsafeReadableBytes { try parser.feed($0) }
                 } catch {
-                    throw APIError.invalidRequestStructure("The multipart body cannot be read: \(error).")
+                    throw APIError(.invalidRequestStructure, "The multipart body cannot be read: \(error).")
                 }
                 if let failure = upload.failure { throw failure }
                 try await upload.flush()
@@ -56,17 +56,17 @@ enum MultipartEventReader {
             // with the parts that happened to arrive: the close delimiter must be there (which
             // ends the last part).
             guard parser.isFinished else {
-                throw APIError.invalidRequestStructure(
+                throw APIError(.invalidRequestStructure,
                     "The multipart body ends before its closing boundary (--\(boundary)--): it was cut short; send it whole.")
             }
             guard let eventJSON = upload.eventJSON else {
-                throw APIError.invalidRequestStructure("A multipart event upload needs a part named `event` holding the event's JSON.")
+                throw APIError(.invalidRequestStructure, "A multipart event upload needs a part named `event` holding the event's JSON.")
             }
             let json: JSONValue
             do {
                 json = try JSONParser.parse(eventJSON)
             } catch {
-                throw APIError.invalidRequestStructure("The `event` part is not valid JSON: \(error).")
+                throw APIError(.invalidRequestStructure, "The `event` part is not valid JSON: \(error).")
             }
             return APIService.EventCreateInput(json: json, files: upload.files)
         } catch {
@@ -133,7 +133,7 @@ private final class SpooledUpload {
 
     func header(_ name: String, _ value: String) {
         guard headers.count < 64 else {
-            fail(.invalidRequestStructure("A multipart part has more than 64 headers."))
+            fail(APIError(.invalidRequestStructure, "A multipart part has more than 64 headers."))
             return
         }
         headers.append((name.lowercased(), value))
@@ -147,7 +147,7 @@ private final class SpooledUpload {
             break
         case .event:
             guard (eventJSON?.count ?? 0) + buffer.count <= limits.json else {
-                fail(.tooLarge("The `event` part is larger than \(limits.json) bytes."))
+                fail(APIError(.tooLarge, "The `event` part is larger than \(limits.json) bytes."))
                 return
             }
             eventJSON?.append(contentsOf: buffer)
@@ -183,7 +183,7 @@ private final class SpooledUpload {
         let fileName = MultipartEventReader.parameter("filename", in: disposition)
         if name == "event" && fileName == nil {
             guard eventJSON == nil else {
-                fail(.invalidRequestStructure("A multipart event upload holds one `event` part; this one has several."))
+                fail(APIError(.invalidRequestStructure, "A multipart event upload holds one `event` part; this one has several."))
                 return
             }
             eventJSON = []
@@ -191,7 +191,7 @@ private final class SpooledUpload {
             return
         }
         guard paths.count < limits.files else {
-            fail(.invalidRequestStructure("A multipart event upload holds at most \(limits.files) files."))
+            fail(APIError(.invalidRequestStructure, "A multipart event upload holds at most \(limits.files) files."))
             return
         }
         let type = headers.first { $0.0 == "content-type" }?.1 ?? "application/octet-stream"

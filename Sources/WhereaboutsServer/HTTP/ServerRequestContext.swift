@@ -32,7 +32,7 @@ public struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     /// request had no token or an unknown one.
     public func requireAccess() throws(APIError) -> Access {
         if let access { return access }
-        throw authenticationFailure ?? .invalidAccessToken(
+        throw authenticationFailure ?? APIError(.invalidAccessToken,
             "This request needs a token: send it in the Authorization header (as the token itself, as "
                 + "Bearer TOKEN, or as the Basic auth user name or password); create one with `whereabouts users token NAME`.")
     }

@@ -114,7 +114,7 @@ struct LiveRoutes: ServerRoutes {
         _ request: Request, context: ServerRequestContext, authenticator: TokenAuthenticator, store: any EventStore
     ) async throws -> Authentication {
         guard isSameOrigin(request) else {
-            return .failure(.forbidden("/live accepts sockets only from pages of this server; this one comes from \(request.headers[.origin] ?? "elsewhere")."))
+            return .failure(APIError(.forbidden, "/live accepts sockets only from pages of this server; this one comes from \(request.headers[.origin] ?? "elsewhere")."))
         }
         let resolved: Access?
         if let access = context.access {
@@ -126,11 +126,11 @@ struct LiveRoutes: ServerRoutes {
                 return .failure(.storeFailure(error))  // 503: the store did not answer
             }
         } else {
-            return .failure(.invalidAccessToken(
+            return .failure(APIError(.invalidAccessToken,
                 "No token: open the WebSocket as /live?auth=TOKEN with a token from `whereabouts users token`."))
         }
         guard let access = resolved else {
-            return .failure(.invalidAccessToken(
+            return .failure(APIError(.invalidAccessToken,
                 "The token is not known to this server; make one with `whereabouts users token NAME`."))
         }
         let tree: StreamTree
@@ -140,7 +140,7 @@ struct LiveRoutes: ServerRoutes {
             return .failure(.storeFailure(error))
         }
         if let readable = access.readableStreams(in: tree), readable.isEmpty {
-            return .failure(.forbidden("The token may read none of \(access.userName)'s streams, so it has nothing to watch."))
+            return .failure(APIError(.forbidden, "The token may read none of \(access.userName)'s streams, so it has nothing to watch."))
         }
         return .success(access, tree)
     }

@@ -64,7 +64,7 @@ struct MapPage: ServerRoutes {
         router.get("/venue") { [venueIsPublic] _, context -> Response in
             if !venueIsPublic { _ = try context.requireAccess() }
             guard let encodedVenue else {
-                return APIResponse.error(.unknownResource(
+                return APIResponse.error(APIError(.unknownResource,
                     "This server has no venue; start it with `whereabouts serve --venue venue.json` to draw tracks on a plan."))
             }
             return APIResponse.json([("venue", encodedVenue)])
