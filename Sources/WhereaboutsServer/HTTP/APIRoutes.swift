@@ -29,7 +29,7 @@ struct APIRoutes: ServerRoutes {
         router.get("/events") { request, context in
             let access = try context.requireAccess()
             let query = QueryParameters(query: request.uri.query)
-            var parameters = APIParameters(query: query, arrayKeys: ["streams", "types"])
+            let parameters = APIParameters(query: query, arrayKeys: ["streams", "types"])
             guard let formatName = query["format"], formatName != "json" else {
                 var answer = try await service.eventAnswer(parameters, access: access)
                 // The first page is read before the answer starts, so that a store failure is
@@ -47,34 +47,13 @@ struct APIRoutes: ServerRoutes {
             guard let format = EventExport.Format(rawValue: formatName) else {
                 throw APIError(.invalidParameters, "`format` must be json, geojson, gpx or csv.")
             }
-            if query.all("types").isEmpty { parameters = parameters.adding("types", .array([.string("position/wgs84")])) }
+            let export = try await service.export(parameters, format: format, access: access)
             var headers = HTTPFields()
             headers[.contentType] = format.mediaType
             headers[.contentDisposition] = "attachment; filename=\"\(access.userName).\(format.fileExtension)\""
-            let exportQuery = try await service.eventQuery(parameters, access: access)
-            if !exportQuery.sortAscending, exportQuery.limit != nil || exportQuery.skip > 0 {
-                // The newest N (Pryv's default without a range is the newest 20), or all but the
-                // newest N: read whole (at most `eventsHeldWhole`, 413 beyond) and written oldest first.
-                let events = try await service.events(parameters, access: access).events
-                await charge(events.count, to: access)
-                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: format.render(events))))
-            }
-            let store = service.store
-            // One row read first, so that a store that does not answer is still a proper 503
-            // (once the body has started, a failure can only cut it short).
-            var probe = exportQuery
-            probe.limit = 1
-            do {
-                _ = try await store.eventPage(matching: probe, for: access.userName)
-            } catch {
-                throw APIError.storeFailure(error)
-            }
-            // A range is written as it is read, however long: a chunk of positions at a time.
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 do {
-                    let written = try await EventExport.write(format, reading: exportQuery, from: store, userName: access.userName) { text in
-                        try await writer.write(ByteBuffer(string: text))
-                    }
+                    let written = try await export.write { text in try await writer.write(ByteBuffer(string: text)) }
                     await charge(written, to: access)
                 } catch {
                     throw APIResponse.streamFailure(error, what: "An export stopped before its end")
