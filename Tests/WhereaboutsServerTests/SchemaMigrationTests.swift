@@ -91,16 +91,8 @@ struct SchemaMigrationTests {
         try await Self.withScratchDatabase { url, logger in
             let holder = try PostgresEventStore(url: url, logger: logger)
             let store = try PostgresEventStore(url: url, logger: logger)
-            let held = Gate(), release = Gate()
             // Another process holds the lock (as while it migrates).
-            let holding = Task {
-                try await holder.client.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
-                    held.open()
-                    await release.wait()
-                }
-            }
-            await held.wait()
+            let (release, holding) = await Self.holdingMigrationLock(holder, logger: logger)
             // The empty database lacks every migration: its migration waits for the lock.
             let waiting = Task { try await store.migrate() }
             try await Task.sleep(for: .milliseconds(500))
@@ -117,15 +109,7 @@ struct SchemaMigrationTests {
             try await waiting.value
 
             // Now current: migrating again while the lock is held returns without it.
-            let heldAgain = Gate(), releaseAgain = Gate()
-            let holdingAgain = Task {
-                try await holder.client.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
-                    heldAgain.open()
-                    await releaseAgain.wait()
-                }
-            }
-            await heldAgain.wait()
+            let (releaseAgain, holdingAgain) = await Self.holdingMigrationLock(holder, logger: logger)
             let done = LockedValue(false)
             let migrating = Task {
                 try await store.migrate()
@@ -139,6 +123,23 @@ struct SchemaMigrationTests {
             try await store.close()
             try await holder.close()
         }
+    }
+
+    /// Takes the migrations' lock on a connection of `store` and holds it until the returned gate
+    /// opens; returns once the lock is held, with the task that holds it.
+    static func holdingMigrationLock(
+        _ store: PostgresEventStore, logger: Logger
+    ) async -> (release: Gate, holding: Task<Void, any Error>) {
+        let held = Gate(), release = Gate()
+        let holding = Task {
+            try await store.client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
+                held.open()
+                await release.wait()
+            }
+        }
+        await held.wait()
+        return (release, holding)
     }
 
     @Test("A PostgreSQL schema of a newer server is refused, naming both versions", .needsPostgreSQL)
