@@ -75,44 +75,6 @@ public actor PlaceRanker {
         update(nearestOf: round.map(PlaceRanking.BeaconSighting.init), in: venue)
     }
 
-    /// Ranks from a source of scans until it ends, Hekaerge's way: each ranging round
-    /// (``BeaconRanger``, one a second by default) moves the position to its nearest beacon with
-    /// a known place in `venue`, or forgets it when no such beacon is in range. When the source
-    /// ends (scanning stopped, Bluetooth off) or fails, the position is forgotten, so the order is
-    /// the input order again; a failure is then rethrown.
-    ///
-    /// With a `clock` the source is live: rounds also end on time, so a source that falls silent
-    /// closes its round a second later and, a second after that, gives an empty round that forgets
-    /// the position (the input order again) while the source stays open. Without one, rounds
-    /// end only with the scans (a replay).
-    ///
-    /// ```swift
-    /// let ranker = PlaceRanker(places: venue.places)
-    /// try await ranker.follow(scanner, nearestBeaconIn: venue, clock: ContinuousClock())   // live
-    /// try await ranker.follow(RecordingReader(url: recording), nearestBeaconIn: venue)      // a replay
-    /// ```
-    public func follow<Scans: AsyncSequence>(_ scans: sending Scans, nearestBeaconIn venue: Venue,
-                                             ranger: BeaconRanger? = nil,
-                                             clock: (any Clock<Duration>)? = nil) async throws where Scans.Element == Scan {
-        var ranger = ranger ?? BeaconRanger(venue: venue)
-        var timeline = ScanTimeline(scans: scans, pace: clock.map { .live($0) } ?? .replay)
-        do {
-            while let input = try await timeline.next(deadline: ranger.nextRoundEnd) {
-                let rounds: [[RangedBeacon]]
-                switch input {
-                case .scan(let scan): rounds = ranger.add(scan)
-                case .time(let time): rounds = ranger.advance(to: time)
-                }
-                for round in rounds { update(nearestOf: round, in: venue) }
-            }
-        } catch {
-            update(position: nil)
-            throw error
-        }
-        if let last = ranger.finish() { update(nearestOf: last, in: venue) }
-        update(position: nil)
-    }
-
     /// Ranks from a stream of fixes (a ``LocationEngine``'s) until it ends; then, as when
     /// scanning stops, the position is forgotten and the order is the input order again.
     public func follow<Fixes: AsyncSequence>(fixes: sending Fixes) async throws where Fixes.Element == Fix {

@@ -26,16 +26,6 @@ public struct PositioningSetup: Sendable {
         self.calibration = calibration
     }
 
-    /// Fresh per-device locators for this setup.
-    public func makeLocators() -> TrackLocators {
-        TrackLocators(setup: self)
-    }
-
-    /// A pipeline of fixes for this setup, with the given timing.
-    public func makePipeline(timing: FixPipeline.Timing = .immediate) -> FixPipeline {
-        FixPipeline(setup: self, timing: timing)
-    }
-
     /// The filter and tracking the solver chose, when the configuration let it choose
     /// (``LocatorConfiguration/choosesFilterAndTracking``) and it validated a pipeline: what the
     /// locators run with, and the validation's mean error.

@@ -13,9 +13,9 @@ extension APIService {
     /// one result object per call (`{"event": …}` or `{"error": …}`). One failing call does not
     /// stop the others. Consecutive `events.create` calls are written in one transaction.
     ///
-    /// A batch holds at most ``Limits/batchCalls`` calls, and its answer is held whole: its
-    /// `events.get` calls share ``Limits/eventsHeldWhole`` events, and a call that would go past
-    /// them fails with 413 (a server with an opt-in ``Limits/eventsPerAnswer`` cuts a call with
+    /// A batch holds at most ``ServerConfiguration/AnswerLimits/batchCalls`` calls, and its answer is held whole: its
+    /// `events.get` calls share ``ServerConfiguration/AnswerLimits/eventsHeldWhole`` events, and a call that would go past
+    /// them fails with 413 (a server with an opt-in ``ServerConfiguration/AnswerLimits/eventsPerAnswer`` cuts a call with
     /// `next` instead, as `GET /events` would).
     public func batch(_ body: JSONValue, access: Access) async throws(APIError) -> BatchResult {
         guard case .array(let calls) = body else {

@@ -144,8 +144,8 @@ extension APIService {
     /// `events.get` held whole in memory (a batch's call): the access's readable events matching
     /// the parameters, with Pryv's defaults (no range: the newest 20; `toTime` only: the 24 h
     /// before it; `fromTime` only: until now). At most `bound` events (by default
-    /// ``Limits/eventsHeldWhole``): when more match, it fails with 413 rather than answer a
-    /// part for the whole — unless the server's opt-in ``Limits/eventsPerAnswer`` is smaller,
+    /// ``ServerConfiguration/AnswerLimits/eventsHeldWhole``): when more match, it fails with 413 rather than answer a
+    /// part for the whole — unless the server's opt-in ``ServerConfiguration/AnswerLimits/eventsPerAnswer`` is smaller,
     /// which cuts the answer with `next` (the client asks again with `cursor` set to it).
     public func events(
         _ parameters: APIParameters, access: Access, bound: Int? = nil
@@ -184,7 +184,7 @@ extension APIService {
     }
 
     /// The answer to `events.get`, to read a page at a time: at most `cap` events (by default
-    /// ``Limits/eventsPerAnswer``, none unless the operator set one), going on from the
+    /// ``ServerConfiguration/AnswerLimits/eventsPerAnswer``, none unless the operator set one), going on from the
     /// parameters' `cursor` when they have one.
     public func eventAnswer(_ parameters: APIParameters, access: Access, cap: Int? = nil) async throws(APIError) -> EventAnswer {
         var query = try await eventQuery(parameters, access: access)
@@ -338,7 +338,7 @@ extension APIService {
         }
     }
 
-    /// Forgets the user's tombstones older than ``Limits/deletionsKeptFor`` (after a deletion: a
+    /// Forgets the user's tombstones older than ``ServerConfiguration/AnswerLimits/deletionsKeptFor`` (after a deletion: a
     /// user who deletes nothing keeps what they have). A failure is left for the next deletion.
     func forgetOldDeletions(of userName: String) async {
         _ = try? await store.removeEventDeletions(of: userName, before: Self.now() - limits.deletionsKeptFor)

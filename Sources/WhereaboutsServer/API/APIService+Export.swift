@@ -5,7 +5,7 @@ extension APIService {
     /// The export of the access's positions that `parameters` select (`events.get`'s, with the
     /// types `position/wgs84` unless given), ready to be written: a time range is read and
     /// written a chunk at a time, however long; the newest N (Pryv's default without a range)
-    /// or all but the newest N are read whole (at most ``Limits/eventsHeldWhole``, 413 beyond).
+    /// or all but the newest N are read whole (at most ``ServerConfiguration/AnswerLimits/eventsHeldWhole``, 413 beyond).
     ///
     /// One row is read before this returns, so that a store that does not answer is still a 503
     /// (once the file has started, a failure can only cut it short).

@@ -195,7 +195,7 @@ extension APIService {
     /// (`mergedToParent`; refused for a root stream), `false` takes the deleted streams out of
     /// them, deleting those left in no stream (`deleted`; `updatedStreamIds` for the others).
     /// Trashed events are left as they are, as Pryv leaves them. At most
-    /// ``Limits/eventsHeldWhole`` events are moved at once (413 beyond: move them first).
+    /// ``ServerConfiguration/AnswerLimits/eventsHeldWhole`` events are moved at once (413 beyond: move them first).
     public func deleteStream(id: String, access: Access, mergeEventsWithParent merge: Bool?) async throws(APIError) -> APIResult {
         let tree = try await loadTree(access.userName, refreshingIfMissing: [id])
         guard var stream = tree.streams[id], access.allows(.read, on: id, in: tree) else {

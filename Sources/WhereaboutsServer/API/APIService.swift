@@ -19,33 +19,8 @@ public struct APIService: Sendable {
     /// How much one answer or one batch may hold.
     public let limits: Limits
 
-    /// How much one request may ask of the server: whatever a client sends, an answer's size in
-    /// memory stays under a bound these set.
-    public struct Limits: Sendable {
-        /// The most events one `GET /events` answer holds, or `nil` (the default) for no cap:
-        /// an answer is written as it is read, so any number costs a page of memory. With a cap
-        /// (an operator's opt-in), a longer answer ends with `next`, which the client follows.
-        public var eventsPerAnswer: Int?
-        /// The most events an answer that must be held whole may hold (default 10,000): a
-        /// batch's `events.get` calls together, and a newest-first export cut by `limit` or
-        /// `skip`. Asking for more fails with 413, never with a silently shorter answer.
-        public var eventsHeldWhole: Int
-        /// The most calls one batch may hold (default 5,000, the tracking client's largest batch).
-        public var batchCalls: Int
-        /// How long the tombstone of a deleted event is kept for clients that sync with
-        /// `includeDeletions` (seconds; default a year): a client whose last sync is older must
-        /// read everything again.
-        public var deletionsKeptFor: Double
-
-        /// Creates limits (each at least 1).
-        public init(eventsPerAnswer: Int? = nil, eventsHeldWhole: Int = 10_000, batchCalls: Int = 5_000,
-                    deletionsKeptFor: Double = 365 * 86_400) {
-            self.eventsPerAnswer = eventsPerAnswer.map { max(1, $0) }
-            self.eventsHeldWhole = max(1, eventsHeldWhole)
-            self.batchCalls = max(1, batchCalls)
-            self.deletionsKeptFor = max(0, deletionsKeptFor)
-        }
-    }
+    /// How much one request may ask of the server (``ServerConfiguration/AnswerLimits``).
+    public typealias Limits = ServerConfiguration.AnswerLimits
 
     /// Creates the service.
     public init(

@@ -12,6 +12,10 @@ import Hummingbird
 /// ``ServerRequestContext/requireAccess()``. A request with an unknown token also goes on, with
 /// the failure recorded, so that public routes (`/health`, `/map`) still answer.
 public struct AuthenticationMiddleware: RouterMiddleware {
+    /// The one path that takes its token from `?auth=` as well as from the headers: the live
+    /// feed's (`/live`), since a browser's WebSocket cannot set headers.
+    static let queryTokenPath = "/live"
+
     /// The server's request context.
     public typealias Context = ServerRequestContext
 
@@ -32,7 +36,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         guard let token = Self.token(in: request) else {
-            if request.uri.path != LiveRoutes.path, QueryParameters(query: request.uri.query)["auth"] != nil {
+            if request.uri.path != Self.queryTokenPath, QueryParameters(query: request.uri.query)["auth"] != nil {
                 context.authenticationFailure = APIError(.invalidAccessToken,
                     "?auth= is accepted only on /live; send the token in the Authorization header.")
             }
@@ -102,7 +106,7 @@ public struct AuthenticationMiddleware: RouterMiddleware {
                 return String(header)
             }
         }
-        if request.uri.path == LiveRoutes.path, let token = QueryParameters(query: request.uri.query)["auth"], !token.isEmpty {
+        if request.uri.path == Self.queryTokenPath, let token = QueryParameters(query: request.uri.query)["auth"], !token.isEmpty {
             return token
         }
         return nil

@@ -37,8 +37,8 @@ import Whereabouts
 /// let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: webSocketRouter))
 /// ```
 struct LiveRoutes: ServerRoutes {
-    /// The route's path.
-    static let path = "/live"
+    /// The route's path: the one where the authentication middleware also takes `?auth=`.
+    static let path = AuthenticationMiddleware.queryTokenPath
 
     /// Where the tokens' users and streams are.
     let store: any EventStore

@@ -36,7 +36,7 @@ final class GroupCommit<Write: Sendable, Output: Sendable>: Sendable {
     private let state = LockedValue(State())
 
     /// A committer whose `commit` commits a group in one transaction, returning one result for
-    /// each of its writes, in order; `weight` is a write's share of ``Limits/weight``.
+    /// each of its writes, in order; `weight` is a write's share of ``ServerConfiguration/AnswerLimits/weight``.
     init(limits: Limits, weight: @escaping @Sendable (Write) -> Int,
          commit: @escaping @Sendable ([Write]) async -> [Result<Output, any Error>]) {
         self.limits = Limits(writes: max(1, limits.writes), weight: max(1, limits.weight))

@@ -129,3 +129,30 @@ extension EventQuery {
         return (lower, upper)
     }
 }
+
+extension Attachment {
+    /// Reads a list of attachments written by ``Attachment/jsonValue`` (stores use it on their rows).
+    public static func list(from value: JSONValue) throws(StoreError) -> [Attachment] {
+        guard case .array(let items) = value else { throw .corrupt("attachments are not an array") }
+        return try items.map { (item) throws(StoreError) -> Attachment in
+            guard case .string(let id)? = item["id"], case .string(let fileName)? = item["fileName"],
+                  case .string(let type)? = item["type"], case .number(let size)? = item["size"],
+                  case .string(let integrity)? = item["integrity"]
+            else { throw .corrupt("an attachment lacks id, fileName, type, size or integrity") }
+            return Attachment(id: id, fileName: fileName, type: type, size: Int(size), integrity: integrity)
+        }
+    }
+}
+
+extension Array where Element == String {
+    /// Reads a JSON array of strings written by `jsonText`.
+    public init(jsonText: String) throws(StoreError) {
+        guard case .array(let items)? = try? JSONParser.parse(jsonText) else {
+            throw .corrupt("expected a JSON array of strings, found \(jsonText.prefix(40))")
+        }
+        self = try items.map { (item) throws(StoreError) -> String in
+            guard case .string(let string) = item else { throw .corrupt("expected a string in \(jsonText.prefix(40))") }
+            return string
+        }
+    }
+}

@@ -301,11 +301,15 @@ public struct DefaultSolver: PositionSolver {
     /// order, per device and track, so that the filters see the walk as it was.
     static func scored(_ solver: any PositionSolver, venue: PositioningVenue, scans: [Scan],
                        configuration: LocatorConfiguration, scoring: (Scan) -> Bool) -> [ScoredFix] {
-        var locators = TrackLocators(venue: venue, solver: solver, configuration: configuration)
+        // One locator per device and track, each starting afresh, as the pipeline keeps them.
+        var locators = DeviceSlots<Locator>()
         var scored: [ScoredFix] = []
         var previous: [String: (truth: PlanarPoint, floor: Int?, point: PlanarPoint)] = [:]
         for scan in scans {
-            let fix = locators.locate(scan)
+            let slot = locators.slot(device: scan.device, track: scan.track) {
+                Locator(venue: venue, solver: solver, configuration: configuration)
+            }
+            let fix = locators.update(slot) { $0.locate(scan) }
             let key = (scan.device ?? "") + "\u{1F}" + (scan.track ?? "")
             guard scoring(scan), let fix, let truth = scan.truth?.planarPoint, fix.accuracy > 0 else {
                 previous[key] = nil

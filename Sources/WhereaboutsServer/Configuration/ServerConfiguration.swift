@@ -69,6 +69,34 @@ public struct ServerConfiguration: Sendable {
         }
     }
 
+    /// How much one request may ask of the server: whatever a client sends, an answer's size in
+    /// memory stays under a bound these set.
+    public struct AnswerLimits: Sendable {
+        /// The most events one `GET /events` answer holds, or `nil` (the default) for no cap:
+        /// an answer is written as it is read, so any number costs a page of memory. With a cap
+        /// (an operator's opt-in), a longer answer ends with `next`, which the client follows.
+        public var eventsPerAnswer: Int?
+        /// The most events an answer that must be held whole may hold (default 10,000): a
+        /// batch's `events.get` calls together, and a newest-first export cut by `limit` or
+        /// `skip`. Asking for more fails with 413, never with a silently shorter answer.
+        public var eventsHeldWhole: Int
+        /// The most calls one batch may hold (default 5,000, the tracking client's largest batch).
+        public var batchCalls: Int
+        /// How long the tombstone of a deleted event is kept for clients that sync with
+        /// `includeDeletions` (seconds; default a year): a client whose last sync is older must
+        /// read everything again.
+        public var deletionsKeptFor: Double
+
+        /// Creates limits (each at least 1).
+        public init(eventsPerAnswer: Int? = nil, eventsHeldWhole: Int = 10_000, batchCalls: Int = 5_000,
+                    deletionsKeptFor: Double = 365 * 86_400) {
+            self.eventsPerAnswer = eventsPerAnswer.map { max(1, $0) }
+            self.eventsHeldWhole = max(1, eventsHeldWhole)
+            self.batchCalls = max(1, batchCalls)
+            self.deletionsKeptFor = max(0, deletionsKeptFor)
+        }
+    }
+
     /// How many `/live` sockets may be open at once.
     public struct LiveConnectionLimits: Sendable {
         /// Per token (default 16).
@@ -111,7 +139,7 @@ public struct ServerConfiguration: Sendable {
     /// How long a client may take to send a request's head and body (see ``RequestTimeouts``).
     public var requestTimeouts = RequestTimeouts()
     /// How much one answer or one batch may hold (events per answer, calls per batch).
-    public var answerLimits = APIService.Limits()
+    public var answerLimits = AnswerLimits()
     /// The longest one operation of a shared (PostgreSQL) store may take before its request is
     /// answered 503 (default 40 s: PostgreSQL's statement timeout, 30 s, and 10 s to connect);
     /// `nil` for no limit. See ``TimeLimitedEventStore``. A SQLite store is local and has its
