@@ -30,16 +30,16 @@ struct SeedAPIsExample: AsyncParsableCommand {
 
         // Hekaerge: the halls, sorted from where the visitor is.
         print("== Hekaerge")
-        let halls = venue.places.compactMap { place -> HekaergeLocation? in
+        let halls = venue.places.compactMap { place -> HekaergeFacade.HekaergeLocation? in
             guard case .circle(_, let radius, let coordinate?) = place.shape else { return nil }
-            return HekaergeLocation(id: place.id, latitude: coordinate.latitude, longitude: coordinate.longitude,
+            return HekaergeFacade.HekaergeLocation(id: place.id, latitude: coordinate.latitude, longitude: coordinate.longitude,
                                     floor: place.floor, radius: radius)
         }
-        let hekaerge = try Hekaerge(locations: halls, venue: venue)
+        let hekaerge = try HekaergeFacade.Hekaerge(locations: halls, venue: venue)
         // The delegate hears every new order; it prints one when the nearest hall changes.
-        final class Printer: HekaergeDelegate, @unchecked Sendable {
+        final class Printer: HekaergeFacade.HekaergeDelegate, @unchecked Sendable {
             var nearest = ""
-            func didChangeLocation(_ locations: [HekaergeLocation]) {
+            func didChangeLocation(_ locations: [HekaergeFacade.HekaergeLocation]) {
                 guard let first = locations.first?.identifier, first != nearest else { return }
                 nearest = first
                 print("  nearest: " + locations.prefix(3).map(\.identifier).joined(separator: ", "))
@@ -53,7 +53,7 @@ struct SeedAPIsExample: AsyncParsableCommand {
 
         // IBeaconLocation: hall 3's beacons on a floor of their own, PowerCenter and EPTA trusted 2:1.
         print("== IBeaconLocation")
-        let location = BeaconLocation(uuid: uuid, identifier: "hall3")
+        let location = IBeaconLocationFacade.BeaconLocation(uuid: uuid, identifier: "hall3")
         for beacon in venue.beacons {
             guard let identity = beacon.iBeacon, identity.major == 3, let x = beacon.x, let y = beacon.y else { continue }
             location.floor.addBeacon(major: identity.major, minor: identity.minor, x: x, y: y)
@@ -74,7 +74,7 @@ struct SeedAPIsExample: AsyncParsableCommand {
 
         // NaviBeacon: a callback on every round of the campus UUID.
         print("== NaviBeacon")
-        let navi = NaviBeacon(venue: venue)
+        let navi = NaviBeaconFacade.NaviBeacon(venue: venue)
             .addBeacon(identifier: "campus", uuid: uuid, latitude: nil, longitude: nil, heading: nil, floor: nil)
         let closest = LockedValue<[String: Double]>([:])
         navi.onBeaconChanged = { beacon, _ in
@@ -88,7 +88,7 @@ struct SeedAPIsExample: AsyncParsableCommand {
 
         // Bluenet Localization: regions of the campus UUID, by topic.
         print("== Bluenet Localization")
-        let bluenet = BluenetLocalization(venue: venue)
+        let bluenet = BluenetFacade.BluenetLocalization(venue: venue)
         let unsubscribe = bluenet.on("enterRegion") { data in
             if case .string(let referenceId) = data { print("  enterRegion \(referenceId)") }
         }
@@ -105,7 +105,7 @@ struct SeedAPIsExample: AsyncParsableCommand {
             return
         }
         print("== Pryv")
-        let client = PryvAPIClient.shared
+        let client = PryvFacade.PryvAPIClient.shared
         let outbox = NSTemporaryDirectory() + "seed-apis-example-\(UUID().uuidString).sqlite"
         let serverTime = try await client.startClient(userId: user, oAuthToken: token, channelId: "position",
                                                       server: server, outboxPath: outbox)
@@ -115,7 +115,7 @@ struct SeedAPIsExample: AsyncParsableCommand {
         for try await fix in engine.fixes(from: try RecordingReader(url: visit)) { last = fix }
         if var fix = last {
             fix.time = Date().timeIntervalSince1970   // this device's clock: the client moves it to the server's
-            let id = try await client.send(PositionEvent(location: fix, message: "the end of the visit"))
+            let id = try await client.send(PryvFacade.PositionEvent(location: fix, message: "the end of the visit"))
             print("  sent \(id)")
         }
         let today = try await client.getEvents(from: nil, to: nil, stream: "position")

@@ -4,6 +4,12 @@ import Testing
 import Whereabouts
 import WhereaboutsFacades
 
+// The seed's names, unqualified, as an app ported from it declares them.
+typealias BluenetLocalization = BluenetFacade.BluenetLocalization
+typealias BluenetError = BluenetFacade.BluenetError
+typealias TrainingHelper = BluenetFacade.TrainingHelper
+typealias BasicClassifier = BluenetFacade.BasicClassifier
+
 /// Bluenet Localization's samples: subscribing and unsubscribing by topic, and the whole room
 /// flow in the seed's order — track a region, collect training data per room with the
 /// `TrainingHelper`, load it into the basic classifier, start indoor localization, walk from

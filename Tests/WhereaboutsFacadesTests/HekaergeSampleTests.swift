@@ -4,6 +4,12 @@ import Testing
 import Whereabouts
 import WhereaboutsFacades
 
+// The seed's names, unqualified, as an app ported from it declares them.
+typealias Hekaerge = HekaergeFacade.Hekaerge
+typealias HekaergeLocation = HekaergeFacade.HekaergeLocation
+typealias HekaergeDelegate = HekaergeFacade.HekaergeDelegate
+typealias HekaergeError = HekaergeFacade.HekaergeError
+
 /// Hekaerge's sample: its ten halls (hall7smaller inside hall7, hall8 and hall81 one above the
 /// other), sorted from positions in and between them. The orders were worked out by hand from
 /// the seed's rules with great-circle distances minus radii (metres, in brackets).

@@ -3,6 +3,14 @@ import Testing
 import Whereabouts
 import WhereaboutsFacades
 
+// The seed's names, unqualified, as an app ported from it declares them.
+typealias BeaconLocation = IBeaconLocationFacade.BeaconLocation
+typealias Beacon = IBeaconLocationFacade.Beacon
+typealias BeaconCircle = IBeaconLocationFacade.BeaconCircle
+typealias AlgorithmType = IBeaconLocationFacade.AlgorithmType
+typealias CustomAlgorithm = IBeaconLocationFacade.CustomAlgorithm
+typealias BeaconLocationError = IBeaconLocationFacade.BeaconLocationError
+
 /// IBeaconLocation's sample and algorithms on circles worked out by hand: three beacons at
 /// (0, 0), (10, 0) and (0, 10) m, ranged with CoreLocation's `accuracy` as each circle's radius.
 @Suite("IBeaconLocation sample")

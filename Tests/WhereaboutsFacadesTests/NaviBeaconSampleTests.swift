@@ -4,6 +4,9 @@ import Testing
 import Whereabouts
 import WhereaboutsFacades
 
+// The seed's names, unqualified, as an app ported from it declares them.
+typealias NaviBeacon = NaviBeaconFacade.NaviBeacon
+
 /// NaviBeacon's samples: the shop-entrance callback, and the default behaviour's set-then-re-arm
 /// cycle, fed one ranging round a second. With the default −59 dBm at 1 m and path-loss exponent
 /// 2, −25 dBm is 2 cm away and −50 dBm 0.35 m (immediate), −65 dBm 2 m (near), −80 dBm 11 m (far).

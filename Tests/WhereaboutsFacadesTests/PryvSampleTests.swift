@@ -5,6 +5,11 @@ import WhereaboutsFacades
 import WhereaboutsServerTesting
 import WhereaboutsTracking
 
+// The seed's names, unqualified, as an app ported from it declares them.
+typealias PryvAPIClient = PryvFacade.PryvAPIClient
+typealias PositionEvent = PryvFacade.PositionEvent
+typealias PryvClientError = PryvFacade.PryvClientError
+
 /// The Pryv position client's sample against a real server on loopback: start → send → pending
 /// while the server is down → delivered after the next synchronisation → read back.
 @Suite("Pryv position client sample")
