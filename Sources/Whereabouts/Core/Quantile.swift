@@ -4,9 +4,9 @@
 /// ```swift
 /// Quantile.ofSorted([1, 2, 3, 4], 0.5)   // 2.5
 /// ```
-public enum Quantile {
+enum Quantile {
     /// The `q` quantile (0…1) of values sorted in increasing order; NaN when there are none.
-    public static func ofSorted(_ sorted: [Double], _ q: Double) -> Double {
+    static func ofSorted(_ sorted: [Double], _ q: Double) -> Double {
         guard sorted.count > 1 else { return sorted.first ?? .nan }
         let position = q * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))

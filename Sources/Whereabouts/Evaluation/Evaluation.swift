@@ -113,7 +113,7 @@ public struct ErrorStatistics: Hashable, Sendable {
     }
 
     /// The `q` quantile (0…1) of sorted values, linear between order statistics; the same as
-    /// ``Quantile/ofSorted(_:_:)``.
+    /// `Quantile.ofSorted(_:_:)`.
     public static func percentile(_ sorted: [Double], _ q: Double) -> Double {
         Quantile.ofSorted(sorted, q)
     }

@@ -6,7 +6,7 @@
 /// - ``Timing/fixedLag(seconds:)``: each fix that many seconds of scans late, smoothed with them,
 ///   live scans too (``FixedLagLocators``).
 /// - ``Timing/wholeTrack(lookahead:)``: each track's fixes once it has ended, smoothed with the
-///   scans after each one (``TrackCollector`` and ``TrackLocators/smoothedFixes(forTrack:lag:)``).
+///   scans after each one (`TrackCollector` and ``TrackLocators/smoothedFixes(forTrack:lag:)``).
 ///
 /// ```swift
 /// var pipeline = FixPipeline(setup: PositioningAlgorithm.default.setup(venue: venue), timing: .fixedLag(seconds: 1))

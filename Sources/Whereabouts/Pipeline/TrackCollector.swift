@@ -12,20 +12,20 @@
 /// }
 /// for track in collector.finish() { process(track) }
 /// ```
-public struct TrackCollector: Sendable {
+struct TrackCollector: Sendable {
     private var open: [String?: (track: String?, scans: [Scan])] = [:]
     /// Devices in the order their open track started.
     private var order: [String?] = []
 
     /// An empty collector.
-    public init() {}
+    init() {}
 
     /// The scans held in open tracks.
-    public var pendingScans: Int { open.values.reduce(0) { $0 + $1.scans.count } }
+    var pendingScans: Int { open.values.reduce(0) { $0 + $1.scans.count } }
 
     /// Takes in the next scan; returns its device's previous track, in order, when this scan
     /// starts another one, else `nil`.
-    public mutating func add(_ scan: Scan) -> [Scan]? {
+    mutating func add(_ scan: Scan) -> [Scan]? {
         guard let current = open[scan.device] else {
             open[scan.device] = (scan.track, [scan])
             order.append(scan.device)
@@ -42,7 +42,7 @@ public struct TrackCollector: Sendable {
     }
 
     /// The tracks still open, in the order they started, and the collector emptied.
-    public mutating func finish() -> [[Scan]] {
+    mutating func finish() -> [[Scan]] {
         let tracks = order.compactMap { open[$0]?.scans }
         open = [:]
         order = []

@@ -1,5 +1,5 @@
 /// The ``Locator``s of a recording with several devices and tracks: one per device, started
-/// afresh whenever that device's `track` changes (``DeviceSlots``), so that motion and filter
+/// afresh whenever that device's `track` changes (`DeviceSlots`), so that motion and filter
 /// state never leak from one trajectory into the next. Memory grows with the number of devices,
 /// not of scans or tracks. The immediate stage of a ``FixPipeline``.
 ///
@@ -66,7 +66,7 @@ public struct TrackLocators: Sendable {
         return fix
     }
 
-    /// Locates one whole track of one device offline (a ``TrackCollector`` gathers them): a fresh
+    /// Locates one whole track of one device offline (a `TrackCollector` gathers them): a fresh
     /// ``Locator`` with this configuration locates every scan and smooths the fixes with the
     /// scans after them too (``Locator/smoothedFixes(for:lag:)``). One fix (or `nil`) per scan, in
     /// order; counted in ``statistics`` like ``locate(_:)``. The scans should be one device's,

@@ -21,7 +21,7 @@ public struct PlaceSmoothing: Hashable, Sendable {
 }
 
 /// A place classifier applied to a stream: one belief per device, started afresh on each new
-/// track (``DeviceSlots``), updated scan by scan with ``PlaceSmoothing`` (or the classifier's
+/// track (`DeviceSlots`), updated scan by scan with ``PlaceSmoothing`` (or the classifier's
 /// answer as is, without smoothing).
 ///
 /// With a `floorSmoothing`, the floor is voted separately: a second forward filter over floors,

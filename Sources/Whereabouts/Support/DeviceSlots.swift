@@ -14,30 +14,30 @@
 ///     slots.update(slot) { count in count += 1 }   // scans so far in this device's track
 /// }
 /// ```
-public struct DeviceSlots<State>: Sendable where State: Sendable {
+struct DeviceSlots<State>: Sendable where State: Sendable {
     private var index: [String?: Int] = [:]
     private var entries: [(device: String?, track: String?, state: State)] = []
     private var last: (device: String?, slot: Int)?
 
     /// How many times a slot was started: a device first seen, or a new track of one.
-    public private(set) var trackStarts = 0
+    private(set) var trackStarts = 0
 
     /// No devices yet.
-    public init() {}
+    init() {}
 
     /// Devices seen so far.
-    public var count: Int { entries.count }
+    var count: Int { entries.count }
 
     /// Whether no device has been seen.
-    public var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { entries.isEmpty }
 
     /// The slots, in the order their devices were first seen.
-    public var indices: Range<Int> { entries.indices }
+    var indices: Range<Int> { entries.indices }
 
     /// The slot of a device's track: its existing slot, or a new one holding `start()` when the
     /// device is new; when the device's track changed, `retiring` first sees the old track's state
     /// (to hand over what it still holds), then the slot starts afresh with `start()`.
-    public mutating func slot(device: String?, track: String?, start: () -> State,
+    mutating func slot(device: String?, track: String?, start: () -> State,
                               retiring: (inout State) -> Void = { _ in }) -> Int {
         let slot: Int
         if let known = last.flatMap({ $0.device == device ? $0.slot : nil }) ?? index[device] {
@@ -59,30 +59,30 @@ public struct DeviceSlots<State>: Sendable where State: Sendable {
     }
 
     /// The slot of a device, when it has been seen.
-    public func existingSlot(device: String?) -> Int? { index[device] }
+    func existingSlot(device: String?) -> Int? { index[device] }
 
     /// The device of a slot.
-    public func device(of slot: Int) -> String? { entries[slot].device }
+    func device(of slot: Int) -> String? { entries[slot].device }
 
     /// The track of a slot (the track its device is on).
-    public func track(of slot: Int) -> String? { entries[slot].track }
+    func track(of slot: Int) -> String? { entries[slot].track }
 
     /// The state of a slot.
-    public subscript(slot: Int) -> State { entries[slot].state }
+    subscript(slot: Int) -> State { entries[slot].state }
 
     /// Changes a slot's state in place (no copy of what it holds) and returns what `body` returns.
     @inline(__always)
-    public mutating func update<Result>(_ slot: Int, _ body: (inout State) throws -> Result) rethrows -> Result {
+    mutating func update<Result>(_ slot: Int, _ body: (inout State) throws -> Result) rethrows -> Result {
         try body(&entries[slot].state)
     }
 
     /// Changes every slot's state in place, in the order the devices were first seen.
-    public mutating func updateAll(_ body: (inout State) throws -> Void) rethrows {
+    mutating func updateAll(_ body: (inout State) throws -> Void) rethrows {
         for slot in entries.indices { try body(&entries[slot].state) }
     }
 
     /// Starts a slot afresh with `start()`, keeping its device and track (not counted as a track start).
-    public mutating func restart(_ slot: Int, with start: () -> State) {
+    mutating func restart(_ slot: Int, with start: () -> State) {
         entries[slot].state = start()
     }
 }

@@ -43,8 +43,11 @@ struct StoreOptions: ParsableArguments {
         }
         do {
             if database != nil {
-                // PostgreSQL's client retries a refused connection for ever: give up after a while, saying why.
-                try await Self.within(seconds: Self.databaseTimeout) { try await store.migrate() }
+                // PostgreSQL's client retries a refused connection for ever: give up after a while, saying
+                // why, without waiting for the store to notice (it is cancelled, and left to end on its own).
+                try await Abandonable.run(within: .seconds(Self.databaseTimeout), else: { DatabaseTimeout() }) {
+                    try await store.migrate()
+                }
             } else {
                 try await store.migrate()
             }
@@ -64,14 +67,8 @@ struct StoreOptions: ParsableArguments {
         ProcessInfo.processInfo.environment["WHEREABOUTS_DATABASE_TIMEOUT"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 15
     }
 
-    /// What ``within(seconds:_:)`` throws when the time ran out.
+    /// What opening a store throws when ``databaseTimeout`` ran out.
     struct DatabaseTimeout: Error {}
-
-    /// Runs `body`, or throws ``DatabaseTimeout`` after `seconds` — without waiting for `body` to
-    /// notice (it is cancelled, and left to end on its own; see `Abandonable`).
-    static func within(seconds: Double, _ body: @escaping @Sendable () async throws -> Void) async throws {
-        try await Abandonable.run(within: .seconds(seconds), else: { DatabaseTimeout() }, body)
-    }
 
     /// The URL without its password.
     static func redacted(_ url: String) -> String {
