@@ -5,12 +5,12 @@ import Whereabouts
 /// scans. The logic of `CoreLocationRangingSource` (Apple platforms), testable anywhere.
 ///
 /// ```swift
-/// let beacon = BeaconRanging.RangedBeacon(uuid: uuid, major: 1, minor: 2, rssi: -67, accuracy: 1.8)
+/// let beacon = BeaconRanging.Report(uuid: uuid, major: 1, minor: 2, rssi: -67, accuracy: 1.8)
 /// let scan = BeaconRanging.scan(of: [beacon], at: Date().timeIntervalSince1970)
 /// ```
 public enum BeaconRanging {
     /// One `CLBeacon` of a ranging callback.
-    public struct RangedBeacon: Hashable, Sendable {
+    public struct Report: Hashable, Sendable {
         /// The proximity UUID.
         public var uuid: UUID
         /// The major value (`CLBeacon.major`).
@@ -47,13 +47,13 @@ public enum BeaconRanging {
     }
 
     /// The reading of a ranged beacon; see ``reading(uuid:major:minor:rssi:accuracy:)``.
-    public static func reading(_ beacon: RangedBeacon) -> Reading? {
+    public static func reading(_ beacon: Report) -> Reading? {
         reading(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor, rssi: beacon.rssi, accuracy: beacon.accuracy)
     }
 
     /// The scan of one ranging callback at `time` (seconds since 1970): a reading per beacon
     /// heard, or `nil` when none was.
-    public static func scan(of beacons: [RangedBeacon], at time: Double, device: String? = nil) -> Scan? {
+    public static func scan(of beacons: [Report], at time: Double, device: String? = nil) -> Scan? {
         let readings = beacons.compactMap(reading)
         return readings.isEmpty ? nil : Scan(time: time, device: device, readings: readings)
     }

@@ -48,7 +48,7 @@ public final class CoreLocationRangingSource: NSObject, CLLocationManagerDelegat
     nonisolated public func locationManager(_ manager: CLLocationManager, didRange beacons: [CLBeacon],
                                             satisfying constraint: CLBeaconIdentityConstraint) {
         let ranged = beacons.map {
-            BeaconRanging.RangedBeacon(uuid: $0.uuid, major: $0.major.intValue, minor: $0.minor.intValue,
+            BeaconRanging.Report(uuid: $0.uuid, major: $0.major.intValue, minor: $0.minor.intValue,
                                        rssi: $0.rssi, accuracy: $0.accuracy)
         }
         let time = Date().timeIntervalSince1970

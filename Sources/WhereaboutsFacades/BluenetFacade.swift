@@ -71,18 +71,18 @@ public enum BluenetFacade {
         /// Starts tracking every beacon of a UUID under a reference id.
         public func trackIBeacon(uuid: String, referenceId: String) async throws(BluenetError) {
             guard let parsed = UUID(uuidString: uuid) else { throw .invalidUUID(uuid) }
-            await hub.track(uuid: parsed, referenceId: referenceId)
+            await hub.watch(uuid: parsed, referenceId: referenceId)
         }
 
         /// Stops tracking a UUID (not resumed by ``resumeTracking()``).
         public func stopTrackingIBeacon(_ uuid: String) async throws(BluenetError) {
             guard let parsed = UUID(uuidString: uuid) else { throw .invalidUUID(uuid) }
-            await hub.stopTracking(uuid: parsed)
+            await hub.stopWatching(uuid: parsed)
         }
 
         /// Stops tracking every UUID and forgets them.
         public func clearTrackedBeacons() async {
-            await hub.clearTracked()
+            await hub.stopWatchingAll()
         }
 
         /// Ignores every scan until ``resumeTracking()``.

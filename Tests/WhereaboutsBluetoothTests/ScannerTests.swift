@@ -225,8 +225,8 @@ final class ScriptedController: HCITransport, @unchecked Sendable {
         #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: 1, minor: 2, rssi: 0, accuracy: -1) == nil)
         #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: 65536, minor: 2, rssi: -60, accuracy: 1) == nil)
         #expect(BeaconRanging.reading(uuid: Vectors.uuid, major: -1, minor: 2, rssi: -60, accuracy: 1) == nil)
-        let beacons = [BeaconRanging.RangedBeacon(uuid: Vectors.uuid, major: 1, minor: 2, rssi: -60, accuracy: 1),
-                       BeaconRanging.RangedBeacon(uuid: Vectors.uuid, major: 1, minor: 3, rssi: 0, accuracy: -1)]
+        let beacons = [BeaconRanging.Report(uuid: Vectors.uuid, major: 1, minor: 2, rssi: -60, accuracy: 1),
+                       BeaconRanging.Report(uuid: Vectors.uuid, major: 1, minor: 3, rssi: 0, accuracy: -1)]
         let scan = BeaconRanging.scan(of: beacons, at: 100, device: "phone")
         #expect(scan?.readings.count == 1 && scan?.time == 100 && scan?.device == "phone")
         #expect(BeaconRanging.scan(of: [beacons[1]], at: 100) == nil)

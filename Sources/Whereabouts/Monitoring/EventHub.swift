@@ -3,10 +3,10 @@ import Foundation
 /// One device's events in one place: Bluenet Localization's event bus, fed with scans and place
 /// estimates, timed by the scans' clock.
 ///
-/// - Scans of tracked iBeacon regions give `iBeaconAdvertisement` batches (about one a second of
+/// - Scans of watched iBeacon regions give `iBeaconAdvertisement` batches (about one a second of
 ///   scan time; readings whose RSSI is not a measurement are dropped) and `enterRegion` /
 ///   `exitRegion` (a region is left after ``Configuration/regionExitTimeout`` seconds without a
-///   sighting, see ``RegionMonitor``).
+///   sighting, see `RegionMonitor`).
 /// - Place estimates (from fix containment or a room classifier) go through a ``PlaceMonitor``
 ///   and give `exitLocation`, `enterLocation` (in that order) and `currentLocation`, carrying the
 ///   reference id of the region the device was last seen in.
@@ -23,7 +23,7 @@ import Foundation
 ///
 /// ```swift
 /// let hub = EventHub(venue: venue)
-/// await hub.track(uuid: uuid, referenceId: "campus")
+/// await hub.watch(uuid: uuid, referenceId: "campus")
 /// let unsubscribe = hub.on("enterRegion") { data in print("entered", data) }
 /// await hub.process(scan)
 /// await hub.process(containment.estimate(for: fix), at: scan.time)
@@ -74,7 +74,7 @@ public actor EventHub {
     /// `requestLocation`, which answered within about 3 km).
     public nonisolated let roughLocation: GeoCoordinate?
 
-    /// Creates a hub tracking nothing. With a venue, readings that name beacons by venue id are
+    /// Creates a hub watching nothing. With a venue, readings that name beacons by venue id are
     /// resolved to the beacons' iBeacon identities.
     public init(configuration: Configuration = Configuration(), venue: Venue? = nil) {
         self.configuration = configuration
@@ -89,28 +89,28 @@ public actor EventHub {
         roughLocation = venue?.origin?.coordinate
     }
 
-    // MARK: Tracking
+    // MARK: Watching regions
 
     /// Starts watching every beacon of a UUID under a reference id (Bluenet's `trackIBeacon`);
-    /// tracking the same UUID again replaces its reference id.
-    public func track(uuid: UUID, referenceId: String) {
-        regions.track(BeaconRegion(uuid: uuid, referenceId: referenceId))
+    /// watching the same UUID again replaces its reference id.
+    public func watch(uuid: UUID, referenceId: String) {
+        regions.watch(BeaconRegion(uuid: uuid, referenceId: referenceId))
     }
 
     /// Starts watching a region, narrowed to a major (and minor) if it says so.
-    public func track(_ region: BeaconRegion) {
-        regions.track(region)
+    public func watch(_ region: BeaconRegion) {
+        regions.watch(region)
     }
 
     /// Stops watching the regions of a UUID, silently (Bluenet's `stopTrackingIBeacon`).
-    public func stopTracking(uuid: UUID) {
-        regions.stopTracking(uuid: uuid)
+    public func stopWatching(uuid: UUID) {
+        regions.stopWatching(uuid: uuid)
         pending.removeAll { $0.identity.uuid == uuid }
         if let lastRegion, !regions.activeRegions.contains(where: { $0.referenceId == lastRegion }) { self.lastRegion = nil }
     }
 
     /// Stops watching every region, silently (Bluenet's `clearTrackedBeacons`).
-    public func clearTracked() {
+    public func stopWatchingAll() {
         regions.removeAll()
         pending = []
         batchStart = nil
@@ -118,7 +118,27 @@ public actor EventHub {
     }
 
     /// The regions watched.
-    public var trackedRegions: [BeaconRegion] { regions.regions }
+    public var watchedRegions: [BeaconRegion] { regions.regions }
+
+    /// The former name of ``watch(uuid:referenceId:)`` ("track" now names a device's trajectory only).
+    @available(*, deprecated, renamed: "watch(uuid:referenceId:)")
+    public func track(uuid: UUID, referenceId: String) { watch(uuid: uuid, referenceId: referenceId) }
+
+    /// The former name of ``watch(_:)``.
+    @available(*, deprecated, renamed: "watch(_:)")
+    public func track(_ region: BeaconRegion) { watch(region) }
+
+    /// The former name of ``stopWatching(uuid:)``.
+    @available(*, deprecated, renamed: "stopWatching(uuid:)")
+    public func stopTracking(uuid: UUID) { stopWatching(uuid: uuid) }
+
+    /// The former name of ``stopWatchingAll()``.
+    @available(*, deprecated, renamed: "stopWatchingAll()")
+    public func clearTracked() { stopWatchingAll() }
+
+    /// The former name of ``watchedRegions``.
+    @available(*, deprecated, renamed: "watchedRegions")
+    public var trackedRegions: [BeaconRegion] { watchedRegions }
 
     /// The regions currently entered.
     public var activeRegions: [BeaconRegion] { regions.activeRegions }

@@ -32,7 +32,7 @@ public struct BeaconRegion: Hashable, Sendable {
     }
 }
 
-/// What a ``RegionMonitor`` reports: a region was entered or left.
+/// What a `RegionMonitor` reports: a region was entered or left.
 public struct RegionEvent: Hashable, Sendable {
     /// Whether the region was entered or left.
     public enum Kind: String, Hashable, Sendable {
@@ -67,35 +67,35 @@ public struct RegionEvent: Hashable, Sendable {
 ///
 /// ```swift
 /// var monitor = RegionMonitor()
-/// monitor.track(BeaconRegion(uuid: uuid, referenceId: "building"))
+/// monitor.watch(BeaconRegion(uuid: uuid, referenceId: "building"))
 /// monitor.observe([identity], at: 100)    // [enter building at 100]
 /// monitor.advance(to: 140)                // [exit building at 130]
 /// ```
-public struct RegionMonitor: Sendable {
+package struct RegionMonitor: Sendable {
     /// Seconds without a sighting after which a region is left; default 30.
-    public var exitTimeout: Double
-    /// The regions watched, in the order tracked.
-    public private(set) var regions: [BeaconRegion] = []
+    package var exitTimeout: Double
+    /// The regions watched, in the order watched.
+    package private(set) var regions: [BeaconRegion] = []
     /// When each active region's beacons were last seen, by region.
     private var lastSeen: [BeaconRegion: Double] = [:]
     private var clock: Double = -.infinity
 
     /// Creates a monitor with no regions.
-    public init(exitTimeout: Double = 30) {
+    package init(exitTimeout: Double = 30) {
         self.exitTimeout = exitTimeout
     }
 
-    /// The regions currently entered, in the order tracked.
-    public var activeRegions: [BeaconRegion] { regions.filter { lastSeen[$0] != nil } }
+    /// The regions currently entered, in the order watched.
+    package var activeRegions: [BeaconRegion] { regions.filter { lastSeen[$0] != nil } }
 
     /// When the next exit falls due without another sighting (the earliest last sighting of an
     /// entered region plus ``exitTimeout``), or `nil` when no region is entered.
-    public var nextExitTime: Double? {
+    package var nextExitTime: Double? {
         lastSeen.values.min().map { $0 + exitTimeout }
     }
 
     /// Starts watching a region. A region with the same UUID, major and minor is replaced.
-    public mutating func track(_ region: BeaconRegion) {
+    package mutating func watch(_ region: BeaconRegion) {
         if let index = regions.firstIndex(where: { $0.uuid == region.uuid && $0.major == region.major && $0.minor == region.minor }) {
             if let seen = lastSeen.removeValue(forKey: regions[index]) { lastSeen[region] = seen }
             regions[index] = region
@@ -105,26 +105,26 @@ public struct RegionMonitor: Sendable {
     }
 
     /// Stops watching every region of a UUID, silently.
-    public mutating func stopTracking(uuid: UUID) {
+    package mutating func stopWatching(uuid: UUID) {
         for region in regions where region.uuid == uuid { lastSeen[region] = nil }
         regions.removeAll { $0.uuid == uuid }
     }
 
     /// Stops watching every region, silently.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         regions = []
         lastSeen = [:]
     }
 
     /// Forgets which regions are entered, silently, so that the next sighting of each enters it
     /// afresh (Bluenet's `forceClearActiveRegion`).
-    public mutating func clearActive() {
+    package mutating func clearActive() {
         lastSeen = [:]
     }
 
     /// Takes in the beacons one scan heard at `time`: first the exits that fell due before it,
     /// then an enter for each watched region seen for the first time.
-    public mutating func observe(_ identities: [IBeaconIdentity], at time: Double) -> [RegionEvent] {
+    package mutating func observe(_ identities: [IBeaconIdentity], at time: Double) -> [RegionEvent] {
         var events = advance(to: time)
         for region in regions where identities.contains(where: region.contains) {
             if lastSeen[region] == nil { events.append(RegionEvent(.enter, region: region, time: time)) }
@@ -134,7 +134,7 @@ public struct RegionMonitor: Sendable {
     }
 
     /// Moves the clock to `time` and returns the exits that fell due by then, oldest first.
-    public mutating func advance(to time: Double) -> [RegionEvent] {
+    package mutating func advance(to time: Double) -> [RegionEvent] {
         clock = Swift.max(clock, time)
         var events: [(order: Int, event: RegionEvent)] = []
         for (order, region) in regions.enumerated() {

@@ -2,11 +2,11 @@
 /// ``PositioningSetup`` with the timing of their output. Every front end — `whereabouts locate`,
 /// ``LocationEngine``, `watch`, `rank`, the demo — locates through one of these.
 ///
-/// - ``Timing/immediate``: each scan's fix as the scan comes in (``TrackLocators``).
+/// - ``Timing/immediate``: each scan's fix as the scan comes in (`DeviceLocators`).
 /// - ``Timing/fixedLag(seconds:)``: each fix that many seconds of scans late, smoothed with them,
-///   live scans too (``FixedLagLocators``).
+///   live scans too (`FixedLagLocators`).
 /// - ``Timing/wholeTrack(lookahead:)``: each track's fixes once it has ended, smoothed with the
-///   scans after each one (`TrackCollector` and ``TrackLocators/smoothedFixes(forTrack:lag:)``).
+///   scans after each one (`TrackCollector` and `DeviceLocators.smoothedFixes(forTrack:lag:)`).
 ///
 /// ```swift
 /// var pipeline = FixPipeline(setup: PositioningAlgorithm.default.setup(venue: venue), timing: .fixedLag(seconds: 1))
@@ -35,9 +35,9 @@ public struct FixPipeline: Sendable {
 
     /// How the scans are located now: the stage of the timing, with its state.
     private enum Stage: Sendable {
-        case immediate(TrackLocators)
+        case immediate(DeviceLocators)
         case fixedLag(FixedLagLocators)
-        case wholeTrack(TrackLocators, TrackCollector, lookahead: Double?)
+        case wholeTrack(DeviceLocators, TrackCollector, lookahead: Double?)
         /// Held only while a stage is taken out to change it in place.
         case moving
     }
@@ -53,9 +53,9 @@ public struct FixPipeline: Sendable {
         self.setup = setup
         self.timing = timing
         switch timing {
-        case .immediate: stage = .immediate(TrackLocators(setup: setup))
+        case .immediate: stage = .immediate(DeviceLocators(setup: setup))
         case .fixedLag(let seconds): stage = .fixedLag(FixedLagLocators(setup: setup, lag: seconds))
-        case .wholeTrack(let lookahead): stage = .wholeTrack(TrackLocators(setup: setup), TrackCollector(), lookahead: lookahead)
+        case .wholeTrack(let lookahead): stage = .wholeTrack(DeviceLocators(setup: setup), TrackCollector(), lookahead: lookahead)
         }
     }
 

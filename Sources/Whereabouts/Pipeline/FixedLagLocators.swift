@@ -1,5 +1,5 @@
 /// The fixes of many devices and tracks, each reported a fixed time late and smoothed with the
-/// scans of that time: the live counterpart of ``TrackLocators`` with a ``FixedLagSmoother``, and the fixed-lag
+/// scans of that time: the live counterpart of `DeviceLocators` with a ``FixedLagSmoother``, and the fixed-lag
 /// stage of a ``FixPipeline``.
 ///
 /// Per device (afresh for each new track), a ``Locator`` without tracking locates each scan, and
@@ -20,15 +20,15 @@
 /// }
 /// for fix in locators.finish() { show(fix) }
 /// ```
-public struct FixedLagLocators: Sendable {
+package struct FixedLagLocators: Sendable {
     /// The venue.
-    public var venue: PositioningVenue { factory.locators.venue }
+    package var venue: PositioningVenue { factory.locators.venue }
     /// The solver each locator uses.
-    public var solver: any PositionSolver { factory.locators.solver }
+    package var solver: any PositionSolver { factory.locators.solver }
     /// The configuration; its ``LocatorConfiguration/tracking`` is the smoother's motion model.
-    public var configuration: LocatorConfiguration { factory.configuration }
+    package var configuration: LocatorConfiguration { factory.configuration }
     /// How late each fix is reported, seconds.
-    public var lag: Double { factory.lag }
+    package var lag: Double { factory.lag }
 
     /// One device's pipeline.
     private struct Device: Sendable {
@@ -68,42 +68,42 @@ public struct FixedLagLocators: Sendable {
 
     /// Scans taken in so far, fixes reported, devices and tracks seen, and the time spent
     /// locating and smoothing.
-    public private(set) var statistics = PipelineStatistics()
+    package private(set) var statistics = PipelineStatistics()
 
     /// Creates the pipelines of a venue and solver, reporting `lag` seconds late (negative or
     /// non-finite lags count as 0); none exists until a device is first seen.
-    public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration(),
+    package init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration(),
                 lag: Double) {
         factory = Factory(venue: venue, solver: solver, configuration: configuration, lag: lag.isFinite && lag > 0 ? lag : 0)
     }
 
     /// Creates the pipelines of a setup, reporting `lag` seconds late.
-    public init(setup: PositioningSetup, lag: Double) {
+    package init(setup: PositioningSetup, lag: Double) {
         self.init(venue: setup.venue, solver: setup.solver, configuration: setup.configuration, lag: lag)
     }
 
     /// Devices seen so far.
-    public var deviceCount: Int { devices.count }
+    package var deviceCount: Int { devices.count }
     /// Scans taken in so far.
-    public var calls: Int { statistics.scans }
+    package var calls: Int { statistics.scans }
     /// Fixes reported so far.
-    public var fixes: Int { statistics.fixes }
+    package var fixes: Int { statistics.fixes }
     /// Total time spent locating and smoothing.
-    public var elapsed: Duration { statistics.elapsed }
+    package var elapsed: Duration { statistics.elapsed }
     /// Scans taken in per second of time spent, or `nil` before any time was measured.
-    public var callsPerSecond: Double? { statistics.scansPerSecond }
+    package var callsPerSecond: Double? { statistics.scansPerSecond }
 
     /// The earliest time at which a fix may fall due (a lower bound: ``advance(to:)`` at that
     /// time works out the next), or `nil` when none waits.
-    public var nextDueTime: Double? { nextDue.isFinite ? nextDue : nil }
+    package var nextDueTime: Double? { nextDue.isFinite ? nextDue : nil }
 
     /// Fixes taken in and not yet reported.
-    public var pendingCount: Int { devices.indices.reduce(0) { $0 + devices[$1].delay.pendingCount } }
+    package var pendingCount: Int { devices.indices.reduce(0) { $0 + devices[$1].delay.pendingCount } }
 
     /// Takes in one scan (of any device) and returns the fixes now due, each device's in order:
     /// the earlier fixes of its device (and of any other) that are now `lag` seconds old. A new
     /// track of the scan's device first reports the whole of the old one.
-    public mutating func locate(_ scan: Scan) -> [Fix] {
+    package mutating func locate(_ scan: Scan) -> [Fix] {
         let timer = ContinuousClock()
         let start = timer.now
         defer { statistics.elapsed += timer.now - start }
@@ -129,7 +129,7 @@ public struct FixedLagLocators: Sendable {
 
     /// Lets the clock run on to `time` (no scan came in, but time passed: a live source calls it
     /// now and then) and returns the fixes of every device now `lag` seconds old.
-    public mutating func advance(to time: Double) -> [Fix] {
+    package mutating func advance(to time: Double) -> [Fix] {
         let reports = advanced(to: time)
         statistics.fixes += reports.count
         return reports
@@ -137,7 +137,7 @@ public struct FixedLagLocators: Sendable {
 
     /// Reports every fix still held back, each smoothed with what came after it, and starts every
     /// device afresh (the end of the input).
-    public mutating func finish() -> [Fix] {
+    package mutating func finish() -> [Fix] {
         var reports: [Fix] = []
         let factory = factory
         for slot in devices.indices {

@@ -29,7 +29,7 @@ public struct DeviceEvent: Hashable, Sendable {
 public struct MonitorPipeline: Sendable {
     /// The hubs' settings.
     public let configuration: EventHub.Configuration
-    /// The regions every hub tracks: the proximity UUIDs, each under a reference id.
+    /// The regions every hub watches: the proximity UUIDs, each under a reference id.
     public let regions: [BeaconRegion]
     private let venue: Venue?
     private var hubs = DeviceSlots<EventHub>()
@@ -62,7 +62,7 @@ public struct MonitorPipeline: Sendable {
     public mutating func hub(for device: String?) async -> EventHub {
         if let slot = hubs.existingSlot(device: device) { return hubs[slot] }
         let hub = EventHub(configuration: configuration, venue: venue)
-        for region in regions { await hub.track(region) }
+        for region in regions { await hub.watch(region) }
         let slot = hubs.slot(device: device, track: nil) { hub }
         return hubs[slot]
     }

@@ -1,8 +1,8 @@
 /// The pipeline stages a setup makes: they wrap positioning, so they are declared here, after it.
 extension PositioningSetup {
     /// Fresh per-device locators for this setup.
-    public func makeLocators() -> TrackLocators {
-        TrackLocators(setup: self)
+    package func makeLocators() -> DeviceLocators {
+        DeviceLocators(setup: self)
     }
 
     /// A pipeline of fixes for this setup, with the given timing.

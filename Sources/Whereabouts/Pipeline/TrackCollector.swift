@@ -1,7 +1,7 @@
 /// Gathers a stream of scans into whole tracks, one device's run of scans with the same `track`,
 /// and hands each over once it has ended: when its device's next scan starts another track, or at
 /// the end of the stream. What an offline pass over a recording needs, such as
-/// ``TrackLocators/smoothedFixes(forTrack:lag:)``, which must see a track's later scans too.
+/// `DeviceLocators.smoothedFixes(forTrack:lag:)`, which must see a track's later scans too.
 ///
 /// Scans of several devices may interleave; only the open track of each device is kept in memory.
 ///

@@ -64,7 +64,7 @@ public actor PlaceRanker {
     /// Moves the position to the nearest beacon in range with a known place (see
     /// ``PlaceRanking/position(nearestOf:in:)``), or forgets it when there is none.
     @discardableResult
-    public func update(nearestOf sightings: [PlaceRanking.BeaconSighting], in venue: Venue) -> Bool {
+    public func update(nearestOf sightings: [PlaceRanking.HeardBeacon], in venue: Venue) -> Bool {
         update(position: PlaceRanking.position(nearestOf: sightings, in: venue))
     }
 
@@ -72,7 +72,7 @@ public actor PlaceRanker {
     /// ``PlaceRanking/position(nearestOf:in:)``), or forgets it when there is none.
     @discardableResult
     public func update(nearestOf round: [RangedBeacon], in venue: Venue) -> Bool {
-        update(nearestOf: round.map(PlaceRanking.BeaconSighting.init), in: venue)
+        update(nearestOf: round.map(PlaceRanking.HeardBeacon.init), in: venue)
     }
 
     /// Ranks from a stream of fixes (a ``LocationEngine``'s) until it ends; then, as when

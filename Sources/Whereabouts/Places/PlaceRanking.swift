@@ -224,7 +224,7 @@ public struct PlaceRanking: Sendable {
 extension PlaceRanking {
     /// A beacon heard, for a position taken from the nearest beacon (Hekaerge's way, when no fix
     /// is available): which beacon, how close, how loud.
-    public struct BeaconSighting: Hashable, Sendable {
+    public struct HeardBeacon: Hashable, Sendable {
         /// The beacon, as the reading named it.
         public var beacon: BeaconReference
         /// Its proximity class.
@@ -254,18 +254,18 @@ extension PlaceRanking {
     /// closer moves the position (the seed ignored such changes).
     ///
     /// ```swift
-    /// let sightings = [PlaceRanking.BeaconSighting(beacon: .id("h3-1"), proximity: .near, rssi: -70)]
+    /// let sightings = [PlaceRanking.HeardBeacon(beacon: .id("h3-1"), proximity: .near, rssi: -70)]
     /// ranking.update(position: PlaceRanking.position(nearestOf: sightings, in: venue))
     /// ```
-    public static func position(nearestOf sightings: [BeaconSighting], in venue: Venue) -> Position? {
+    public static func position(nearestOf sightings: [HeardBeacon], in venue: Venue) -> Position? {
         nearestBeacon(of: sightings, in: venue)?.position
     }
 
     /// The beacon ``position(nearestOf:in:)`` takes the position from, with that position: the
     /// nearest beacon in range with a known position in `venue`, or `nil` when none has one.
-    public static func nearestBeacon(of sightings: [BeaconSighting], in venue: Venue)
-        -> (sighting: BeaconSighting, beacon: Venue.Beacon, position: Position)? {
-        var best: (sighting: BeaconSighting, beacon: Venue.Beacon, position: Position)?
+    public static func nearestBeacon(of sightings: [HeardBeacon], in venue: Venue)
+        -> (sighting: HeardBeacon, beacon: Venue.Beacon, position: Position)? {
+        var best: (sighting: HeardBeacon, beacon: Venue.Beacon, position: Position)?
         for sighting in sightings {
             guard let index = venue.beaconIndex(for: sighting.beacon) else { continue }
             let beacon = venue.beacons[index]

@@ -280,7 +280,7 @@ public struct Locator: Sendable {
     /// fix (or `nil`) per scan, in order. Resets the locator before and after.
     ///
     /// With a `lag` (seconds), each fix learns only from the scans of the `lag` seconds after it,
-    /// as a live pipeline delayed by that much does (``FixedLagLocators``, whose fixes these are).
+    /// as a live pipeline delayed by that much does (`FixedLagLocators`, whose fixes these are).
     public mutating func smoothedFixes(for scans: [Scan], lag: Double? = nil) -> [Fix?] {
         reset()
         let online = tracker

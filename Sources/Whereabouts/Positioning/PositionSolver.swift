@@ -22,14 +22,18 @@ public protocol PositionSolver: Sendable {
     /// The estimate for one observation, or `nil` when the solver cannot give one.
     func locate(_ observation: Observation) -> PositionEstimate?
 
-    /// The per-device pipeline the solver validated itself with, when it measures one
-    /// (``DefaultSolver`` does; by default `nil`).
-    var validatedPipeline: ValidatedPipeline? { get }
+    /// The settings of the per-device pipeline the solver validated itself with, when it
+    /// measures them (``DefaultSolver`` does; by default `nil`).
+    var validatedSettings: ValidatedSettings? { get }
 }
 
 extension PositionSolver {
-    /// `nil`: the solver does not validate a pipeline of its own.
-    public var validatedPipeline: ValidatedPipeline? { nil }
+    /// `nil`: the solver does not validate settings of its own.
+    public var validatedSettings: ValidatedSettings? { nil }
+
+    /// The former name of ``validatedSettings``.
+    @available(*, deprecated, renamed: "validatedSettings")
+    public var validatedPipeline: ValidatedSettings? { validatedSettings }
 }
 
 /// What solvers need to know about a venue, computed once: the beacons' positions, floors and

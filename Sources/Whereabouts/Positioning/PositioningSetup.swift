@@ -29,8 +29,8 @@ public struct PositioningSetup: Sendable {
     /// The filter and tracking the solver chose, when the configuration let it choose
     /// (``LocatorConfiguration/choosesFilterAndTracking``) and it validated a pipeline: what the
     /// locators run with, and the validation's mean error.
-    public var chosenPipeline: ValidatedPipeline? {
-        guard configuration.choosesFilterAndTracking, let validated = solver.validatedPipeline else { return nil }
+    public var chosenPipeline: ValidatedSettings? {
+        guard configuration.choosesFilterAndTracking, let validated = solver.validatedSettings else { return nil }
         return validated
     }
 
@@ -94,7 +94,7 @@ extension PositioningAlgorithm {
         let positioning = PositioningVenue(calibratedVenue)
         let (solverTraining, solverConfiguration) = PositioningSetup.solverTraining(training, configuration: calibratedConfiguration)
         let solver = solver(for: positioning, training: solverTraining, configuration: solverConfiguration)
-        if let validated = solver.validatedPipeline {
+        if let validated = solver.validatedSettings {
             if calibratedConfiguration.choosesFilterAndTracking {
                 calibratedConfiguration.filter = validated.filter
                 calibratedConfiguration.tracking = validated.tracking
@@ -116,7 +116,7 @@ extension PositioningAlgorithm {
             estimation.zeroPoint = PositioningSetup.offsetZeroPoint(venue: positioning, solver: solver, training: solverTraining,
                                                                     configuration: solverConfiguration, estimation: estimation)
             calibratedConfiguration.deviceOffsetEstimation = estimation
-            if let scale = solver.validatedPipeline?.unknownDeviceAccuracyScale {
+            if let scale = solver.validatedSettings?.unknownDeviceAccuracyScale {
                 calibratedConfiguration.unknownDeviceAccuracyScale = scale
             }
         }

@@ -5,7 +5,7 @@ import Whereabouts
 /// Reads Pryv's multipart event upload as it arrives: an `event` part holding the event's JSON
 /// and one or more file parts, which become the event's attachments.
 ///
-/// The event's JSON is kept in memory (at most ``ServerConfiguration/AnswerLimits/json`` bytes). Each file is written to
+/// The event's JSON is kept in memory (at most ``Limits/json`` bytes). Each file is written to
 /// a file in the spool folder while it streams in, its size and SHA-256 counted on the way, so
 /// that an upload costs one chunk of memory and one copy on disk, however large, and the
 /// writes run on the blocking pool. On any failure the files written so far are removed.

@@ -101,7 +101,7 @@ struct RankCommand: AsyncParsableCommand {
     /// The strongest reading of a beacon with a known position in the venue, and that position.
     static func nearestBeacon(of scan: Scan, in venue: Venue) -> (beacon: Venue.Beacon, position: PlaceRanking.Position)? {
         let sightings = scan.readings.filter(\.isValid).map {
-            PlaceRanking.BeaconSighting(beacon: $0.beacon, proximity: .unknown, rssi: $0.rssi)
+            PlaceRanking.HeardBeacon(beacon: $0.beacon, proximity: .unknown, rssi: $0.rssi)
         }
         return PlaceRanking.nearestBeacon(of: sightings, in: venue).map { ($0.beacon, $0.position) }
     }

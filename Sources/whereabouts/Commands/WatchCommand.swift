@@ -9,7 +9,7 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Turn sightings into a stream of events: regions and places entered and left.",
         discussion: HelpText.fitting("""
         Each device gets an event hub (Bluenet Localization's events). Every proximity UUID of the \
-        venue's beacons is tracked as a region named by the UUID: enterRegion on its first sighting, \
+        venue's beacons is watched as a region named by the UUID: enterRegion on its first sighting, \
         exitRegion after --exit-timeout seconds without one. Every scan is located (as \
         `locate` does) and the place the fix is in — the probability mass of the fix, a Gaussian whose \
         68 % radius is its accuracy, inside each place — goes through the place monitor's hysteresis \

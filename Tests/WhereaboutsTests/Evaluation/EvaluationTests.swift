@@ -181,7 +181,7 @@ struct EvaluationRunTests {
 
     @Test func aNewTrackStartsAFreshLocator() throws {
         let positioning = PositioningVenue(venue)
-        var locators = TrackLocators(venue: positioning, solver: WeightedCentroid(venue: positioning))
+        var locators = DeviceLocators(venue: positioning, solver: WeightedCentroid(venue: positioning))
         _ = locators.locate(scan(0, track: "t1", hearing: ["sw"]))
         // Same track one second later: "sw" is still remembered, so the centroid of sw and se
         // (equal RSSI) lies between them.

@@ -16,7 +16,7 @@ struct EventHubTests {
 
     @Test func scriptedSightingsGiveBluenetEventsInOrder() async {
         let hub = EventHub(configuration: .init(regionExitTimeout: 10))
-        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.watch(uuid: Self.uuid, referenceId: "campus")
         var events = await hub.process(scan(0, [1, 2]))
         #expect(events == [MonitoringEvent(time: 0, kind: .enterRegion(referenceId: "campus"))])
         #expect(events[0].payload == .string("campus"))
@@ -55,7 +55,7 @@ struct EventHubTests {
 
     @Test func thePlaceIsLeftBeforeTheRegionWhenBothFallDueTogether() async {
         let hub = EventHub()
-        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.watch(uuid: Self.uuid, referenceId: "campus")
         await hub.process(scan(0, [1]))
         for _ in 0..<3 { await hub.process(PlaceEstimate(place: "lobby"), at: 0) }   // three votes: entered at 0
         // Nothing for 100 s: both exits fell due at 0 + 30 = 30; the place's first, still naming the region.
@@ -66,7 +66,7 @@ struct EventHubTests {
 
     @Test func topicSubscribersGetPayloadsUntilTheyUnsubscribe() async {
         let hub = EventHub(configuration: .init(regionExitTimeout: 5))
-        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.watch(uuid: Self.uuid, referenceId: "campus")
         let entered = Collected<JSONValue>(), exited = Collected<JSONValue>()
         let unsubscribeEnter = hub.on("enterRegion") { entered.append($0) }
         _ = hub.on("exitRegion") { exited.append($0) }
@@ -81,7 +81,7 @@ struct EventHubTests {
 
     @Test func pauseResumeAndForceClear() async {
         let hub = EventHub()
-        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.watch(uuid: Self.uuid, referenceId: "campus")
         #expect(topics(await hub.process(scan(0, [1]))) == ["enterRegion"])
         await hub.pause()
         #expect(await hub.process(scan(1, [1])).isEmpty)                       // ignored while paused
@@ -102,18 +102,18 @@ struct EventHubTests {
         #expect(placeTopics == ["enterLocation", "currentLocation"])
     }
 
-    @Test func stopTrackingClearAndTheTypedStream() async {
+    @Test func stopWatchingClearAndTheTypedStream() async {
         let hub = EventHub()
         let stream = await hub.events()
-        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.watch(uuid: Self.uuid, referenceId: "campus")
         await hub.process(scan(0, [1]))
-        await hub.stopTracking(uuid: Self.uuid)
+        await hub.stopWatching(uuid: Self.uuid)
         #expect(await hub.process(scan(5, [1])).isEmpty)                    // no longer tracked
-        await hub.track(BeaconRegion(uuid: Self.uuid, major: 1, minor: 2, referenceId: "desk"))
+        await hub.watch(BeaconRegion(uuid: Self.uuid, major: 1, minor: 2, referenceId: "desk"))
         #expect(await hub.process(scan(6, [1])).isEmpty)                    // minor 1 is not the desk
         #expect(topics(await hub.process(scan(7, [2]))) == ["enterRegion"])
-        await hub.clearTracked()
-        #expect(await hub.trackedRegions.isEmpty)
+        await hub.stopWatchingAll()
+        #expect(await hub.watchedRegions.isEmpty)
         #expect(await hub.process(scan(8, [2])).isEmpty)
         var iterator = stream.makeAsyncIterator()
         let first = await iterator.next(), second = await iterator.next()
@@ -125,7 +125,7 @@ struct EventHubTests {
         let identity = IBeaconIdentity(uuid: Self.uuid, major: 3, minor: 1)
         let venue = Venue(beacons: [Venue.Beacon(id: "h3-1", iBeacon: identity, x: 0, y: 0)])
         let hub = EventHub(venue: venue)
-        await hub.track(uuid: Self.uuid, referenceId: "campus")
+        await hub.watch(uuid: Self.uuid, referenceId: "campus")
         #expect(await hub.process(Scan(time: 0, readings: [Reading(beacon: .id("h3-1"), rssi: 0)])).isEmpty)   // rssi 0: dropped
         #expect(topics(await hub.process(Scan(time: 1, readings: [Reading(beacon: .id("h3-1"), rssi: -60)]))) == ["enterRegion"])
         let batch = await hub.flush()

@@ -75,7 +75,7 @@ struct RegionMonitorTests {
     @Test func entersOnTheFirstSightingAndExitsAfterTheTimeout() {
         var monitor = RegionMonitor()
         let campus = BeaconRegion(uuid: Self.uuid, referenceId: "campus")
-        monitor.track(campus)
+        monitor.watch(campus)
         #expect(monitor.observe([beacon(1, 1)], at: 100) == [RegionEvent(.enter, region: campus, time: 100)])
         #expect(monitor.observe([beacon(2, 7)], at: 120).isEmpty)     // still inside: last seen 120
         #expect(monitor.observe([beacon(1, 1, Self.other)], at: 125).isEmpty)   // another UUID does not count
@@ -91,9 +91,9 @@ struct RegionMonitorTests {
         let hall1 = BeaconRegion(uuid: Self.uuid, major: 1, referenceId: "hall1")
         let hall2 = BeaconRegion(uuid: Self.uuid, major: 2, referenceId: "hall2")
         let desk = BeaconRegion(uuid: Self.uuid, major: 2, minor: 9, referenceId: "desk")
-        monitor.track(hall1)
-        monitor.track(hall2)
-        monitor.track(desk)
+        monitor.watch(hall1)
+        monitor.watch(hall2)
+        monitor.watch(desk)
         #expect(monitor.observe([beacon(1, 3)], at: 10) == [RegionEvent(.enter, region: hall1, time: 10)])
         // 30 s later a hall 2 beacon: hall 1's exit (due at 15) first, then the enter.
         #expect(monitor.observe([beacon(2, 4)], at: 40) == [RegionEvent(.exit, region: hall1, time: 15),
@@ -106,14 +106,14 @@ struct RegionMonitorTests {
 
     @Test func trackingReplacesStopsAndClears() {
         var monitor = RegionMonitor()
-        monitor.track(BeaconRegion(uuid: Self.uuid, referenceId: "old"))
-        monitor.track(BeaconRegion(uuid: Self.uuid, referenceId: "new"))   // same UUID: replaced
+        monitor.watch(BeaconRegion(uuid: Self.uuid, referenceId: "old"))
+        monitor.watch(BeaconRegion(uuid: Self.uuid, referenceId: "new"))   // same UUID: replaced
         #expect(monitor.regions.map(\.referenceId) == ["new"])
         #expect(monitor.observe([beacon(1, 1)], at: 0).map(\.region.referenceId) == ["new"])
         // Force-clear: no exit, and the next sighting enters again.
         monitor.clearActive()
         #expect(monitor.observe([beacon(1, 1)], at: 1).map(\.kind) == [.enter])
-        monitor.stopTracking(uuid: Self.uuid)
+        monitor.stopWatching(uuid: Self.uuid)
         #expect(monitor.regions.isEmpty && monitor.observe([beacon(1, 1)], at: 2).isEmpty && monitor.advance(to: 100).isEmpty)
     }
 }

@@ -26,14 +26,14 @@ import Testing
     @Test func immediateTimingIsTrackLocators() {
         let scans = Self.scans
         var pipeline = FixPipeline(setup: Self.setup)
-        var reference = TrackLocators(setup: Self.setup)
+        var reference = DeviceLocators(setup: Self.setup)
         var fixes: [Fix] = []
         for scan in scans { fixes += pipeline.add(scan) }
         fixes += pipeline.finish()
         let expected = scans.compactMap { reference.locate($0) }
         #expect(!expected.isEmpty)
         let same = fixes == expected
-        #expect(same, "the immediate pipeline's fixes differ from TrackLocators'")
+        #expect(same, "the immediate pipeline's fixes differ from DeviceLocators'")
         let statistics = pipeline.statistics
         #expect(statistics.scans == scans.count && statistics.fixes == expected.count)
         #expect(statistics.devices == 2 && statistics.trackStarts == 4)
@@ -107,6 +107,6 @@ import Testing
         // Without leave to choose, or with a solver that validates nothing, there is no choice.
         #expect(PositioningAlgorithm.default.setup(venue: Self.preset.venue).chosenPipeline == nil)
         #expect(PositioningAlgorithm.multilateration.setup(venue: Self.preset.venue, configuration: configuration).chosenPipeline == nil)
-        #expect(Multilateration(venue: PositioningVenue(Self.preset.venue)).validatedPipeline == nil)
+        #expect(Multilateration(venue: PositioningVenue(Self.preset.venue)).validatedSettings == nil)
     }
 }

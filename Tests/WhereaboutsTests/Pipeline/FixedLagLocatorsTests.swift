@@ -51,7 +51,7 @@ import Testing
         var locators = Self.locators(lag: lag)
         var reported = 0
         var located: [Double] = []   // the times of the fixes of the scans so far, from the plain pipeline
-        var plain = TrackLocators(venue: Self.venue, solver: Self.solver,
+        var plain = DeviceLocators(venue: Self.venue, solver: Self.solver,
                                   configuration: LocatorConfiguration(filter: nil, tracking: nil))
         for scan in scans {
             if let fix = plain.locate(scan) { located.append(fix.time) }
@@ -71,7 +71,7 @@ import Testing
     @Test func noLagIsTheOnlineTracker() throws {
         let scans = Self.walk(seed: 6)
         var delayed = Self.locators(lag: 0)
-        var online = TrackLocators(venue: Self.venue, solver: Self.solver, configuration: Self.configuration)
+        var online = DeviceLocators(venue: Self.venue, solver: Self.solver, configuration: Self.configuration)
         for scan in scans {
             let fix = online.locate(scan)
             let out = delayed.locate(scan)
@@ -134,7 +134,7 @@ import Testing
                 }
                 scans.append(Scan(time: time, device: device, track: track, readings: readings))
             }
-            var plain = TrackLocators(venue: Self.venue, solver: Self.solver, configuration: LocatorConfiguration(filter: nil))
+            var plain = DeviceLocators(venue: Self.venue, solver: Self.solver, configuration: LocatorConfiguration(filter: nil))
             let located = scans.compactMap { plain.locate($0) }
             for lag in [0, 0.7, 3] {
                 var locators = Self.locators(lag: lag)

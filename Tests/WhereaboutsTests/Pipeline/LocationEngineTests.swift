@@ -34,7 +34,7 @@ struct LocationEngineTests {
 
     @Test func locatorsKeepDevicesAndTracksApart() {
         let venue = PositioningVenue(square)
-        var pool = TrackLocators(venue: venue, solver: WeightedCentroid(venue: venue))
+        var pool = DeviceLocators(venue: venue, solver: WeightedCentroid(venue: venue))
         // Device 1 hears "a" only, device 2 "d" only: each fix sits on its own device's beacon.
         let one = pool.locate(scan(at: 0, device: "1", near: "a"))
         let two = pool.locate(scan(at: 0.5, device: "2", near: "d"))
@@ -51,7 +51,7 @@ struct LocationEngineTests {
 
     @Test func locatorsFollowRunsAndSwitchesOfDevices() {
         let venue = PositioningVenue(square)
-        var pool = TrackLocators(venue: venue, solver: WeightedCentroid(venue: venue),
+        var pool = DeviceLocators(venue: venue, solver: WeightedCentroid(venue: venue),
                                  configuration: LocatorConfiguration(filter: nil, beaconTimeout: 5))
         // Device "1" hears "a" twice in a row, then no-name hears "d", then "1" hears "b": its
         // locator still remembers "a" (midway between a and b), the no-name one only "d".

@@ -68,7 +68,7 @@ import Testing
         events += await pipeline.finish()
 
         // The same chain wired by hand: one locator set, one hub per device, the end's advance and flush.
-        var locators = TrackLocators(setup: setup)
+        var locators = DeviceLocators(setup: setup)
         let containment = PlaceContainment(venue: preset.venue)
         var hubs: [String: EventHub] = [:]
         var order: [String] = []
@@ -77,7 +77,7 @@ import Testing
             let device = scan.device ?? ""
             if hubs[device] == nil {
                 let hub = EventHub(venue: preset.venue)
-                await hub.track(uuid: SimulationPreset.exampleUUID, referenceId: SimulationPreset.exampleUUID.uuidString)
+                await hub.watch(uuid: SimulationPreset.exampleUUID, referenceId: SimulationPreset.exampleUUID.uuidString)
                 hubs[device] = hub
                 order.append(device)
             }

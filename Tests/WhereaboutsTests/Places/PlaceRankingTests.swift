@@ -155,10 +155,10 @@ struct PlaceRankingTests {
                                     Venue.Beacon(id: "nowhere")],   // no position: never the reference
                           places: Self.places)
         // b7 near and loud, b3 immediate but quieter: proximity decides → b3, at hall 3's centre.
-        let sightings = [PlaceRanking.BeaconSighting(beacon: .id("b7"), proximity: .near, rssi: -50),
-                         PlaceRanking.BeaconSighting(beacon: .id("nowhere"), proximity: .immediate, rssi: -40),
-                         PlaceRanking.BeaconSighting(beacon: .id("b3"), proximity: .immediate, rssi: -60),
-                         PlaceRanking.BeaconSighting(beacon: .id("unknown"), proximity: .immediate, rssi: -30)]
+        let sightings = [PlaceRanking.HeardBeacon(beacon: .id("b7"), proximity: .near, rssi: -50),
+                         PlaceRanking.HeardBeacon(beacon: .id("nowhere"), proximity: .immediate, rssi: -40),
+                         PlaceRanking.HeardBeacon(beacon: .id("b3"), proximity: .immediate, rssi: -60),
+                         PlaceRanking.HeardBeacon(beacon: .id("unknown"), proximity: .immediate, rssi: -30)]
         let position = PlaceRanking.position(nearestOf: sightings, in: venue)
         #expect(position == .init(point: at3, floor: 0))
         var ranking = PlaceRanking(places: Self.places)
@@ -167,8 +167,8 @@ struct PlaceRankingTests {
         // 239.9, hall7 244.0, hall7smaller 254.0, hall8 / hall81 373.3.
         #expect(ids(ranking) == ["hall3", "hall2", "hall4", "hall5", "hall1", "hall6", "hall7", "hall7smaller", "hall8", "hall81"])
         // The same proximity: the stronger RSSI wins. No beacon with a position: no position.
-        let tie = [PlaceRanking.BeaconSighting(beacon: .id("b3"), proximity: .near, rssi: -70),
-                   PlaceRanking.BeaconSighting(beacon: .id("b7"), proximity: .near, rssi: -65)]
+        let tie = [PlaceRanking.HeardBeacon(beacon: .id("b3"), proximity: .near, rssi: -70),
+                   PlaceRanking.HeardBeacon(beacon: .id("b7"), proximity: .near, rssi: -65)]
         #expect(PlaceRanking.position(nearestOf: tie, in: venue)?.point == at7)
         #expect(PlaceRanking.position(nearestOf: [sightings[1], sightings[3]], in: venue) == nil)
     }

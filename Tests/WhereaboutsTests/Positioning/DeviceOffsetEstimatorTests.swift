@@ -131,12 +131,12 @@ import Testing
         radio.persistentShadowing = 2
         let training = Array(Simulator(venue: preset.venue, walk: preset.walk, radio: radio, seed: 3, truthDecimalPlaces: 2))
         let setup = PositioningAlgorithm.default.setup(venue: preset.venue, training: training)
-        let measured = setup.solver.validatedPipeline?.unknownDeviceAccuracyScale
+        let measured = setup.solver.validatedSettings?.unknownDeviceAccuracyScale
         #expect(measured != nil)
         #expect((measured ?? 0) >= 1)
         #expect(setup.configuration.unknownDeviceAccuracyScale == measured)
         // Without true positions there is nothing to measure it on.
-        #expect(PositioningAlgorithm.default.setup(venue: preset.venue).solver.validatedPipeline?.unknownDeviceAccuracyScale == nil)
+        #expect(PositioningAlgorithm.default.setup(venue: preset.venue).solver.validatedSettings?.unknownDeviceAccuracyScale == nil)
     }
 
     @Test func theDefaultSetupCorrectsAPhoneItNeverSawAgainstTheTrainingPhone() throws {

@@ -78,9 +78,9 @@ public struct DefaultSolver: PositionSolver {
     public let isValidatedOnSimulatedSurvey: Bool
 
     /// The filter and tracking validated with, the tracker's measured radius factor and the
-    /// validation error, as a value (see ``ValidatedPipeline``).
-    public var validatedPipeline: ValidatedPipeline? {
-        ValidatedPipeline(filter: filter, tracking: tracking, trackedAccuracyScale: trackedAccuracyScale,
+    /// validation error, as a value (see ``ValidatedSettings``).
+    public var validatedSettings: ValidatedSettings? {
+        ValidatedSettings(filter: filter, tracking: tracking, trackedAccuracyScale: trackedAccuracyScale,
                           validationError: validationError, unknownDeviceAccuracyScale: unknownDeviceAccuracyScale,
                           isSimulatedSurvey: isValidatedOnSimulatedSurvey)
     }
@@ -117,7 +117,7 @@ public struct DefaultSolver: PositionSolver {
             })]
         } else if let fingerprints, fingerprints.referenceCount > 0 {
             // Fingerprints of the other folds only, with the settings chosen on all the data.
-            let fixed = FingerprintSolver.Configuration(k: fingerprints.k, metric: fingerprints.metric,
+            let fixed = FingerprintSolver.Options(k: fingerprints.k, metric: fingerprints.metric,
                                                         mergesSamePosition: fingerprints.mergesSamePosition,
                                                         fillRSSI: fingerprints.fillRSSI,
                                                         filtersTraining: fingerprints.filtersTraining)
@@ -131,7 +131,7 @@ public struct DefaultSolver: PositionSolver {
                     return folds.fold(of: point, floor: scan.truth?.floor) == fold
                 }
                 let others = training.filter { !heldOut($0) }
-                validation.append((fused(FingerprintSolver(venue: venue, training: others, configuration: fixed)), training, heldOut))
+                validation.append((fused(FingerprintSolver(venue: venue, training: others, options: fixed)), training, heldOut))
             }
             WorkProgress.report("fingerprints of the validation folds", completed: folds.count, total: folds.count)
         } else {

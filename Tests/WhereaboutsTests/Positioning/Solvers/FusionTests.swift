@@ -83,7 +83,7 @@ import Testing
                         Scan(time: 1, readings: [Reading(beacon: .id("a"), rssi: -80), Reading(beacon: .id("b"), rssi: -50)],
                              truth: GroundTruth(x: 9, y: 0))]
         let knn = FingerprintSolver(venue: venue, training: training,
-                                    configuration: FingerprintSolver.Configuration(k: 1, metric: .euclidean, queryFilter: nil))
+                                    options: FingerprintSolver.Options(k: 1, metric: .euclidean, queryFilter: nil))
         let centroid = WeightedCentroid(venue: venue)
         let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -50),
                                                          BeaconSignal(beaconIndex: 1, rssi: -80)], ranges: [])

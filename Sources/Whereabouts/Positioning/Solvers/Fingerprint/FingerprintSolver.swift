@@ -6,7 +6,7 @@ import Foundation
 /// **Training.** Each training scan with a true `x`/`y` becomes a fingerprint: one RSSI per venue
 /// beacon (the mean when a scan names a beacon twice), "not heard" for the others. Fingerprints
 /// may instead hold filtered RSSI — the recording replayed through a ``Locator`` per device and
-/// track with ``Configuration/queryFilter``, like the observations a locator later asks about. With
+/// track with ``Options/queryFilter``, like the observations a locator later asks about. With
 /// merging, the fingerprints of one device at one true position and floor are averaged into one:
 /// per beacon, the mean RSSI of the scans that heard it when at least half of them did, "not
 /// heard" otherwise.
@@ -24,11 +24,11 @@ import Foundation
 /// (the median distance from each to the nearest other one), times ``accuracyScale``: the factor
 /// that made 68 % of the cross-validation errors fall inside the radius.
 ///
-/// **Tuning.** Whatever the configuration leaves open (`k`, the metric, the fill RSSI, merging,
+/// **Tuning.** Whatever the options leave open (`k`, the metric, the fill RSSI, merging,
 /// filtered fingerprints) is chosen by group k-fold cross-validation on the training data alone,
 /// lowest mean error winning (ties to the earlier candidate, smaller `k` first). The held-out
-/// scans are replayed through ``Configuration/queryFilter`` like real observations. Scans are
-/// grouped in square spatial blocks (``Configuration/blockSize``, 1.5 m) so that neighbours at the
+/// scans are replayed through ``Options/queryFilter`` like real observations. Scans are
+/// grouped in square spatial blocks (``Options/blockSize``, 1.5 m) so that neighbours at the
 /// same spot never sit on both sides of a fold, and blocks are dealt to folds largest first, each
 /// to the lightest fold (as scikit-learn's `GroupKFold`). Everything is deterministic. On the UJI
 /// recordings (~900 training scans) it takes 1–2 s in a release build.
@@ -68,7 +68,7 @@ public struct FingerprintSolver: PositionSolver {
     }
 
     /// What to learn and how; `nil` settings are chosen by cross-validation.
-    public struct Configuration: Sendable {
+    public struct Options: Sendable {
         /// The number of neighbours, or `nil` to choose among ``candidateKs``.
         public var k: Int?
         /// The values of `k` cross-validation tries.
@@ -101,7 +101,7 @@ public struct FingerprintSolver: PositionSolver {
         /// of them), which bounds the training time on long recordings.
         public var maximumValidationQueries: Int
 
-        /// Creates a configuration. The defaults: `k` in 1…50, the metric of ``Metric/candidates``,
+        /// Creates options. The defaults: `k` in 1…50, the metric of ``Metric/candidates``,
         /// the fill, merging and filtered or raw fingerprints all chosen by 5-fold spatial-block
         /// cross-validation, held-out scans filtered like a default ``Locator``'s observations.
         public init(k: Int? = nil, candidateKs: [Int] = [1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50],
@@ -157,7 +157,7 @@ public struct FingerprintSolver: PositionSolver {
     public let metric: Metric
     /// Whether fingerprints were merged per device and position.
     public let mergesSamePosition: Bool
-    /// Whether the fingerprints hold filtered RSSI (see ``Configuration/filtersTraining``).
+    /// Whether the fingerprints hold filtered RSSI (see ``Options/filtersTraining``).
     public let filtersTraining: Bool
     /// The RSSI that stands for "not heard", dBm.
     public let fillRSSI: Double
@@ -180,31 +180,31 @@ public struct FingerprintSolver: PositionSolver {
     public var name: String { "knn" }
 
     /// Learns the fingerprints of `training` (scans with truth `x`/`y`; others are skipped) and
-    /// tunes what `configuration` leaves open by cross-validation.
-    public init(venue: PositioningVenue, training: [Scan], configuration: Configuration = Configuration()) {
+    /// tunes what `options` leave open by cross-validation.
+    public init(venue: PositioningVenue, training: [Scan], options: Options = Options()) {
         self.venue = venue
         let width = venue.venue.beacons.count
         let raw = FingerprintSample.samples(of: training, venue: venue, filter: nil)
-        let filtered = configuration.queryFilter.map {
+        let filtered = options.queryFilter.map {
             FingerprintSample.samples(of: training, venue: venue, filter: $0)
         }
-        let fills = configuration.fillRSSI.map { [$0] } ?? FingerprintSample.fillCandidates(of: raw)
+        let fills = options.fillRSSI.map { [$0] } ?? FingerprintSample.fillCandidates(of: raw)
         minimumSpread = FingerprintSample.halfSpacing(of: raw, fallback: venue.margin / 2)
 
         // Held-out queries look like what a locator will ask: filtered when the locators filter.
         let queries = filtered ?? raw
         let metres = venue.venue.units.metres ?? 1
-        let folds = FingerprintFolds(samples: queries, blockSize: configuration.blockSize / metres,
-                                     folds: configuration.folds)
-        let metrics = configuration.metric.map { [$0] } ?? (configuration.candidateMetrics.isEmpty ? [.euclidean] : configuration.candidateMetrics)
-        let merges = configuration.mergesSamePosition.map { [$0] } ?? [false, true]
-        let filterings = filtered == nil ? [false] : configuration.filtersTraining.map { [$0] } ?? [false, true]
-        var ks = configuration.k.map { [max(1, $0)] } ?? configuration.candidateKs.filter { $0 >= 1 }
+        let folds = FingerprintFolds(samples: queries, blockSize: options.blockSize / metres,
+                                     folds: options.folds)
+        let metrics = options.metric.map { [$0] } ?? (options.candidateMetrics.isEmpty ? [.euclidean] : options.candidateMetrics)
+        let merges = options.mergesSamePosition.map { [$0] } ?? [false, true]
+        let filterings = filtered == nil ? [false] : options.filtersTraining.map { [$0] } ?? [false, true]
+        var ks = options.k.map { [max(1, $0)] } ?? options.candidateKs.filter { $0 >= 1 }
         if ks.isEmpty { ks = [3] }
         ks = Array(Set(ks)).sorted()
 
         var chosen = (metric: metrics[0], merge: merges[0], filtered: filterings[0], fill: fills[0],
-                      k: configuration.k.map { max(1, $0) } ?? 3)
+                      k: options.k.map { max(1, $0) } ?? 3)
         var scale = 1.0
         if folds.count >= 2 {
             var trials: [Validation.Trial] = []
@@ -228,7 +228,7 @@ public struct FingerprintSolver: PositionSolver {
                         let run = folds.validate(queries: queries, references: filtering ? queries : raw, width: width,
                                                  metric: metric, merge: merge, fill: fill, ks: ks,
                                                  minimumSpread: minimumSpread,
-                                                 maximumQueries: configuration.maximumValidationQueries)
+                                                 maximumQueries: options.maximumValidationQueries)
                         located = run.queries
                         done += 1
                         if combinations > 1 { WorkProgress.report(stage, completed: done, total: combinations) }
@@ -306,5 +306,18 @@ public struct FingerprintSolver: PositionSolver {
             return PositionEstimate(point: SpatialPoint(x: estimate.point.x, y: estimate.point.y, z: venue.receiverHeight),
                                     accuracy: radius.isFinite ? radius : minimumSpread, beaconCount: heard)
         }
+    }
+}
+
+extension FingerprintSolver {
+    /// The former name of ``Options`` (a solver's settings are its options; a configuration is
+    /// how a running stage behaves).
+    @available(*, deprecated, renamed: "Options")
+    public typealias Configuration = Options
+
+    /// The former form of ``init(venue:training:options:)``.
+    @available(*, deprecated, renamed: "init(venue:training:options:)")
+    public init(venue: PositioningVenue, training: [Scan], configuration: Options) {
+        self.init(venue: venue, training: training, options: configuration)
     }
 }

@@ -1,15 +1,16 @@
-/// The per-device pipeline a solver validated itself with, and how well it did: what a solver
-/// that measures its own pipeline (``DefaultSolver``) reports through
-/// ``PositionSolver/validatedPipeline``, so that a setup or a front end can hand the choice on
+/// The settings of the per-device pipeline (RSSI filter, motion tracking, radius factors) a
+/// solver validated itself with, and how well it did: what a solver that measures its own
+/// settings (``DefaultSolver``) reports through
+/// ``PositionSolver/validatedSettings``, so that a setup or a front end can hand the choice on
 /// without knowing the solver's type.
 ///
 /// ```swift
 /// let setup = PositioningAlgorithm.default.setup(venue: venue, training: survey)
-/// if let validated = setup.solver.validatedPipeline {
+/// if let validated = setup.solver.validatedSettings {
 ///     print(validated.tracking?.model.rawValue ?? "none", validated.validationError ?? .nan)
 /// }
 /// ```
-public struct ValidatedPipeline: Sendable {
+public struct ValidatedSettings: Sendable {
     /// The per-beacon RSSI filter validated with, or `nil` for each beacon's latest reading.
     public var filter: BuiltInRSSIFilter?
     /// The tracking validated with, or `nil` for none.
@@ -40,3 +41,7 @@ public struct ValidatedPipeline: Sendable {
         self.validationError = validationError
     }
 }
+
+/// The former name of ``ValidatedSettings`` (it names settings, not a pipeline).
+@available(*, deprecated, renamed: "ValidatedSettings")
+public typealias ValidatedPipeline = ValidatedSettings

@@ -7,51 +7,51 @@
 /// ``Locator/locate(_:)`` (filters, observation and solver), nothing spent reading or writing.
 ///
 /// ```swift
-/// var locators = TrackLocators(venue: positioning, solver: WeightedCentroid(venue: positioning))
+/// var locators = DeviceLocators(venue: positioning, solver: WeightedCentroid(venue: positioning))
 /// while let scan = try reader.next() {
 ///     if let fix = locators.locate(scan) { try writer.write(fix) }
 /// }
 /// print(locators.statistics.scansPerSecond ?? 0)
 /// ```
-public struct TrackLocators: Sendable {
+package struct DeviceLocators: Sendable {
     /// The venue.
-    public var venue: PositioningVenue { parts.venue }
+    package var venue: PositioningVenue { parts.venue }
     /// The solver each locator uses.
-    public var solver: any PositionSolver { parts.solver }
+    package var solver: any PositionSolver { parts.solver }
     /// The configuration of each locator.
-    public var configuration: LocatorConfiguration { parts.configuration }
+    package var configuration: LocatorConfiguration { parts.configuration }
 
     private let parts: LocatorParts
     private var locators = DeviceSlots<Locator>()
 
     /// Scans located so far, fixes given, devices and tracks seen, and the time spent locating.
-    public private(set) var statistics = PipelineStatistics()
+    package private(set) var statistics = PipelineStatistics()
 
     /// Creates the locators of a venue and solver; none exists until a device is first seen.
-    public init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration()) {
+    package init(venue: PositioningVenue, solver: any PositionSolver, configuration: LocatorConfiguration = LocatorConfiguration()) {
         parts = LocatorParts(venue: venue, solver: solver, configuration: configuration)
     }
 
     /// Creates the locators of a setup.
-    public init(setup: PositioningSetup) {
+    package init(setup: PositioningSetup) {
         self.init(venue: setup.venue, solver: setup.solver, configuration: setup.configuration)
     }
 
     /// Devices seen so far.
-    public var deviceCount: Int { locators.count }
+    package var deviceCount: Int { locators.count }
     /// Scans located so far (whether they got a fix or not).
-    public var calls: Int { statistics.scans }
+    package var calls: Int { statistics.scans }
     /// Scans that got a fix.
-    public var fixes: Int { statistics.fixes }
+    package var fixes: Int { statistics.fixes }
     /// Total time spent inside the locators.
-    public var elapsed: Duration { statistics.elapsed }
+    package var elapsed: Duration { statistics.elapsed }
     /// How many times a locator was started afresh: a device first seen, or a new track of one.
-    public var trackStarts: Int { statistics.trackStarts }
+    package var trackStarts: Int { statistics.trackStarts }
     /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
-    public var callsPerSecond: Double? { statistics.scansPerSecond }
+    package var callsPerSecond: Double? { statistics.scansPerSecond }
 
     /// The fix of a scan from its device's locator, or `nil` when the solver gives none.
-    public mutating func locate(_ scan: Scan) -> Fix? {
+    package mutating func locate(_ scan: Scan) -> Fix? {
         let starts = locators.trackStarts
         let parts = parts
         let slot = locators.slot(device: scan.device, track: scan.track) { parts.makeLocator() }
@@ -80,7 +80,7 @@ public struct TrackLocators: Sendable {
     /// }
     /// for track in collector.finish() { write(locators.smoothedFixes(forTrack: track)) }
     /// ```
-    public mutating func smoothedFixes(forTrack scans: [Scan], lag: Double? = nil) -> [Fix?] {
+    package mutating func smoothedFixes(forTrack scans: [Scan], lag: Double? = nil) -> [Fix?] {
         guard let first = scans.first else { return [] }
         // The device is counted; its slot's state is not used (each track starts afresh).
         if locators.existingSlot(device: first.device) == nil {
