@@ -36,13 +36,12 @@ public actor Outbox {
 
     private let database: DatabaseQueue
     private let arrivalSignal: AsyncStream<Void>.Continuation
-    private var pending: [Submission] = []
-    private var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
-    private var nextTicket = 0
-    private var isWriting = false
+    /// Writes that arrive while one is being committed go together in the next transaction.
+    private let commits: GroupCommit<Submission, Void>
+    /// How large one transaction of the outbox may grow: up to 1,024 submissions or 65,536 changes.
+    private static let groupLimits = GroupCommit<Submission, Void>.Limits(writes: 1_024, weight: 65_536)
 
     private struct Submission: Sendable {
-        var ticket: Int
         var changes: [PreparedChange]
         var checkpoint: OutboxCheckpoint?
     }
@@ -76,7 +75,12 @@ public actor Outbox {
         } catch {
             throw OutboxError.cannotOpen(path: path, reason: "\(error)")
         }
-        (arrivals, arrivalSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (arrivals, arrivalSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.arrivals = arrivals
+        self.arrivalSignal = arrivalSignal
+        commits = GroupCommit(limits: Self.groupLimits, weight: { $0.changes.count }) { [database] group in
+            await Self.write(group, to: database, signalling: arrivalSignal)
+        }
     }
 
     /// The database's `synchronous` setting (2 is FULL): what a test reads back.
@@ -95,34 +99,13 @@ public actor Outbox {
     /// on disk. Changes that arrive while a write is in flight are committed together next.
     public func enqueue(_ changes: [OutboxChange], checkpoint: OutboxCheckpoint? = nil) async throws {
         let prepared = try changes.map(prepare)
-        let ticket = nextTicket
-        nextTicket += 1
-        let submission = Submission(ticket: ticket, changes: prepared, checkpoint: checkpoint)
-        if isWriting {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                waiters[ticket] = continuation
-                pending.append(submission)
-            }
-            return
-        }
-        isWriting = true
-        defer { isWriting = false }
-        pending.append(submission)
-        var own: Result<Void, any Error> = .success(())
-        while !pending.isEmpty {
-            let group = pending
-            pending = []
-            let results = await write(group)
-            for (submission, result) in zip(group, results) {
-                if submission.ticket == ticket { own = result } else { waiters.removeValue(forKey: submission.ticket)?.resume(with: result) }
-            }
-        }
-        try own.get()
+        try await commits.submit(Submission(changes: prepared, checkpoint: checkpoint))
     }
 
     /// Commits `group` in one transaction; when that fails, each submission alone, so that one
-    /// bad submission fails only its own caller.
-    private func write(_ group: [Submission]) async -> [Result<Void, any Error>] {
+    /// bad submission fails only its own caller. Then tells the sender that items may wait.
+    private static func write(_ group: [Submission], to database: DatabaseQueue,
+                              signalling arrivalSignal: AsyncStream<Void>.Continuation) async -> [Result<Void, any Error>] {
         do {
             try await database.write { db in
                 for submission in group { try Self.apply(submission, db) }

@@ -1,6 +1,5 @@
-import Whereabouts
-
-/// Commits writes that arrive together as one group: while a group is being committed, the
+/// Commits writes that arrive together as one group (the server's event store and the tracking
+/// client's outbox both write through one): while a group is being committed, the
 /// writes that arrive queue up, and the next group takes all of them (up to a bound), so that
 /// one commit — and, with `synchronous = FULL`, one sync to disk — acknowledges many writes.
 ///
@@ -15,12 +14,31 @@ import Whereabouts
 /// }
 /// let inserted = try await commits.submit(insert)
 /// ```
-final class GroupCommit<Write: Sendable, Output: Sendable>: Sendable {
+package final class GroupCommit<Write: Sendable, Output: Sendable>: Sendable {
     /// How large a group may grow: at most `writes` writes, and at most `weight` in all (events,
     /// say) — though a single write heavier than that still goes, alone.
-    struct Limits: Sendable {
-        var writes: Int
-        var weight: Int
+    package struct Limits: Sendable {
+        /// The most writes in a group.
+        package var writes: Int
+        /// The most weight in a group.
+        package var weight: Int
+
+        /// Creates limits.
+        package init(writes: Int, weight: Int) {
+            self.writes = writes
+            self.weight = weight
+        }
+    }
+
+    /// What a write gets when its group's commit returned fewer results than it had writes.
+    package struct MissingResult: Error, CustomStringConvertible {
+        /// The results the commit returned.
+        package var results: Int
+        /// The writes of the group.
+        package var writes: Int
+
+        /// `"a group commit gave R results for W writes"`.
+        package var description: String { "a group commit gave \(results) results for \(writes) writes" }
     }
 
     private typealias Waiting = (write: Write, continuation: CheckedContinuation<Output, any Error>)
@@ -36,8 +54,8 @@ final class GroupCommit<Write: Sendable, Output: Sendable>: Sendable {
     private let state = LockedValue(State())
 
     /// A committer whose `commit` commits a group in one transaction, returning one result for
-    /// each of its writes, in order; `weight` is a write's share of ``ServerConfiguration/AnswerLimits/weight``.
-    init(limits: Limits, weight: @escaping @Sendable (Write) -> Int,
+    /// each of its writes, in order; `weight` is a write's share of ``Limits/weight``.
+    package init(limits: Limits, weight: @escaping @Sendable (Write) -> Int,
          commit: @escaping @Sendable ([Write]) async -> [Result<Output, any Error>]) {
         self.limits = Limits(writes: max(1, limits.writes), weight: max(1, limits.weight))
         self.weight = weight
@@ -45,12 +63,12 @@ final class GroupCommit<Write: Sendable, Output: Sendable>: Sendable {
     }
 
     /// The groups committed so far (for tests and metrics).
-    var groupsCommitted: Int { state.value.groupsCommitted }
+    package var groupsCommitted: Int { state.value.groupsCommitted }
     /// The writes waiting for the next group.
-    var waitingCount: Int { state.value.waiting.count }
+    package var waitingCount: Int { state.value.waiting.count }
 
     /// Queues `write`, and returns once the group it went in has been committed.
-    func submit(_ write: Write) async throws -> Output {
+    package func submit(_ write: Write) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             let startsCommitting = state.withValue { state -> Bool in
                 state.waiting.append((write, continuation))
@@ -72,7 +90,7 @@ final class GroupCommit<Write: Sendable, Output: Sendable>: Sendable {
             for (index, waiting) in group.enumerated() {
                 waiting.continuation.resume(with: index < results.count
                     ? results[index]
-                    : .failure(StoreError.corrupt("a group commit gave \(results.count) results for \(group.count) writes")))
+                    : .failure(MissingResult(results: results.count, writes: group.count)))
             }
         }
     }
