@@ -325,16 +325,15 @@ public final class PostgresEventStore: SharedEventStore {
             results.reserveCapacity(writes.count)
             for write in writes {
                 let event = write.event
+                let row = EventColumns(event)
                 let inserted = try await connection.query("""
                     INSERT INTO events (user_name, id, time, duration, end_time, type, type_class, content,
                         description, tags, client_data, attachments, stream_ids, trashed, created, created_by,
                         modified, modified_by)
-                    VALUES (\(userName), \(event.id), \(event.time), \(event.duration),
-                        \(StoreEncoding.endTime(of: event, running: PostgresSchema.runningEndTime)),
-                        \(event.type), \(StoreEncoding.typeClass(of: event.type)), \(StoreEncoding.text(event.content)),
-                        \(event.description), \(event.tags.jsonText), \(StoreEncoding.text(event.clientData)),
-                        \(StoreEncoding.attachmentsText(of: event)), \(event.streamIds),
-                        \(event.trashed), \(event.created), \(event.createdBy), \(event.modified), \(event.modifiedBy))
+                    VALUES (\(userName), \(row.id), \(row.time), \(row.duration),
+                        \(row.endTime(running: PostgresSchema.runningEndTime)), \(row.type), \(row.typeClass),
+                        \(row.content), \(row.description), \(row.tags), \(row.clientData), \(row.attachments),
+                        \(row.streamIds), \(row.trashed), \(row.created), \(row.createdBy), \(row.modified), \(row.modifiedBy))
                     ON CONFLICT (user_name, id) DO NOTHING RETURNING seq
                     """, logger: logger).collect()
                 if inserted.isEmpty {
@@ -387,15 +386,15 @@ public final class PostgresEventStore: SharedEventStore {
                 guard let current = stored else { throw StoreError.notFound("event", id: event.id) }
                 if current != modified { throw StoreError.changed("event", id: event.id) }
             }
+            let row = EventColumns(event)
             let updated = try await connection.query("""
-                UPDATE events SET time = \(event.time), duration = \(event.duration),
-                    end_time = \(StoreEncoding.endTime(of: event, running: PostgresSchema.runningEndTime)),
-                    type = \(event.type), type_class = \(StoreEncoding.typeClass(of: event.type)),
-                    content = \(StoreEncoding.text(event.content)), description = \(event.description),
-                    tags = \(event.tags.jsonText), client_data = \(StoreEncoding.text(event.clientData)),
-                    attachments = \(StoreEncoding.attachmentsText(of: event)),
-                    stream_ids = \(event.streamIds), trashed = \(event.trashed), created = \(event.created),
-                    created_by = \(event.createdBy), modified = \(event.modified), modified_by = \(event.modifiedBy)
+                UPDATE events SET time = \(row.time), duration = \(row.duration),
+                    end_time = \(row.endTime(running: PostgresSchema.runningEndTime)),
+                    type = \(row.type), type_class = \(row.typeClass), content = \(row.content),
+                    description = \(row.description), tags = \(row.tags), client_data = \(row.clientData),
+                    attachments = \(row.attachments), stream_ids = \(row.streamIds), trashed = \(row.trashed),
+                    created = \(row.created), created_by = \(row.createdBy), modified = \(row.modified),
+                    modified_by = \(row.modifiedBy)
                 WHERE user_name = \(userName) AND id = \(event.id)
                 RETURNING seq
                 """, logger: logger).collect()

@@ -315,7 +315,7 @@ public final class SQLiteEventStore: EventStore {
         let placed = placements
         // The rows' values (JSON text of the content…) are made here, in parallel with other
         // requests, so that the writer's turn holds only the inserts.
-        let rows = writes.map { SQLiteEventRow($0.event, userName: userName) }
+        let rows = writes.map { EventColumns($0.event) }
         do {
             let outcome = try await eventInserts.submit(EventInsert(userName: userName, writes: writes, placed: placed, rows: rows))
             files.discard(outcome.unused)
@@ -332,7 +332,7 @@ public final class SQLiteEventStore: EventStore {
         let userName: String
         let writes: [EventWrite]
         let placed: [[PlacedFile]]
-        let rows: [SQLiteEventRow]
+        let rows: [EventColumns]
     }
 
     /// What inserting one call's events did: a result each, and the files of events that turned
@@ -417,10 +417,10 @@ public final class SQLiteEventStore: EventStore {
         var results: [EventCreation] = []
         var unused: [PlacedFile] = []
         results.reserveCapacity(insert.writes.count)
-        let statement = try db.cachedStatement(sql: SQLiteEventRow.insertSQL)
+        let statement = try db.cachedStatement(sql: EventColumns.sqliteInsert)
         for ((write, placed), row) in zip(zip(insert.writes, insert.placed), insert.rows) {
             let event = write.event
-            try row.insert(with: statement, in: db)
+            try row.insert(with: statement, userName: userName, in: db)
             if db.changesCount == 0 {
                 guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
                     throw StoreError.corrupt("event \(event.id) neither inserted nor found")
@@ -465,10 +465,10 @@ public final class SQLiteEventStore: EventStore {
                 throw StoreError.notFound("event", id: event.id)
             }
             if let modified, old.modified != modified { throw StoreError.changed("event", id: event.id) }
-            var arguments = SQLiteEventRow(event, userName: userName).arguments
+            var arguments = EventColumns(event).sqliteArguments(userName: userName)
             arguments += [userName, event.id]
             try db.execute(sql: """
-                UPDATE events SET (\(SQLiteEventRow.columns)) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                UPDATE events SET (\(EventColumns.sqliteColumns)) = (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 WHERE user_name = ? AND id = ?
                 """, arguments: arguments)
             let kept = Set(event.attachments.map(\.id))

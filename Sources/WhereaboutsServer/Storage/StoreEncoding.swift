@@ -66,46 +66,6 @@ enum StoreEncoding {
             return Permission(streamId: streamId, level: level)
         }
     }
-
-    /// The end time a store keeps for `event`: `time + duration`, or `runningEndTime`.
-    static func endTime(of event: Event, running runningEndTime: Double) -> Double {
-        event.duration.map { event.time + $0 } ?? runningEndTime
-    }
-}
-
-/// The columns of one stored event, as both stores read them.
-struct EventColumns {
-    var id: String
-    var streamIds: [String]
-    var time: Double
-    var duration: Double?
-    var type: String
-    var content: String?
-    var description: String?
-    var tags: String
-    var clientData: String?
-    var attachments: String
-    var trashed: Bool
-    var created: Double
-    var createdBy: String
-    var modified: Double
-    var modifiedBy: String
-
-    /// The event the columns describe.
-    func event() throws(StoreError) -> Event {
-        let attachmentList: [Attachment]
-        if let value = try StoreEncoding.json(attachments, column: "attachments") {
-            attachmentList = try Attachment.list(from: value)
-        } else {
-            attachmentList = []
-        }
-        return Event(
-            id: id, streamIds: streamIds, time: time, duration: duration, type: type,
-            content: try StoreEncoding.json(content, column: "content"), description: description,
-            tags: try [String](jsonText: tags), clientData: try StoreEncoding.json(clientData, column: "client_data"),
-            attachments: attachmentList, trashed: trashed, created: created, createdBy: createdBy,
-            modified: modified, modifiedBy: modifiedBy)
-    }
 }
 
 extension EventQuery {
