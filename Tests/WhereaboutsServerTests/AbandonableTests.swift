@@ -78,4 +78,27 @@ struct AbandonableTests {
         }
         #expect(!gate.isOpen)
     }
+
+    @Test("work that a check finds stalled (the live relay's session whose connection closed) is abandoned at that check, not awaited")
+    func stalledWorkIsAbandoned() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        await #expect(throws: ListenSessionStalled.self) {
+            try await Abandonable.run(checkingEvery: .milliseconds(50),
+                                      abandonWhen: { gate.hasArrivals ? ListenSessionStalled() : nil }) {
+                await gate.wait()
+            }
+        }
+        // It returned while the work was still stuck.
+        #expect(!gate.isOpen)
+    }
+
+    @Test("work that checks never find stalled passes on how it ended")
+    func unstalledWorkEndsAsItEnded() async throws {
+        try await Abandonable.run(checkingEvery: .milliseconds(10), abandonWhen: { nil }) {}
+        struct Lost: Error {}
+        await #expect(throws: Lost.self) {
+            try await Abandonable.run(checkingEvery: .milliseconds(10), abandonWhen: { nil }) { () async throws -> Void in throw Lost() }
+        }
+    }
 }

@@ -108,30 +108,3 @@ struct LiveRelayTests {
         }
     }
 }
-
-/// The watchdog of a listening session (no database needed); cancellation, shared with every
-/// other abandoned work, is tested in `AbandonableTests`.
-@Suite("Live relay's watchdog", .timeLimit(.minutes(5)))
-struct ListenWatchdogTests {
-    @Test("a listening session whose connection closed is abandoned at the next check, not awaited")
-    func stalledSessionIsAbandoned() async throws {
-        let gate = Gate()
-        defer { gate.open() }
-        await #expect(throws: ListenSessionStalled.self) {
-            try await PostgresEventStore.abandoning(checkingEvery: .milliseconds(50), stalled: { gate.hasArrivals }) {
-                await gate.wait()
-            }
-        }
-        // It returned while the session was still stuck.
-        #expect(!gate.isOpen)
-    }
-
-    @Test("a session that ends passes on how it ended")
-    func sessionEndsNormally() async throws {
-        try await PostgresEventStore.abandoning(checkingEvery: .milliseconds(10), stalled: { false }) {}
-        struct Lost: Error {}
-        await #expect(throws: Lost.self) {
-            try await PostgresEventStore.abandoning(checkingEvery: .milliseconds(10), stalled: { false }) { throw Lost() }
-        }
-    }
-}

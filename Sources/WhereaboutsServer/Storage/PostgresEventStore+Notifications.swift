@@ -45,10 +45,10 @@ extension PostgresEventStore {
                 // none came in 30 s) or when this task is cancelled, so that neither a restart of
                 // the database nor the server's shutdown waits on it.
                 let listening = LockedValue<PostgresConnection?>(nil)
-                try await Self.abandoning(
-                    checkingEvery: Self.listenWatchInterval,
-                    stalled: { listening.value?.isClosed ?? (ContinuousClock.now - started > .seconds(30)) }
-                ) { [client] in
+                try await Abandonable.run(checkingEvery: Self.listenWatchInterval, abandonWhen: {
+                    let stalled = listening.value?.isClosed ?? (ContinuousClock.now - started > .seconds(30))
+                    return stalled ? ListenSessionStalled() : nil
+                }) { [client] in
                     try await client.withConnection { connection in
                         listening.value = connection
                         try await connection.listen(on: Self.notificationChannel) { notifications in
@@ -84,19 +84,6 @@ extension PostgresEventStore {
 
     /// How often a listening session's connection is checked.
     static let listenWatchInterval = Duration.seconds(2)
-
-    /// Runs `operation` in a task of its own and returns when it ends, passing on its error; or,
-    /// without waiting for it any more (it is cancelled and left to end on its own), throws
-    /// ``ListenSessionStalled`` as soon as `stalled` answers true at one of the checks made every
-    /// `interval`, and `CancellationError` as soon as the calling task is cancelled (see
-    /// ``Abandonable``).
-    static func abandoning(
-        checkingEvery interval: Duration, stalled: @escaping @Sendable () -> Bool,
-        _ operation: @escaping @Sendable () async throws -> Void
-    ) async throws {
-        try await Abandonable.run(checkingEvery: interval, abandonWhen: { stalled() ? ListenSessionStalled() : nil },
-                                  operation)
-    }
 }
 
 /// A listening session whose connection closed without the session ending.

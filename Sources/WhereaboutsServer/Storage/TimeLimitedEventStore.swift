@@ -26,80 +26,119 @@ public struct TimeLimitedEventStore: EventStore {
         self.limit = limit
     }
 
-    /// Runs `body`, or fails after ``limit`` without waiting for it any more (see ``Abandonable``).
-    func bounded<Result: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result {
-        let limit = limit
-        return try await Abandonable.run(within: limit, else: {
-            StoreError.timedOut(operation: operation, seconds: limit.inSeconds)
-        }, body)
+    /// What an operation that took longer than ``limit`` fails with (each operation below runs
+    /// through `Abandonable.run(within:else:_:)`, which does not wait for it any more).
+    private func timedOut(_ operation: String) -> @Sendable () -> any Error {
+        let seconds = limit.inSeconds
+        return { StoreError.timedOut(operation: operation, seconds: seconds) }
     }
 
-    public func migrate() async throws { try await bounded("migrate") { [base] in try await base.migrate() } }
+    public func migrate() async throws {
+        try await Abandonable.run(within: limit, else: timedOut("migrate")) { [base] in
+            try await base.migrate()
+        }
+    }
     public func close() async throws { try await base.close() }
     public func addUser(_ user: User, streams: [EventStream]) async throws {
-        try await bounded("addUser") { [base] in try await base.addUser(user, streams: streams) }
+        try await Abandonable.run(within: limit, else: timedOut("addUser")) { [base] in
+            try await base.addUser(user, streams: streams)
+        }
     }
     public func user(named name: String) async throws -> User? {
-        try await bounded("user") { [base] in try await base.user(named: name) }
+        try await Abandonable.run(within: limit, else: timedOut("user")) { [base] in try await base.user(named: name) }
     }
-    public func users() async throws -> [User] { try await bounded("users") { [base] in try await base.users() } }
+    public func users() async throws -> [User] {
+        try await Abandonable.run(within: limit, else: timedOut("users")) { [base] in
+            try await base.users()
+        }
+    }
     public func addAccess(_ access: Access) async throws {
-        try await bounded("addAccess") { [base] in try await base.addAccess(access) }
+        try await Abandonable.run(within: limit, else: timedOut("addAccess")) { [base] in
+            try await base.addAccess(access)
+        }
     }
     public func access(tokenHash: String) async throws -> Access? {
-        try await bounded("access") { [base] in try await base.access(tokenHash: tokenHash) }
+        try await Abandonable.run(within: limit, else: timedOut("access")) { [base] in
+            try await base.access(tokenHash: tokenHash)
+        }
     }
     public func accesses(of userName: String) async throws -> [Access] {
-        try await bounded("accesses") { [base] in try await base.accesses(of: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("accesses")) { [base] in
+            try await base.accesses(of: userName)
+        }
     }
     public func removeAccess(tokenHash: String) async throws -> Bool {
-        try await bounded("removeAccess") { [base] in try await base.removeAccess(tokenHash: tokenHash) }
+        try await Abandonable.run(within: limit, else: timedOut("removeAccess")) { [base] in
+            try await base.removeAccess(tokenHash: tokenHash)
+        }
     }
     public func removeAccesses(of userName: String, named name: String) async throws -> Int {
-        try await bounded("removeAccesses") { [base] in try await base.removeAccesses(of: userName, named: name) }
+        try await Abandonable.run(within: limit, else: timedOut("removeAccesses")) { [base] in
+            try await base.removeAccesses(of: userName, named: name)
+        }
     }
     public func replaceAccess(_ access: Access) async throws {
-        try await bounded("replaceAccess") { [base] in try await base.replaceAccess(access) }
+        try await Abandonable.run(within: limit, else: timedOut("replaceAccess")) { [base] in
+            try await base.replaceAccess(access)
+        }
     }
     public func streams(of userName: String) async throws -> [EventStream] {
-        try await bounded("streams") { [base] in try await base.streams(of: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("streams")) { [base] in
+            try await base.streams(of: userName)
+        }
     }
     public func addStream(_ stream: EventStream, for userName: String) async throws {
-        try await bounded("addStream") { [base] in try await base.addStream(stream, for: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("addStream")) { [base] in
+            try await base.addStream(stream, for: userName)
+        }
     }
     public func replaceStream(_ stream: EventStream, for userName: String) async throws {
-        try await bounded("replaceStream") { [base] in try await base.replaceStream(stream, for: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("replaceStream")) { [base] in
+            try await base.replaceStream(stream, for: userName)
+        }
     }
     public func removeStreams(ids: [String], for userName: String) async throws -> Int {
-        try await bounded("removeStreams") { [base] in try await base.removeStreams(ids: ids, for: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("removeStreams")) { [base] in
+            try await base.removeStreams(ids: ids, for: userName)
+        }
     }
     public func addEvents(_ writes: [EventWrite], for userName: String) async throws -> [EventCreation] {
-        try await bounded("addEvents") { [base] in try await base.addEvents(writes, for: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("addEvents")) { [base] in
+            try await base.addEvents(writes, for: userName)
+        }
     }
     public func event(id: String, for userName: String) async throws -> Event? {
-        try await bounded("event") { [base] in try await base.event(id: id, for: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("event")) { [base] in
+            try await base.event(id: id, for: userName)
+        }
     }
     public func replaceEvent(_ event: Event, for userName: String, ifModifiedAt modified: Double?) async throws {
-        try await bounded("replaceEvent") { [base] in try await base.replaceEvent(event, for: userName, ifModifiedAt: modified) }
+        try await Abandonable.run(within: limit, else: timedOut("replaceEvent")) { [base] in
+            try await base.replaceEvent(event, for: userName, ifModifiedAt: modified)
+        }
     }
     public func removeEvent(id: String, for userName: String, ifModifiedAt modified: Double?) async throws -> Bool {
-        try await bounded("removeEvent") { [base] in try await base.removeEvent(id: id, for: userName, ifModifiedAt: modified) }
+        try await Abandonable.run(within: limit, else: timedOut("removeEvent")) { [base] in
+            try await base.removeEvent(id: id, for: userName, ifModifiedAt: modified)
+        }
     }
     public func eventDeletions(of userName: String, since: Double, after: EventDeletion?, limit: Int) async throws -> [EventDeletion] {
-        try await bounded("eventDeletions") { [base] in
+        try await Abandonable.run(within: self.limit, else: timedOut("eventDeletions")) { [base] in
             try await base.eventDeletions(of: userName, since: since, after: after, limit: limit)
         }
     }
     public func removeEventDeletions(of userName: String, before time: Double) async throws -> Int {
-        try await bounded("removeEventDeletions") { [base] in try await base.removeEventDeletions(of: userName, before: time) }
+        try await Abandonable.run(within: limit, else: timedOut("removeEventDeletions")) { [base] in
+            try await base.removeEventDeletions(of: userName, before: time)
+        }
     }
     public func eventPage(matching query: EventQuery, for userName: String) async throws -> EventPage {
-        try await bounded("eventPage") { [base] in try await base.eventPage(matching: query, for: userName) }
+        try await Abandonable.run(within: limit, else: timedOut("eventPage")) { [base] in
+            try await base.eventPage(matching: query, for: userName)
+        }
     }
     public func attachmentData(eventId: String, attachmentId: String, for userName: String) async throws -> [UInt8]? {
-        try await bounded("attachmentData") { [base] in
+        try await Abandonable.run(within: limit, else: timedOut("attachmentData")) { [base] in
             try await base.attachmentData(eventId: eventId, attachmentId: attachmentId, for: userName)
         }
     }
