@@ -184,14 +184,14 @@ public enum IBeaconLocationFacade {
     /// try location.processor.setAlgorithm(.custom)
     /// ```
     public final class Processor: Sendable {
-        private struct Settings: Sendable {
+        private struct AlgorithmChoice: Sendable {
             var algorithms: [(type: AlgorithmType, trust: Double)] = [(.powerCenter, 1)]
             var custom: (any CustomAlgorithm)?
             var revision = 0
         }
 
         private let floor: Floor
-        private let settings = LockedValue(Settings())
+        private let settings = LockedValue(AlgorithmChoice())
         private let engine: LocationEngine
         /// The floor and settings revisions the engine was last configured with.
         private let configured = LockedValue<(floor: Int, settings: Int)>((-1, -1))
@@ -270,7 +270,7 @@ public enum IBeaconLocationFacade {
         }
 
         /// The engine's method for the settings: one algorithm, or their trust fusion.
-        private static func method(for settings: Settings) -> PositioningMethod {
+        private static func method(for settings: AlgorithmChoice) -> PositioningMethod {
             let members = settings.algorithms.map { PositioningMethod.Member(method(for: $0.type, custom: settings.custom), trust: $0.trust) }
             return members.count == 1 ? members[0].method : .fusion(members)
         }

@@ -150,7 +150,7 @@ public struct RandomForestPlaceClassifier: PlaceClassifier {
 
     /// Grows a forest with a trainer already built for `set`.
     init(training set: PlaceTrainingSet, trainer: RandomForestTrainer, options: Options) {
-        let settings = trainer.settings(options)
+        let settings = trainer.clamped(options)
         var resolved = options
         resolved.trees = settings.trees
         resolved.maximumDepth = settings.maximumDepth

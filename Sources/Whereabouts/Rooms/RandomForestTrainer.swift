@@ -46,16 +46,16 @@ struct RandomForestTrainer: Sendable {
         self.sorted = sorted
     }
 
-    /// The settings of a forest, each within the classifier's limits.
-    struct Settings: Hashable, Sendable {
+    /// The options of a forest, each clamped to the classifier's limits.
+    struct ClampedOptions: Hashable, Sendable {
         var trees: Int, maximumDepth: Int, minimumLeafSize: Int, featuresPerSplit: Int, seed: UInt64
     }
 
-    /// The settings `options` give on this training set, clamped to the limits.
-    func settings(_ options: RandomForestPlaceClassifier.Options) -> Settings {
+    /// The options as they apply to this training set, clamped to the limits.
+    func clamped(_ options: RandomForestPlaceClassifier.Options) -> ClampedOptions {
         typealias F = RandomForestPlaceClassifier
         let features = options.featuresPerSplit ?? F.defaultFeaturesPerSplit(beacons: beaconCount)
-        return Settings(trees: min(max(1, options.trees), F.maximumTrees),
+        return ClampedOptions(trees: min(max(1, options.trees), F.maximumTrees),
                         maximumDepth: min(max(0, options.maximumDepth), F.maximumDepth),
                         minimumLeafSize: max(1, options.minimumLeafSize),
                         featuresPerSplit: min(max(1, features), max(1, beaconCount)), seed: options.seed)
@@ -63,7 +63,7 @@ struct RandomForestTrainer: Sendable {
 
     /// The trees of a forest: tree *i* grows from the *i*-th number a generator seeded with
     /// `settings.seed` draws, so a forest of more trees starts with the same trees.
-    func forest(_ settings: Settings) -> [RandomForestPlaceClassifier.Tree] {
+    func forest(_ settings: ClampedOptions) -> [RandomForestPlaceClassifier.Tree] {
         var master = SeededRandom(seed: settings.seed)
         let seeds = (0..<settings.trees).map { _ in master.next() }
         guard sampleCount > 0, placeCount > 0 else { return [] }
@@ -71,7 +71,7 @@ struct RandomForestTrainer: Sendable {
     }
 
     /// One tree on a bootstrap sample drawn with `seed`.
-    func tree(_ settings: Settings, seed: UInt64) -> RandomForestPlaceClassifier.Tree {
+    func tree(_ settings: ClampedOptions, seed: UInt64) -> RandomForestPlaceClassifier.Tree {
         var random = SeededRandom(seed: seed)
         // The bootstrap sample, as a weight (how many times drawn) per sample.
         var weights = [Double](repeating: 0, count: sampleCount)
@@ -81,7 +81,7 @@ struct RandomForestTrainer: Sendable {
 
     /// One tree on the samples of positive weight (`weights` has one per sample), drawing the
     /// beacons tried at each split from `random`.
-    func tree(_ settings: Settings, weights: [Double], random: inout SeededRandom) -> RandomForestPlaceClassifier.Tree {
+    func tree(_ settings: ClampedOptions, weights: [Double], random: inout SeededRandom) -> RandomForestPlaceClassifier.Tree {
         typealias Tree = RandomForestPlaceClassifier.Tree
         let n = sampleCount, beacons = beaconCount, placeCount = placeCount
         guard n > 0, weights.count == n, placeCount > 0 else { return Tree(splits: [], leaves: []) }

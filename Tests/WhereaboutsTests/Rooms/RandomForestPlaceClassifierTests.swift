@@ -10,7 +10,7 @@ struct RandomForestPlaceClassifierTests {
     /// One tree on every sample once, trying every beacon at each split.
     private func singleTree(_ set: PlaceTrainingSet, maximumDepth: Int = 8) -> Tree {
         let trainer = RandomForestTrainer(set)
-        let settings = trainer.settings(.init(trees: 1, maximumDepth: maximumDepth, featuresPerSplit: set.beacons.count))
+        let settings = trainer.clamped(.init(trees: 1, maximumDepth: maximumDepth, featuresPerSplit: set.beacons.count))
         var random = SeededRandom(seed: 1)
         return trainer.tree(settings, weights: [Double](repeating: 1, count: set.samples.count), random: &random)
     }
