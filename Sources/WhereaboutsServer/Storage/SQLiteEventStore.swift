@@ -281,7 +281,8 @@ public final class SQLiteEventStore: EventStore {
                              stream.createdBy, stream.modified, stream.modifiedBy])
     }
 
-    private static func userExists(_ name: String, _ db: Database) throws -> Bool {
+    /// Whether the store has a user of this name.
+    static func userExists(_ name: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE name = ?)"),
                           arguments: [name]) ?? false
     }
@@ -326,123 +327,14 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    /// One call's events, ready to insert: their rows, and their files already at their final
-    /// paths (or staged).
-    struct EventInsert: Sendable {
-        let userName: String
-        let writes: [EventWrite]
-        let placed: [[PlacedFile]]
-        let rows: [EventColumns]
-    }
-
-    /// What inserting one call's events did: a result each, and the files of events that turned
-    /// out to exist already (to remove).
-    struct EventInsertOutcome: Sendable {
-        let results: [EventCreation]
-        let unused: [PlacedFile]
-    }
-
-    /// The largest group of calls committed together: 64 calls, or 20,000 events (a call larger
-    /// than that goes alone).
-    static let eventGroupLimits = GroupCommit<EventInsert, EventInsertOutcome>.Limits(writes: 64, weight: 20_000)
-
-    /// Inserts a group of calls in one transaction, each in a savepoint of its own, so that one
-    /// call's failure (an unknown user) rolls back that call only; a failure that ends the
-    /// transaction itself (a full disk) fails them all, as their commit does.
-    static func insert(_ group: [EventInsert], into pool: DatabasePool, files: AttachmentFiles) async
-        -> [Result<EventInsertOutcome, any Error>] {
-        do {
-            return try await pool.writeWithoutTransaction { db in try Self.inTransaction(db) {
-                var outcomes: [Result<EventInsertOutcome, any Error>] = []
-                outcomes.reserveCapacity(group.count)
-                for insert in group {
-                    var outcome: EventInsertOutcome?
-                    do {
-                        outcome = try Self.inCallSavepoint(db) { try Self.insert(insert, db, files: files) }
-                    } catch {
-                        // SQLite ends the whole transaction on some errors (a full disk, I/O).
-                        guard db.isInsideTransaction else { throw error }
-                        outcomes.append(.failure(error))
-                        continue
-                    }
-                    outcomes.append(outcome.map { .success($0) }
-                        ?? .failure(StoreError.corrupt("no outcome for the events of \(insert.userName)")))
-                }
-                return outcomes
-            } }
-        } catch {
-            return group.map { _ in .failure(error) }
-        }
-    }
-
-    /// Runs `body` in a transaction, committed when it returns and rolled back when it throws:
-    /// `DatabaseWriter.write`'s work with statements kept prepared (see ``inCallSavepoint(_:_:)``).
-    static func inTransaction<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
-        let value: T
-        do {
-            value = try body()
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-        } catch {
-            if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
-            throw error
-        }
-        return value
-    }
-
-    /// Runs `body` in a savepoint of its own, released when it returns and rolled back when it
-    /// throws (while the transaction lasts). `Database.inSavepoint`'s work with statements kept
-    /// prepared: a group opens one savepoint a call, and preparing its two statements again for
-    /// every call cost two SQL parses and some thirty allocations a request.
-    static func inCallSavepoint<T>(_ db: Database, _ body: () throws -> T) throws -> T {
-        try db.cachedStatement(sql: "SAVEPOINT event_call").execute()
-        let value: T
-        do {
-            value = try body()
-        } catch {
-            if db.isInsideTransaction {
-                try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT event_call").execute()
-                try db.cachedStatement(sql: "RELEASE SAVEPOINT event_call").execute()
-            }
-            throw error
-        }
-        try db.cachedStatement(sql: "RELEASE SAVEPOINT event_call").execute()
-        return value
-    }
-
-    /// Inserts one call's events (inside the caller's transaction).
-    private static func insert(_ insert: EventInsert, _ db: Database, files: AttachmentFiles) throws -> EventInsertOutcome {
-        let userName = insert.userName
-        guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
-        var results: [EventCreation] = []
-        var unused: [PlacedFile] = []
-        results.reserveCapacity(insert.writes.count)
-        let statement = try db.cachedStatement(sql: EventColumns.sqliteInsert)
-        for ((write, placed), row) in zip(zip(insert.writes, insert.placed), insert.rows) {
-            let event = write.event
-            try row.insert(with: statement, userName: userName, in: db)
-            if db.changesCount == 0 {
-                guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
-                    throw StoreError.corrupt("event \(event.id) neither inserted nor found")
-                }
-                results.append(.existing(stored))
-                unused.append(contentsOf: placed)
-            } else {
-                // Only a file whose final name was taken is still staged (rare).
-                let staged = placed.compactMap { if case .staged(let file) = $0 { file } else { nil } }
-                try files.install(staged, user: userName, event: event.id)
-                results.append(.created(event))
-            }
-        }
-        return EventInsertOutcome(results: results, unused: unused)
-    }
 
     /// The event with this identifier, trashed or not.
     public func event(id: String, for userName: String) async throws -> Event? {
         try await pool.read { db in try Self.fetchEvent(id: id, userName: userName, db) }
     }
 
-    private static func fetchEvent(id: String, userName: String, _ db: Database) throws -> Event? {
+    /// The user's event with this identifier, trashed or not, read inside the caller's access.
+    static func fetchEvent(id: String, userName: String, _ db: Database) throws -> Event? {
         let statement = try db.cachedStatement(sql: "SELECT \(eventColumns) FROM events WHERE user_name = ? AND id = ?")
         return try Row.fetchOne(statement, arguments: [userName, id]).map(Self.event(from:))
     }
@@ -548,105 +440,5 @@ public final class SQLiteEventStore: EventStore {
         }
         guard listed else { return nil }
         return try files.read(user: userName, event: eventId, attachment: attachmentId)
-    }
-
-    // MARK: Queries
-
-    /// The SQL and arguments of a query: one SELECT, or, with a lower time bound, the UNION of
-    /// the events that start in the range (index on `(user_name, time)`) and the periods that
-    /// started before it and are still going (partial index on `(user_name, end_time)`). Each
-    /// half reads in the query's order and stops at the page's end, so a page costs its limit
-    /// (plus its skip), whatever the user holds; a cursor seeks the time index to its place.
-    static func sql(for query: EventQuery, userName: String) -> (String, StatementArguments) {
-        var arguments = StatementArguments()
-        let order = query.sortAscending ? " ORDER BY time ASC, seq ASC" : " ORDER BY time DESC, seq DESC"
-        let pageLimit = query.limit.map { max($0, 0) } ?? -1
-        let skip = max(query.skip, 0)
-        let (armLimit, overflow) = pageLimit.addingReportingOverflow(skip)
-        func filters() -> String {
-            var sql = ""
-            switch query.state {
-            case .default: sql += " AND trashed = 0"
-            case .trashed: sql += " AND trashed = 1"
-            case .all: break
-            }
-            if let streamIds = query.sortedStreamIds {
-                sql += " AND EXISTS (SELECT 1 FROM json_each(events.stream_ids) WHERE json_each.value IN ("
-                sql += placeholders(streamIds.count) + "))"
-                arguments += StatementArguments(streamIds)
-            }
-            if query.types != nil || query.typeClasses != nil {
-                let types = query.sortedTypes, classes = query.sortedTypeClasses
-                sql += " AND (type IN (\(placeholders(types.count))) OR type_class IN (\(placeholders(classes.count))))"
-                arguments += StatementArguments(types)
-                arguments += StatementArguments(classes)
-            }
-            if let running = query.running {
-                sql += running ? " AND duration IS NULL" : " AND duration IS NOT NULL"
-            }
-            if let modifiedSince = query.modifiedSince {
-                sql += " AND modified > ?"
-                arguments += [modifiedSince]
-            }
-            if let after = query.after {
-                // Drops the cursor's own time's events up to and including the cursor (the time
-                // bounds, below, start the index range at the cursor's time).
-                sql += query.sortAscending ? " AND (time > ? OR seq > ?)" : " AND (time < ? OR seq < ?)"
-                arguments += [after.time, after.sequence]
-            }
-            return sql
-        }
-        // One bound on each side of the time index: SQLite seeks with one, so the cursor's time
-        // and the query's range are merged here, not left to it (two lower bounds could make every
-        // page scan from the range's start).
-        let (lower, upper) = query.timeBounds
-        func timeBounds(lower: Double?, upper: Double?) -> String {
-            var sql = ""
-            if let lower {
-                sql += " AND time >= ?"
-                arguments += [lower]
-            }
-            if let upper {
-                sql += " AND time <= ?"
-                arguments += [upper]
-            }
-            return sql
-        }
-        var sql: String
-        if let fromTime = query.fromTime {
-            sql = "SELECT * FROM (SELECT \(eventColumns) FROM events WHERE user_name = ?"
-            arguments += [userName]
-            sql += timeBounds(lower: lower ?? fromTime, upper: upper)
-            sql += filters() + order + " LIMIT ?)"
-            arguments += [pageLimit < 0 || overflow ? -1 : armLimit]
-            // Without statistics SQLite may pick (user_name, time) for `time < ?`, a scan of the
-            // user's whole past; the periods index holds only the few events that can qualify.
-            sql += " UNION ALL SELECT * FROM (SELECT \(eventColumns) FROM events INDEXED BY events_user_period_end"
-            sql += " WHERE user_name = ? AND end_time >= ? AND (duration IS NULL OR duration <> 0) AND time < ?"
-            arguments += [userName, fromTime, fromTime]
-            sql += timeBounds(lower: query.sortAscending ? query.after?.time : nil, upper: upper)
-            sql += filters() + order + " LIMIT ?)"
-            arguments += [pageLimit < 0 || overflow ? -1 : armLimit]
-        } else {
-            sql = "SELECT \(eventColumns) FROM events WHERE user_name = ?"
-            arguments += [userName]
-            sql += timeBounds(lower: lower, upper: upper)
-            sql += filters()
-        }
-        sql += order + " LIMIT ? OFFSET ?"
-        arguments += [pageLimit, skip]
-        return (sql, arguments)
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
-
-    /// The lines of SQLite's `EXPLAIN QUERY PLAN` for `query` (to check that it uses indexes).
-    func queryPlan(for query: EventQuery, userName: String) async throws -> [String] {
-        let (sql, arguments) = Self.sql(for: query, userName: userName)
-        return try await pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] }
-        }
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import Whereabouts
+
+/// What the outbox holds, and repairs: its counts, refused items retried or discarded.
+extension Outbox {
+    /// What waits and what was refused.
+    public func status() throws -> OutboxStatus {
+        try database.read { db in
+            let creates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'create'") ?? 0
+            let updates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'update'") ?? 0
+            let failed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NOT NULL") ?? 0
+            let oldest = try Double.fetchOne(db, sql: "SELECT queuedAt FROM item WHERE failureId IS NULL ORDER BY seq LIMIT 1")
+            let failures = try Row.fetchAll(db, sql: """
+                SELECT seq, eventId, kind, failureId, failureMessage, failedAt FROM item
+                WHERE failureId IS NOT NULL ORDER BY seq LIMIT 20
+                """).map { row in
+                OutboxFailure(sequence: row["seq"], eventId: row["eventId"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create,
+                              errorId: row["failureId"], message: row["failureMessage"] ?? "", failedAt: row["failedAt"] ?? 0)
+            }
+            return OutboxStatus(pendingCreates: creates, pendingUpdates: updates, failed: failed, oldestQueuedAt: oldest,
+                                failures: failures)
+        }
+    }
+
+    /// Puts every refused item back in the queue, in its place; returns how many.
+    @discardableResult
+    public func retryFailed() async throws -> Int {
+        let count = try await database.write { db in
+            try db.execute(sql: "UPDATE item SET failureId = NULL, failureMessage = NULL, failedAt = NULL WHERE failureId IS NOT NULL")
+            return db.changesCount
+        }
+        if count > 0 { arrivalSignal.yield() }
+        return count
+    }
+
+    /// Removes every refused item (and its file); returns how many.
+    @discardableResult
+    public func discardFailed() async throws -> Int {
+        let (count, files) = try await database.write { db -> (Int, [String]) in
+            let files = try String.fetchAll(db, sql: "SELECT attachmentPath FROM item WHERE failureId IS NOT NULL AND attachmentPath IS NOT NULL")
+            try db.execute(sql: "DELETE FROM item WHERE failureId IS NOT NULL")
+            return (db.changesCount, files)
+        }
+        for file in files { try? FileManager.default.removeItem(atPath: file) }
+        return count
+    }
+
+    /// The checkpoint last written for `source`.
+    public func checkpoint(for source: String) throws -> OutboxCheckpoint? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT state, finished FROM checkpoint WHERE source = ?", arguments: [source]) else {
+                return nil
+            }
+            let state: Data = row["state"]
+            return OutboxCheckpoint(source: source, state: [UInt8](state), finished: row["finished"])
+        }
+    }
+
+    /// Writes a checkpoint alone (e.g. to mark a source finished).
+    public func saveCheckpoint(_ checkpoint: OutboxCheckpoint) async throws {
+        try await enqueue([], checkpoint: checkpoint)
+    }
+}
