@@ -19,7 +19,7 @@ extension Outbox {
                 let body: Data = row[3]
                 return OutboxItem(sequence: row[0], kind: OutboxItem.Kind(rawValue: row[1]) ?? .create, eventId: row[2],
                                   body: [UInt8](body), duration: row[4],
-                                  attachment: path.map { OutboxItem.Attachment(path: $0, fileName: name ?? "file") },
+                                  attachment: path.map { OutboxItem.File(path: $0, fileName: name ?? "file") },
                                   revision: row[7], attempts: row[8], queuedAt: row[9])
             }
         }

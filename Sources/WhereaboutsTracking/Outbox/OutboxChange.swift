@@ -50,8 +50,8 @@ public struct OutboxItem: Hashable, Sendable {
     public var body: [UInt8]
     /// The event's duration (the create's, or the update's new one).
     public var duration: Double
-    /// A file sent with a create.
-    public struct Attachment: Hashable, Sendable {
+    /// A file sent with a create (the server lists it among the event's attachments).
+    public struct File: Hashable, Sendable {
         /// Where the outbox keeps the file.
         public var path: String
         /// The file's name, as the server will list it.
@@ -59,7 +59,7 @@ public struct OutboxItem: Hashable, Sendable {
     }
 
     /// For a create with a file: where the outbox keeps it.
-    public var attachment: Attachment?
+    public var attachment: File?
     /// Changes whenever a later update is folded into the item.
     public var revision: Int64
     /// How many times delivery of this item has been tried.
