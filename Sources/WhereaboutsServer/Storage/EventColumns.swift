@@ -24,46 +24,6 @@ struct EventColumns {
     var modified: Double
     var modifiedBy: String
 
-    /// The columns of `event`.
-    init(_ event: Event) {
-        id = event.id
-        streamIds = event.streamIds
-        time = event.time
-        duration = event.duration
-        type = event.type
-        content = StoreEncoding.text(event.content)
-        description = event.description
-        tags = event.tags.jsonText
-        clientData = StoreEncoding.text(event.clientData)
-        attachments = StoreEncoding.attachmentsText(of: event)
-        trashed = event.trashed
-        created = event.created
-        createdBy = event.createdBy
-        modified = event.modified
-        modifiedBy = event.modifiedBy
-    }
-
-    /// The columns as read back, each as it is stored.
-    init(id: String, streamIds: [String], time: Double, duration: Double?, type: String, content: String?,
-         description: String?, tags: String, clientData: String?, attachments: String, trashed: Bool,
-         created: Double, createdBy: String, modified: Double, modifiedBy: String) {
-        self.id = id
-        self.streamIds = streamIds
-        self.time = time
-        self.duration = duration
-        self.type = type
-        self.content = content
-        self.description = description
-        self.tags = tags
-        self.clientData = clientData
-        self.attachments = attachments
-        self.trashed = trashed
-        self.created = created
-        self.createdBy = createdBy
-        self.modified = modified
-        self.modifiedBy = modifiedBy
-    }
-
     /// `position/wgs84` → `position`: what a `class/*` filter compares (``StoreEncoding/typeClass(of:)``).
     var typeClass: String { StoreEncoding.typeClass(of: type) }
 
@@ -87,5 +47,26 @@ struct EventColumns {
             tags: try [String](jsonText: tags), clientData: try StoreEncoding.json(clientData, column: "client_data"),
             attachments: attachmentList, trashed: trashed, created: created, createdBy: createdBy,
             modified: modified, modifiedBy: modifiedBy)
+    }
+}
+
+extension EventColumns {
+    /// The columns of `event`.
+    init(_ event: Event) {
+        id = event.id
+        streamIds = event.streamIds
+        time = event.time
+        duration = event.duration
+        type = event.type
+        content = StoreEncoding.text(event.content)
+        description = event.description
+        tags = event.tags.jsonText
+        clientData = StoreEncoding.text(event.clientData)
+        attachments = StoreEncoding.attachmentsText(of: event)
+        trashed = event.trashed
+        created = event.created
+        createdBy = event.createdBy
+        modified = event.modified
+        modifiedBy = event.modifiedBy
     }
 }
