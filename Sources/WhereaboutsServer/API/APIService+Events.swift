@@ -4,52 +4,6 @@ import Hummingbird
 import Whereabouts
 
 extension APIService {
-    /// One event to create: its JSON and the files sent with it.
-    public struct EventCreateInput: Sendable {
-        /// The event's fields, as the client sent them.
-        public var json: JSONValue
-        /// Files from a multipart request.
-        public var files: [IncomingFile]
-
-        /// Creates an input.
-        public init(json: JSONValue, files: [IncomingFile] = []) {
-            self.json = json
-            self.files = files
-        }
-
-        /// Removes the files that were spooled to disk for this input and that the store did
-        /// not take (it moves those it keeps). Call once the create is over, whatever its outcome.
-        public func removeSpooledFiles() {
-            for file in files {
-                if case .spooledFile(let path) = file.content { unlink(path) }
-            }
-        }
-    }
-
-    /// A file sent with an event: its name and media type as the client gave them, its bytes or
-    /// where they were spooled, and their size and digest.
-    public struct IncomingFile: Sendable {
-        /// The file's name.
-        public var fileName: String
-        /// Its media type.
-        public var type: String
-        /// Its bytes, or the file holding them.
-        public var content: AttachmentUpload.Content
-        /// Its size in bytes.
-        public var size: Int
-        /// Its Subresource Integrity string (`sha256-…`).
-        public var integrity: String
-
-        /// Describes a file whose size and digest are known (counted as it arrived).
-        public init(fileName: String, type: String, content: AttachmentUpload.Content, size: Int, integrity: String) {
-            self.fileName = fileName
-            self.type = type
-            self.content = content
-            self.size = size
-            self.integrity = integrity
-        }
-    }
-
     // MARK: events.create
 
     /// `events.create` for several events at once (a batch's consecutive creates, or one POST):
@@ -470,46 +424,5 @@ extension APIService {
                 throw APIError(.forbidden, "This token cannot \(level == .read ? "read" : "write to") stream \"\(id)\".")
             }
         }
-    }
-}
-
-extension APIError {
-    /// A store failure, reported without internals: the client's request was fine, the server
-    /// could not complete it. The answer carries an error id, and the server's log has the cause
-    /// under the same id (``unexpected(_:status:what:)``).
-    static func storeFailure(_ error: any Error) -> APIError {
-        if let error = error as? APIError { return error }
-        if let error = error as? StoreError {
-            switch error {
-            case .alreadyExists: return APIError(.itemAlreadyExists, error.description)
-            case .notFound: return APIError(.unknownResource, error.description)
-            case .cycle: return APIError(.invalidParameters, "A stream cannot move inside itself or its descendants (\(error.description)).")
-            case .changed: return APIError(.itemChanged, "The \(error.description); read it again and retry.")
-            case .corrupt, .timedOut: break
-            }
-        }
-        return unexpected(error, status: .serviceUnavailable, what: "The store could not complete the request")
-    }
-
-    /// An error the server did not expect, as the client sees it: `what`, and a fresh error id
-    /// (8 hexadecimal digits) that the server's log gives with the cause. Internals never reach
-    /// the client.
-    static func unexpected(_ cause: any Error, status: HTTPResponse.Status, what: String,
-                           logger: Logger = APIError.logger) -> APIError {
-        let errorId = String(UInt32.random(in: .min ... .max), radix: 16).leftPadded(to: 8)
-        logger.error("\(what)", metadata: ["errorId": "\(errorId)", "status": "\(status.code)", "error": "\(cause)"])
-        return APIError(id: "unexpected-error", message: "\(what) (error \(errorId); the server's log has the cause).",
-                        status: status)
-    }
-
-    /// Where ``unexpected(_:status:what:logger:)`` logs when it is given no logger: the process's
-    /// logging system, as the server bootstrapped it.
-    static let logger = Logger(label: "whereabouts.server")
-}
-
-extension String {
-    /// The string with `0`s in front up to `width` characters.
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
