@@ -116,7 +116,7 @@ struct GroupCommitTests {
             let user = index % 3 == 1 ? "nobody" : "alice"
             let events = (0..<3).map { EventStoreContractTests.point("g\(index)e\($0)", at: Double(index * 3 + $0)) }
             return SQLiteEventStore.EventInsert(userName: user, writes: events.map { EventWrite(event: $0) },
-                                                placed: events.map { _ in [] }, rows: events.map { EventColumns($0) })
+                                                placed: events.map { _ in [] }, rows: events.map(SQLiteEventStore.EventInsert.row(of:)))
         }
         let outcomes = await SQLiteEventStore.insert(group, into: store.pool, files: store.files)
         #expect(outcomes.map { (try? $0.get())?.results.count } == [3, nil, 3, 3, nil, 3])

@@ -30,11 +30,13 @@ extension EventColumns {
         return StatementArguments(values)
     }
 
-    /// Runs `statement` (prepared from ``sqliteInsert``) with these values, owned by `userName`.
+    /// Runs `statement` (prepared from ``sqliteInsert``) with these values, owned by `userName`,
+    /// the stream ids given as their JSON text (`streamIds.jsonText`, made
+    /// before the writer's turn).
     ///
     /// Binds through SQLite's C interface: GRDB's `StatementArguments` boxes each value, which
     /// cost more than the insert itself when a batch stores thousands of events.
-    func insert(with statement: Statement, userName: String, in db: Database) throws {
+    func insert(with statement: Statement, userName: String, streamIdsText: String, in db: Database) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
         var code = SQLITE_OK
@@ -51,7 +53,7 @@ extension EventColumns {
         check(Self.bind(tags, at: 10, handle))
         check(Self.bind(clientData, at: 11, handle))
         check(Self.bind(attachments, at: 12, handle))
-        check(Self.bind(streamIds.jsonText, at: 13, handle))
+        check(Self.bind(streamIdsText, at: 13, handle))
         check(sqlite3_bind_int(handle, 14, trashed ? 1 : 0))
         check(sqlite3_bind_double(handle, 15, created))
         check(Self.bind(createdBy, at: 16, handle))

@@ -11,7 +11,14 @@ extension SQLiteEventStore {
         let userName: String
         let writes: [EventWrite]
         let placed: [[PlacedFile]]
-        let rows: [EventColumns]
+        /// Each event's columns, with its stream ids already as the JSON text SQLite keeps.
+        let rows: [(columns: EventColumns, streamIdsText: String)]
+
+        /// The row of `event`, encoded before the writer's turn.
+        static func row(of event: Event) -> (columns: EventColumns, streamIdsText: String) {
+            let columns = EventColumns(event)
+            return (columns, columns.streamIds.jsonText)
+        }
     }
 
     /// What inserting one call's events did: a result each, and the files of events that turned
@@ -99,7 +106,7 @@ extension SQLiteEventStore {
         let statement = try db.cachedStatement(sql: EventColumns.sqliteInsert)
         for ((write, placed), row) in zip(zip(insert.writes, insert.placed), insert.rows) {
             let event = write.event
-            try row.insert(with: statement, userName: userName, in: db)
+            try row.columns.insert(with: statement, userName: userName, streamIdsText: row.streamIdsText, in: db)
             if db.changesCount == 0 {
                 guard let stored = try Self.fetchEvent(id: event.id, userName: userName, db) else {
                     throw StoreError.corrupt("event \(event.id) neither inserted nor found")

@@ -314,9 +314,9 @@ public final class SQLiteEventStore: EventStore {
             throw error
         }
         let placed = placements
-        // The rows' values (JSON text of the content…) are made here, in parallel with other
-        // requests, so that the writer's turn holds only the inserts.
-        let rows = writes.map { EventColumns($0.event) }
+        // The rows' values (JSON text of the content, the stream ids…) are made here, in parallel
+        // with other requests, so that the writer's turn holds only the inserts.
+        let rows = writes.map { EventInsert.row(of: $0.event) }
         do {
             let outcome = try await eventInserts.submit(EventInsert(userName: userName, writes: writes, placed: placed, rows: rows))
             files.discard(outcome.unused)
