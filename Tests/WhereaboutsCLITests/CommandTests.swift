@@ -131,6 +131,8 @@ struct CommandTests {
         (["simulate", "--family", "--seed", "1"], "--family needs --directory"),
         (["simulate", "--family", "--preset", "example", "--directory", "d"], "give it only --seed and --directory"),
         (["simulate", "--family", "--directory", "d", "--shadowing", "2"], "leave out the radio options"),
+        (["simulate", "--family", "--directory", "d", "--device-gain", "1.1"], "leave out the radio options"),
+        (["simulate", "--preset", "example", "--device-gain", "3"], "--device-gain must lie between 0.5 and 2"),
         (["simulate", "--preset", "example", "--directory", "d"], "--directory goes with --family"),
     ])
     func simulateRejects(arguments: [String], message: String) throws {

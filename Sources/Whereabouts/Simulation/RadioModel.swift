@@ -5,12 +5,12 @@ import Foundation
 ///
 /// For a beacon at 3-D distance `d` (never less than ``minimumDistance``) the mean RSSI is
 ///
-///     txPower − 10·n·log10(d) − wallAttenuation·walls − floorAttenuation·|floors apart| + receiverOffset
+///     txPower − receiverGain·(10·n·log10(d) + wallAttenuation·walls + floorAttenuation·|floors apart|) + receiverOffset
 ///
 /// where `txPower` and `n` are the beacon's own values in the venue, else the venue's defaults,
 /// unless ``calibrations`` or the model-wide ``txPower``/``pathLossExponent`` override them, plus
-/// a persistent offset of standard deviation ``persistentShadowing`` that depends on where the
-/// receiver is (see there). Each
+/// a persistent offset of standard deviation ``persistentShadowing`` (times ``receiverGain``) that
+/// depends on where the receiver is (see there). Each
 /// sample then gets Gaussian noise of standard deviation ``shadowing``; a share
 /// ``multipathShare`` of the samples loses a further ``multipathLoss`` dB; a share
 /// ``packetLoss`` is not heard at all, nor is any sample below ``sensitivity``. RSSI is rounded to
@@ -88,6 +88,11 @@ public struct RadioModel: Hashable, Sendable {
     /// How many dB this receiver reads above what the beacons' calibration says, before noise and
     /// the sensitivity cut: a phone's own gain (models differ by several dB); default 0.
     public var receiverOffset: Double = 0
+    /// How steeply this receiver's RSSI falls with the losses on the way (distance, walls, floors,
+    /// persistent shadowing), relative to the beacons' calibration: a phone reads
+    /// `txPower − receiverGain·loss`, so a gain of 0.9 hears a far beacon louder than the
+    /// calibration says and 1.1 quieter (phones' RSSI scales differ by about ±10 %); default 1.
+    public var receiverGain: Double = 1
 
     /// Creates a radio model; the defaults are a noiseless, lossless receiver scanning once a second.
     public init(txPower: Double? = nil, pathLossExponent: Double? = nil, calibrations: [String: Calibration] = [:],

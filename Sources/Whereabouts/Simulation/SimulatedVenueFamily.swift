@@ -16,9 +16,11 @@ import Foundation
 ///   for the whole building), 5–20 % of samples faded 6 dB, 5–40 % of packets lost, a sensitivity of
 ///   −100 to −88 dBm, 12–20 dB a floor.
 /// - **The phones**: the survey's and each visitor's own gain (``RadioModel/receiverOffset``),
-///   σ 4 dB apart, held within ±10 dB.
+///   σ 4 dB apart, held within ±10 dB, and RSSI slope (``RadioModel/receiverGain``), σ 10 %
+///   apart, held within ±25 %.
 /// - **The survey** (``survey``, the training recording): one phone standing 4–8 s on each spot of
-///   a 2–3 m grid (at most 300 spots), row by row, floor by floor.
+///   a 2–3 m grid (at most 300 spots) or, on a third of the venues, a dense one of 1–1.5 m (at
+///   most 600 spots), row by row, floor by floor; a grid that would have more spots is widened.
 /// - **The visits** (``visits``, the test recording): two visitors, each with another phone,
 ///   walking at 1.0–1.4 m/s through ten random spots, standing 0–40 s at about half of them,
 ///   changing floors on the way in a two-floor building. The second visit starts after the first.
@@ -48,6 +50,8 @@ public struct SimulatedVenue: Sendable {
     static let maximumPlacesPerFloor = 200
     /// The largest number of survey spots.
     static let maximumSurveySpots = 300
+    /// The largest number of spots of a dense survey.
+    static let maximumDenseSurveySpots = 600
 
     /// Draws the member `seed` of the family.
     public init(familySeed seed: UInt64) {
@@ -107,15 +111,23 @@ public struct SimulatedVenue: Sendable {
                                wallAttenuation: isRooms ? uniform(2, 6) : 0, floorAttenuation: uniform(12, 20),
                                sensitivity: uniform(-100, -88))
         radio.shadowingFieldSeed = seed &* 0x9E37_79B9_7F4A_7C15 &+ 1
+        // The phones' RSSI slopes and the survey's density come from a stream of their own, so
+        // that each seed keeps the building, radio and walks it had before they were drawn.
+        var conditions = SeededRandom(seed: seed ^ 0x0D15_EA5E_5CA1_AB1E)
         func phone() -> RadioModel {
             var phone = radio
             phone.receiverOffset = normal(4, within: 10)
+            phone.receiverGain = 1 + min(max(0.1 * conditions.nextGaussian(), -0.25), 0.25)
             return phone
         }
 
-        // The survey: a grid of spots, row by row (alternating direction), floor by floor.
+        // The survey: a grid of spots, row by row (alternating direction), floor by floor; a
+        // third of the venues are surveyed densely (every 1–1.5 m, up to twice the spots).
         var step = uniform(2, 3)
-        while (width / step).rounded(.up) * (depth / step).rounded(.up) * Double(floors) > Double(Self.maximumSurveySpots) {
+        let isDenseSurvey = conditions.nextUniform() < 1.0 / 3
+        let surveySpots = isDenseSurvey ? Self.maximumDenseSurveySpots : Self.maximumSurveySpots
+        if isDenseSurvey { step = 1 + 0.5 * conditions.nextUniform() }
+        while (width / step).rounded(.up) * (depth / step).rounded(.up) * Double(floors) > Double(surveySpots) {
             step *= 1.1
         }
         let dwell = uniform(4, 8)
@@ -159,6 +171,7 @@ public struct SimulatedVenue: Sendable {
         summary = "\(isRooms ? "rooms" : "cells"): \(whole(width)) × \(whole(depth)) m, "
             + "\(floors.counted("floor")), \((columns * rows * floors).counted("place")), "
             + "\(venue.beacons.count.counted("beacon")) \(whole(spacing)) m apart, "
-            + "sensitivity \(whole(radio.sensitivity)) dBm"
+            + "sensitivity \(whole(radio.sensitivity)) dBm, "
+            + "survey every \((step * 10).rounded() / 10) m"
     }
 }

@@ -199,7 +199,6 @@ extension Simulator {
             let dx = beacon.point.x - position.x, dy = beacon.point.y - position.y, dz = beacon.height - receiverHeight
             let distance = (dx * dx + dy * dy + dz * dz).squareRoot()
             var mean = radio.meanRSSI(distance: distance, txPower: beacon.txPower, pathLossExponent: beacon.pathLossExponent)
-            if radio.receiverOffset.isFinite { mean += radio.receiverOffset }
             if radio.wallAttenuation != 0 {
                 mean -= radio.wallAttenuation * Double(wallsCrossed(from: beacon.point, to: position.point, floor: position.floor))
             }
@@ -207,6 +206,10 @@ extension Simulator {
             if radio.persistentShadowing != 0, radio.persistentShadowing.isFinite {
                 mean += radio.persistentShadowing * persistentShadowing(of: beacon, at: position)
             }
+            if radio.receiverGain != 1, radio.receiverGain.isFinite, radio.receiverGain > 0 {
+                mean = beacon.txPower + radio.receiverGain * (mean - beacon.txPower)
+            }
+            if radio.receiverOffset.isFinite { mean += radio.receiverOffset }
             return mean
         }
 

@@ -17,7 +17,8 @@ struct SimulateCommand: LongWorkCommand {
 
         --family draws a whole venue from --seed instead (rooms or grid cells, one or two floors, \
         beacons from sparse to dense, each beacon's true calibration off the venue file's, phones \
-        with their own gain) and writes into --directory its venue.json, a site survey \
+        with their own gain and RSSI slope, a survey every 2–3 m or, on a third of the venues, \
+        every 1–1.5 m) and writes into --directory its venue.json, a site survey \
         (train.jsonl) and two visitors' walks with other phones (test.jsonl): a venue no setting \
         was chosen on, to check that accuracy holds (Scripts/generalization.sh runs a range of seeds).
 
@@ -95,13 +96,18 @@ struct SimulateCommand: LongWorkCommand {
     @Option(name: .long, help: ArgumentHelp("The receiver's own gain over the beacons' calibration, dB (default 0).", valueName: "dB"))
     var deviceOffset: Double?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "How steeply the receiver's RSSI falls with distance, walls and floors against the beacons' calibration, 0.5–2 (default 1; phones differ by about ±10 %).",
+        valueName: "factor"))
+    var deviceGain: Double?
+
     @Flag(name: .long, help: "Keep fractional RSSI instead of rounding to whole dBm as phones do.")
     var fractionalRSSI = false
 
     /// Whether any option of the radio model was given.
     private var setsRadio: Bool {
         let values: [Double?] = [shadowing, persistentShadowing, shadowingDistance, multipathShare, multipathLoss, packetLoss,
-                                 interval, wallLoss, floorLoss, sensitivity, deviceOffset]
+                                 interval, wallLoss, floorLoss, sensitivity, deviceOffset, deviceGain]
         return values.contains { $0 != nil } || fieldSeed != nil || fractionalRSSI
     }
 
@@ -133,6 +139,7 @@ struct SimulateCommand: LongWorkCommand {
         }
         if let interval, !(interval > 0) { throw ValidationError("--interval must be positive.") }
         if let deviceOffset, !deviceOffset.isFinite { throw ValidationError("--device-offset must be a number of dB.") }
+        if let deviceGain, !(0.5...2).contains(deviceGain) { throw ValidationError("--device-gain must lie between 0.5 and 2.") }
     }
 
     @OptionGroup var progressOptions: ProgressOptions
@@ -161,6 +168,7 @@ struct SimulateCommand: LongWorkCommand {
         if let floorLoss { simulator.radio.floorAttenuation = floorLoss }
         if let sensitivity { simulator.radio.sensitivity = sensitivity }
         if let deviceOffset { simulator.radio.receiverOffset = deviceOffset }
+        if let deviceGain { simulator.radio.receiverGain = deviceGain }
         if fractionalRSSI { simulator.radio.roundsRSSI = false }
 
         if let exportVenue {

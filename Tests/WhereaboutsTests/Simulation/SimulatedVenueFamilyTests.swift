@@ -25,12 +25,15 @@ import Testing
         // The venue file says what an installer would write; the truth is in the radio model.
         #expect(venue.beacons.allSatisfy { $0.txPower == nil && $0.pathLossExponent == nil })
         #expect(venue.defaults.txPower == -59 && venue.defaults.pathLossExponent == 2)
-        #expect(member.survey.walk.waypoints.count <= SimulatedVenue.maximumSurveySpots)
+        #expect(member.survey.walk.waypoints.count <= SimulatedVenue.maximumDenseSurveySpots)
         #expect(member.survey.radio.calibrations.count == venue.beacons.count)
-        // Three phones, each with its own gain, all within ±10 dB; one building's shadowing field.
+        // Three phones, each with its own gain, all within ±10 dB, and its own slope within ±25 %;
+        // one building's shadowing field.
         let phones = [member.survey] + member.visits
         #expect(Set(phones.compactMap(\.walk.device)).count == 3)
         #expect(phones.allSatisfy { abs($0.radio.receiverOffset) <= 10 })
+        #expect(phones.allSatisfy { abs($0.radio.receiverGain - 1) <= 0.25 })
+        #expect(Set(phones.map(\.radio.receiverGain)).count == 3)
         #expect(Set(phones.map(\.radio.shadowingFieldSeed)).count == 1)
         // The second visit starts after the first ends.
         #expect(member.visits.count == 2)
@@ -52,5 +55,13 @@ import Testing
         #expect(members.contains { $0.summary.hasPrefix("rooms") })
         #expect(members.contains { $0.summary.hasPrefix("cells") })
         #expect(members.contains { $0.venue.floors.count == 2 })
+        // Surveys both dense (spots 1–1.5 m apart, where the building allows) and sparse (2–3 m).
+        let surveySteps = members.map { member -> Double in
+            let spots = member.survey.walk.waypoints
+            guard spots.count > 1 else { return .infinity }
+            return (1..<spots.count).map { spots[$0].point.distance(to: spots[$0 - 1].point) }.min() ?? .infinity
+        }
+        #expect(surveySteps.contains { $0 <= 1.5 })
+        #expect(surveySteps.contains { $0 >= 2 })
     }
 }

@@ -121,6 +121,19 @@ import Testing
         #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: quiet).isEmpty)
     }
 
+    @Test func aReceiversGainScalesTheLossBeforeItsOffset() {
+        // At 10 m the loss is 20 dB: a phone with gain 0.8 hears −59 − 0.8·20 = −75, one with
+        // 1.2 hears −59 − 24 = −83; an offset of +2 dB comes after the slope: −73.
+        var flat = RadioModel(roundsRSSI: false)
+        flat.receiverGain = 0.8
+        #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: flat) == [-75])
+        flat.receiverOffset = 2
+        #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: flat) == [-73])
+        var steep = RadioModel(roundsRSSI: false)
+        steep.receiverGain = 1.2
+        #expect(Self.rssi(Self.oneBeacon(), at: 0, 0, radio: steep) == [-83])
+    }
+
     @Test func readingsNameTheBeaconAndItsTxPower() {
         let scan = Simulator(venue: Self.oneBeacon(), walk: Self.standing(scans: 1)).firstScan
         #expect(scan?.readings == [Reading(beacon: .id("b"), rssi: -79, txPower: -59)])

@@ -21,8 +21,8 @@ import Testing
                        scan(["a": -65, "b": -65], x: 5)]
 
     /// Fixed settings and one spatial block for everything, so that no cross-validation runs.
-    static func fixed(k: Int, metric: FingerprintSolver.Metric = .euclidean) -> FingerprintSolver.Configuration {
-        FingerprintSolver.Configuration(k: k, metric: metric, mergesSamePosition: false, fillRSSI: -100,
+    static func fixed(k: Int, metric: FingerprintSolver.Metric = .euclidean) -> FingerprintSolver.Options {
+        FingerprintSolver.Options(k: k, metric: metric, mergesSamePosition: false, fillRSSI: -100,
                                         queryFilter: nil, blockSize: 1000)
     }
 
@@ -33,7 +33,7 @@ import Testing
     // MARK: Hand-computed answers
 
     @Test func nearestTwoByHand() throws {
-        let solver = FingerprintSolver(venue: Self.twoBeacons, training: Self.line, configuration: Self.fixed(k: 2))
+        let solver = FingerprintSolver(venue: Self.twoBeacons, training: Self.line, options: Self.fixed(k: 2))
         #expect(solver.validation == nil)
         #expect(solver.referenceCount == 3)
         let estimate = try #require(solver.locate(Self.observation([(0, -52), (1, -78)])))
@@ -55,18 +55,18 @@ import Testing
         let query = Self.observation([(0, -52)])
         // Euclidean, b filled at −100: d(A) = √(2² + 20²) = 20.0998, d(C) = √(13² + 35²) = 37.336,
         // d(B) = √(28² + 50²) = 57.31; k = 1 → A.
-        let euclidean = FingerprintSolver(venue: Self.twoBeacons, training: Self.line, configuration: Self.fixed(k: 1))
+        let euclidean = FingerprintSolver(venue: Self.twoBeacons, training: Self.line, options: Self.fixed(k: 1))
         #expect(euclidean.locate(query)?.point.x == 0)
         // Shared + 10 dB: d(A) = √(2² + 10²) = 10.198, d(C) = √(13² + 10²) = 16.4012, d(B) = √(28² + 10²) = 29.732;
         // k = 2 → wA = 1/11.198 = 0.0893020, wC = 1/17.4012 = 0.0574673, x = wC·5/(wA + wC) = 1.957750.
         let shared = FingerprintSolver(venue: Self.twoBeacons, training: Self.line,
-                                       configuration: Self.fixed(k: 2, metric: .sharedWithPenalty(10)))
+                                       options: Self.fixed(k: 2, metric: .sharedWithPenalty(10)))
         let estimate = try #require(shared.locate(query))
         #expect(abs(estimate.point.x - 1.957750) < 1e-5)
         // Manhattan, b filled at −100: d(A) = 2 + 20 = 22, d(C) = 13 + 35 = 48, d(B) = 28 + 50 = 78;
         // k = 2 → wA = 1/23 = 0.0434783, wC = 1/49 = 0.0204082, x = (5/49)/(wA + wC) = 0.1020408/0.0638865 = 1.597222.
         let manhattan = FingerprintSolver(venue: Self.twoBeacons, training: Self.line,
-                                          configuration: Self.fixed(k: 2, metric: .manhattan))
+                                          options: Self.fixed(k: 2, metric: .manhattan))
         #expect(abs((manhattan.locate(query)?.point.x ?? .nan) - 1.597222) < 1e-5)
     }
 
@@ -123,7 +123,7 @@ import Testing
                                            beacons: [Venue.Beacon(id: "a", x: 0, y: 0, floor: 0),
                                                      Venue.Beacon(id: "b", x: 0, y: 0, floor: 1)]))
         let training = [Self.scan(["a": -50, "b": -90], x: 0, floor: 0), Self.scan(["a": -90, "b": -50], x: 20, floor: 1)]
-        let solver = FingerprintSolver(venue: venue, training: training, configuration: Self.fixed(k: 1))
+        let solver = FingerprintSolver(venue: venue, training: training, options: Self.fixed(k: 1))
         // Without a floor both beacons count: (−90, −50) is the floor-1 fingerprint.
         #expect(solver.locate(Self.observation([(0, -90), (1, -50)]))?.point.x == 20)
         // Floor 0 chosen: only beacon a (−90) and only floor-0 fingerprints count.
@@ -137,7 +137,7 @@ import Testing
         let empty = FingerprintSolver(venue: Self.twoBeacons, training: [])
         #expect(empty.referenceCount == 0)
         #expect(empty.locate(Self.observation([(0, -60)])) == nil)
-        let solver = FingerprintSolver(venue: Self.twoBeacons, training: Self.line, configuration: Self.fixed(k: 2))
+        let solver = FingerprintSolver(venue: Self.twoBeacons, training: Self.line, options: Self.fixed(k: 2))
         #expect(solver.locate(Self.observation([])) == nil)
         #expect(solver.locate(Self.observation([(5, -60), (-1, -60), (0, .nan)])) == nil)
         // Truth by place only (no x/y), as in a venue without coordinates: no fingerprint at all.
@@ -173,7 +173,7 @@ import Testing
         let (venue, training, radio) = Self.simulatedRoom()
         let positioning = PositioningVenue(venue)
         let solver = FingerprintSolver(venue: positioning, training: training,
-                                       configuration: FingerprintSolver.Configuration(metric: .euclidean, mergesSamePosition: false,
+                                       options: FingerprintSolver.Options(metric: .euclidean, mergesSamePosition: false,
                                                                                       queryFilter: nil))
         let validation = try #require(solver.validation)
         #expect(validation.folds == 5)
@@ -206,9 +206,9 @@ import Testing
     @Test func automaticSettingsAreDeterministic() {
         let (venue, training, _) = Self.simulatedRoom()
         let positioning = PositioningVenue(venue)
-        let configuration = FingerprintSolver.Configuration(candidateKs: [1, 3, 7], maximumValidationQueries: 150)
-        let first = FingerprintSolver(venue: positioning, training: training, configuration: configuration)
-        let second = FingerprintSolver(venue: positioning, training: training, configuration: configuration)
+        let configuration = FingerprintSolver.Options(candidateKs: [1, 3, 7], maximumValidationQueries: 150)
+        let first = FingerprintSolver(venue: positioning, training: training, options: configuration)
+        let second = FingerprintSolver(venue: positioning, training: training, options: configuration)
         #expect(first.validation == second.validation)
         #expect(first.k == second.k && first.metric == second.metric && first.fillRSSI == second.fillRSSI)
         // The subsample of held-out scans is bounded.
@@ -219,7 +219,7 @@ import Testing
         let (venue, training, _) = Self.simulatedRoom()
         let positioning = PositioningVenue(venue)
         let solver = FingerprintSolver(venue: positioning, training: training,
-                                       configuration: FingerprintSolver.Configuration(k: 5, metric: .euclidean,
+                                       options: FingerprintSolver.Options(k: 5, metric: .euclidean,
                                                                                       mergesSamePosition: true))
         var random = SeededRandom(seed: 11)
         let extremes: [Double] = [-.infinity, .infinity, .nan, -1e308, 1e308, 0, -200]
