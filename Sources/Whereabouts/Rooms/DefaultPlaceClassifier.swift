@@ -10,7 +10,9 @@
 /// vote's smoothing is then chosen on that model by the same folds, for floor accuracy.
 ///
 /// It answers whenever a scan heard a beacon. Use it through a ``PlaceTracker`` (its
-/// ``tracker()``), which keeps the belief of each device and track.
+/// ``tracker()``), which keeps the belief of each device and track and learns each phone's RSSI
+/// offset against the survey's means as it goes (``offsetEstimator``): visitors' phones rarely
+/// read like the survey's.
 ///
 /// ```swift
 /// let model = DefaultPlaceClassifier(training: PlaceTrainingSet(scans: survey, venue: venue))
@@ -57,24 +59,30 @@ public struct DefaultPlaceClassifier: Sendable {
     /// cross-validated.
     public let candidateAccuracies: [PlaceClassifierKind: Double]
 
+    /// What each device's RSSI offset is learnt against (the training set's mean RSSI per place
+    /// and beacon), or `nil` for no learning.
+    public let offsetEstimator: PlaceOffsetEstimator?
+
     /// The chosen model, as the protocol.
     public var classifier: any PlaceClassifier { model.placeClassifier }
 
     /// A model from its parts (as a model file holds them).
     public init(model: PlaceModel.Classifier, smoothing: PlaceSmoothing, floorSmoothing: PlaceSmoothing? = nil,
-                validationAccuracy: Double? = nil, candidateAccuracies: [PlaceClassifierKind: Double] = [:]) {
+                validationAccuracy: Double? = nil, candidateAccuracies: [PlaceClassifierKind: Double] = [:],
+                offsetEstimator: PlaceOffsetEstimator? = nil) {
         self.model = model
         self.smoothing = smoothing
         self.floorSmoothing = floorSmoothing
         self.validationAccuracy = validationAccuracy
         self.candidateAccuracies = candidateAccuracies
+        self.offsetEstimator = offsetEstimator
     }
 
     /// A naive Bayes model from its parts.
     public init(classifier: NaiveBayesPlaceClassifier, smoothing: PlaceSmoothing, floorSmoothing: PlaceSmoothing? = nil,
-                validationAccuracy: Double? = nil) {
+                validationAccuracy: Double? = nil, offsetEstimator: PlaceOffsetEstimator? = nil) {
         self.init(model: .naiveBayes(classifier), smoothing: smoothing, floorSmoothing: floorSmoothing,
-                  validationAccuracy: validationAccuracy)
+                  validationAccuracy: validationAccuracy, offsetEstimator: offsetEstimator)
     }
 
     /// Trains on a set, choosing the model and every setting by `folds`-fold grouped
@@ -82,14 +90,18 @@ public struct DefaultPlaceClassifier: Sendable {
     /// the variances, the shallower forest with fewer beacons per split and fewer trees, then the
     /// smaller temperature and switching). With fewer than two samples per place and fold, the
     /// model is naive Bayes with ``NaiveBayesPlaceClassifier/Options/improved``, temperature 1
-    /// and switching 0.1.
+    /// and switching 0.1. Either way each device's offset is learnt against the set's means
+    /// (``offsetEstimator``); the cross-validation scores the survey's own phone, without it.
     public init(training set: PlaceTrainingSet, folds: Int = 5) {
         let fold = set.contiguousFolds(folds)
         var perPlace = [Int](repeating: 0, count: set.labels.count)
         for sample in set.samples { perPlace[sample.place] += 1 }
+        let statistics = GaussianPlaceStatistics(set)
+        let offsetEstimator = PlaceOffsetEstimator(statistics: statistics, beacons: set.beacons)
         guard folds > 1, let fewest = perPlace.min(), fewest >= 2 * folds else {
-            self.init(classifier: NaiveBayesPlaceClassifier(training: set, options: .improved),
-                      smoothing: PlaceSmoothing(temperature: 1, switching: 0.1))
+            self.init(classifier: NaiveBayesPlaceClassifier(labels: set.labels, beacons: set.beacons, statistics: statistics,
+                                                            options: .improved),
+                      smoothing: PlaceSmoothing(temperature: 1, switching: 0.1), offsetEstimator: offsetEstimator)
             return
         }
         let placeCount = set.labels.count
@@ -223,9 +235,13 @@ public struct DefaultPlaceClassifier: Sendable {
             }
         }
         self.init(model: model, smoothing: chosen.smoothing, floorSmoothing: bestFloor?.smoothing,
-                  validationAccuracy: chosen.accuracy, candidateAccuracies: candidates)
+                  validationAccuracy: chosen.accuracy, candidateAccuracies: candidates, offsetEstimator: offsetEstimator)
     }
 
-    /// A tracker of streams with this model and its smoothing.
-    public func tracker() -> PlaceTracker { PlaceTracker(classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing) }
+    /// A tracker of streams with this model, its smoothing and its offset learning.
+    public func tracker() -> PlaceTracker {
+        var tracker = PlaceTracker(classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing)
+        tracker.offsetEstimator = offsetEstimator
+        return tracker
+    }
 }

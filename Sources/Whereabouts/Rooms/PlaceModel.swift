@@ -3,7 +3,8 @@ import Foundation
 /// The room classifiers Whereabouts can train, by the names the command line uses.
 public enum PlaceClassifierKind: String, CaseIterable, Sendable {
     /// ``DefaultPlaceClassifier``: naive Bayes with missing beacons or a random forest, smoothed
-    /// over the stream, the model and every setting chosen by grouped cross-validation.
+    /// over the stream, the model and every setting chosen by grouped cross-validation, learning
+    /// each phone's RSSI offset as it goes.
     case `default`
     /// ``NaiveBayesPlaceClassifier`` with ``NaiveBayesPlaceClassifier/Options/improved``, scan by scan.
     case naiveBayes = "naive-bayes"
@@ -64,17 +65,21 @@ public struct PlaceModel: Sendable {
     /// The grouped cross-validation accuracy of each model the default classifier weighed, by
     /// kind (empty for the other kinds).
     public var candidateAccuracies: [PlaceClassifierKind: Double]
+    /// What the tracker learns each device's RSSI offset against (``PlaceOffsetEstimator``), or
+    /// `nil` for no learning: set by the default classifier.
+    public var offsetEstimator: PlaceOffsetEstimator?
 
     /// Creates a model from its parts.
     public init(kind: PlaceClassifierKind, classifier: Classifier, smoothing: PlaceSmoothing? = nil,
                 floorSmoothing: PlaceSmoothing? = nil, validationAccuracy: Double? = nil,
-                candidateAccuracies: [PlaceClassifierKind: Double] = [:]) {
+                candidateAccuracies: [PlaceClassifierKind: Double] = [:], offsetEstimator: PlaceOffsetEstimator? = nil) {
         self.kind = kind
         self.classifier = classifier
         self.smoothing = smoothing
         self.floorSmoothing = floorSmoothing
         self.validationAccuracy = validationAccuracy
         self.candidateAccuracies = candidateAccuracies
+        self.offsetEstimator = offsetEstimator
     }
 
     /// Trains a classifier of the given kind.
@@ -83,7 +88,8 @@ public struct PlaceModel: Sendable {
         case .default:
             let model = DefaultPlaceClassifier(training: set)
             return PlaceModel(kind: kind, classifier: model.model, smoothing: model.smoothing, floorSmoothing: model.floorSmoothing,
-                              validationAccuracy: model.validationAccuracy, candidateAccuracies: model.candidateAccuracies)
+                              validationAccuracy: model.validationAccuracy, candidateAccuracies: model.candidateAccuracies,
+                              offsetEstimator: model.offsetEstimator)
         case .naiveBayes:
             return PlaceModel(kind: kind, classifier: .naiveBayes(NaiveBayesPlaceClassifier(training: set, options: .improved)))
         case .basic:
@@ -102,6 +108,10 @@ public struct PlaceModel: Sendable {
     /// The places the model names.
     public var labels: [PlaceLabel] { placeClassifier.labels }
 
-    /// A tracker of streams with this model and its smoothing.
-    public func tracker() -> PlaceTracker { PlaceTracker(classifier: placeClassifier, smoothing: smoothing, floorSmoothing: floorSmoothing) }
+    /// A tracker of streams with this model, its smoothing and its offset learning.
+    public func tracker() -> PlaceTracker {
+        var tracker = PlaceTracker(classifier: placeClassifier, smoothing: smoothing, floorSmoothing: floorSmoothing)
+        tracker.offsetEstimator = offsetEstimator
+        return tracker
+    }
 }

@@ -79,6 +79,20 @@ public enum PlaceModelFile {
                 candidates[candidate] = try item.required(name).double()
             }
         }
+        var offsetEstimator: PlaceOffsetEstimator?
+        if let item = root.member("offsetReference") {
+            let rows = try item.elements()
+            guard rows.count == labels.count else { throw item.fail("expected \(labels.count) rows, one per place, found \(rows.count)") }
+            var means: [[Double?]] = []
+            for row in rows {
+                let values = try row.elements()
+                guard values.count == keys.count else { throw row.fail("expected \(keys.count) means, one per beacon, found \(values.count)") }
+                means.append(try values.map { (value: JSONReader) throws(FormatError) -> Double? in
+                    try value.value == .null ? nil : value.double()
+                })
+            }
+            offsetEstimator = PlaceOffsetEstimator(means: means, beacons: beacons)
+        }
         let classifier: PlaceModel.Classifier
         if let item = root.member("naiveBayes") {
             let options = NaiveBayesPlaceClassifier.Options(
@@ -132,7 +146,7 @@ public enum PlaceModelFile {
             throw FormatError(key: "naiveBayes", message: "missing: a model holds \"naiveBayes\", \"nearestNeighbours\" or \"forest\"")
         }
         return PlaceModel(kind: kind, classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing, validationAccuracy: accuracy,
-                          candidateAccuracies: candidates)
+                          candidateAccuracies: candidates, offsetEstimator: offsetEstimator)
     }
 
     /// Reads the `forest` member: its options and trees, each bounded before it is read.
@@ -245,6 +259,11 @@ public enum PlaceModelFile {
                 model.candidateAccuracies[kind].map { (key: kind.rawValue, value: number($0)) }
             }
             members.append(("candidates", .object(candidates)))
+        }
+        if let estimator = model.offsetEstimator {
+            members.append(("offsetReference", .array(estimator.means.map { row in
+                .array((0..<beacons.count).map { index in index < row.count ? row[index].map(number) ?? .null : .null })
+            })))
         }
         switch model.classifier {
         case .naiveBayes(let nb):

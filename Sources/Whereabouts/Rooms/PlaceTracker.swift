@@ -44,11 +44,17 @@ public struct PlaceTracker: Sendable {
     /// they are classified, as the training set subtracted them (``Venue/deviceOffsets``); empty
     /// by default.
     public var deviceOffsets: [String: Double] = [:]
+    /// When set, each device's offset is learnt from its own classified scans (one estimate per
+    /// device, kept across its tracks) and subtracted from its readings on top of
+    /// ``deviceOffsets`` (``PlaceOffsetEstimator``); `nil` by default.
+    public var offsetEstimator: PlaceOffsetEstimator?
 
     /// One device's beliefs over the places and over the floors, on its current track.
     private struct Belief: Sendable {
         var places: [Double]?
         var floors: [Double]?
+        /// The device's learnt offset (with ``offsetEstimator``), carried over to its next track.
+        var offset: PlaceOffsetEstimator.Estimate?
     }
     private var beliefs = DeviceSlots<Belief>()
     private var scores: [Double]
@@ -102,12 +108,35 @@ public struct PlaceTracker: Sendable {
     /// Classifies the next scan of its device and track, or returns `nil` when the classifier
     /// has no answer for it (the belief is then left as it was).
     public mutating func classify(_ scan: Scan) -> PlaceClassification? {
-        if let offset = scan.device.flatMap({ deviceOffsets[$0] }), offset != 0 {
-            guard classifier.logScores(for: scan.correctedForDeviceOffset(offset), into: &scores) else { return nil }
+        let known = scan.device.flatMap { deviceOffsets[$0] } ?? 0
+        guard let estimator = offsetEstimator else {
+            guard classifier.logScores(for: known != 0 ? scan.correctedForDeviceOffset(known) : scan, into: &scores) else { return nil }
             return classifyScored(scan)
         }
-        guard classifier.logScores(for: scan, into: &scores) else { return nil }
-        return classifyScored(scan)
+        let slot = slot(of: scan)
+        let learnt = beliefs[slot].offset ?? estimator.prior
+        let offset = known + learnt.offset
+        guard classifier.logScores(for: offset != 0 ? scan.correctedForDeviceOffset(offset) : scan, into: &scores),
+              let result = classifyScored(scan, slot: slot) else { return nil }
+        if let implied = estimator.scanOffset(of: scan, probabilities: result.probabilities, correction: known) {
+            let next = estimator.updated(learnt, scanOffset: implied.offset, beacons: implied.beacons)
+            beliefs.update(slot) { $0.offset = next }
+        }
+        return result
+    }
+
+    /// The offset the tracker has learnt for a device (with ``offsetEstimator``), dB; `nil`
+    /// before any of its scans taught one.
+    public func learntOffset(device: String?) -> PlaceOffsetEstimator.Estimate? {
+        beliefs.existingSlot(device: device).flatMap { beliefs[$0].offset }
+    }
+
+    /// The slot of a scan's device and track; a new track keeps the device's learnt offset.
+    private mutating func slot(of scan: Scan) -> Int {
+        var carried: PlaceOffsetEstimator.Estimate?
+        let slot = beliefs.slot(device: scan.device, track: scan.track, start: { Belief() }, retiring: { carried = $0.offset })
+        if let carried { beliefs.update(slot) { $0.offset = carried } }
+        return slot
     }
 
     /// Classifies the next scan of its device and track from log-scores computed before (`nil`:
@@ -120,9 +149,9 @@ public struct PlaceTracker: Sendable {
     }
 
     /// The rest of ``classify(_:)``, on the scores in `scores`.
-    private mutating func classifyScored(_ scan: Scan) -> PlaceClassification? {
+    private mutating func classifyScored(_ scan: Scan, slot given: Int? = nil) -> PlaceClassification? {
         let labels = classifier.labels
-        let slot = beliefs.slot(device: scan.device, track: scan.track) { Belief() }
+        let slot = given ?? slot(of: scan)
         guard let smoothing else {
             guard var result = PlaceClassification(logScores: scores, labels: labels) else { return nil }
             voteFloor(slot, into: &result)
