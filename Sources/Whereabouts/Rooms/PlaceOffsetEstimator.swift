@@ -124,28 +124,32 @@ public struct PlaceOffsetEstimator: Sendable {
     /// mean at the believed places.
     public func scanOffset(of scan: Scan, probabilities: [Double], correction: Double = 0) -> (offset: Double, beacons: Int)? {
         guard probabilities.count == placeCount, beaconCount > 0, scan.readings.count >= configuration.minimumBeacons else { return nil }
-        // The places the answer believes in (mostly a handful), each with its row's start.
-        var believed: [(start: Int, probability: Double)] = []
-        for (place, probability) in probabilities.enumerated() where probability > 1e-3 {
-            believed.append((place * beaconCount, probability))
-        }
-        var sum = 0.0, beacons = 0
-        for reading in scan.readings where reading.isValid {
-            guard let beacon = self.beacons.index(for: reading.beacon) else { continue }
-            var residual = 0.0, weight = 0.0
-            for (start, probability) in believed {
-                let mean = flat[start + beacon]
-                guard !mean.isNaN else { continue }
-                residual += probability * (reading.rssi - correction - mean)
-                weight += probability
+        // The places the answer believes in (mostly a handful), each with its row's start, in a
+        // scratch buffer (on the stack when small).
+        return withUnsafeTemporaryAllocation(of: (start: Int, probability: Double).self, capacity: placeCount) { believed in
+            var count = 0
+            for (place, probability) in probabilities.enumerated() where probability > 1e-3 {
+                believed[count] = (place * beaconCount, probability)
+                count += 1
             }
-            // Most of the belief must sit on places that heard the beacon.
-            guard weight >= 0.5 else { continue }
-            sum += residual / weight
-            beacons += 1
+            var sum = 0.0, beacons = 0
+            for reading in scan.readings where reading.isValid {
+                guard let beacon = self.beacons.index(for: reading.beacon) else { continue }
+                var residual = 0.0, weight = 0.0
+                for (start, probability) in believed[..<count] {
+                    let mean = flat[start + beacon]
+                    guard !mean.isNaN else { continue }
+                    residual += probability * (reading.rssi - correction - mean)
+                    weight += probability
+                }
+                // Most of the belief must sit on places that heard the beacon.
+                guard weight >= 0.5 else { continue }
+                sum += residual / weight
+                beacons += 1
+            }
+            guard beacons >= max(configuration.minimumBeacons, 1) else { return nil }
+            return (sum / Double(beacons), beacons)
         }
-        guard beacons >= max(configuration.minimumBeacons, 1) else { return nil }
-        return (sum / Double(beacons), beacons)
     }
 
     /// `estimate` after one scan implied `offset` from `beacons` beacons.
