@@ -12,7 +12,7 @@
 /// It answers whenever a scan heard a beacon. Use it through a ``PlaceTracker`` (its
 /// ``tracker()``), which keeps the belief of each device and track and learns each phone's RSSI
 /// offset against the survey's means as it goes (``offsetEstimator``): visitors' phones rarely
-/// read like the survey's.
+/// read like the survey's (the survey's own phones are not learnt).
 ///
 /// ```swift
 /// let model = DefaultPlaceClassifier(training: PlaceTrainingSet(scans: survey, venue: venue))
@@ -97,7 +97,8 @@ public struct DefaultPlaceClassifier: Sendable {
         var perPlace = [Int](repeating: 0, count: set.labels.count)
         for sample in set.samples { perPlace[sample.place] += 1 }
         let statistics = GaussianPlaceStatistics(set)
-        let offsetEstimator = PlaceOffsetEstimator(statistics: statistics, beacons: set.beacons)
+        let offsetEstimator = PlaceOffsetEstimator(statistics: statistics, beacons: set.beacons,
+                                                   knownDevices: Set(set.samples.map { $0.scan.device ?? "" }))
         guard folds > 1, let fewest = perPlace.min(), fewest >= 2 * folds else {
             self.init(classifier: NaiveBayesPlaceClassifier(labels: set.labels, beacons: set.beacons, statistics: statistics,
                                                             options: .improved),

@@ -81,8 +81,12 @@ public enum PlaceModelFile {
         }
         var offsetEstimator: PlaceOffsetEstimator?
         if let item = root.member("offsetReference") {
-            let rows = try item.elements()
-            guard rows.count == labels.count else { throw item.fail("expected \(labels.count) rows, one per place, found \(rows.count)") }
+            let devices = try item.required("devices").elements().map { (device: JSONReader) throws(FormatError) -> String in
+                try device.string()
+            }
+            let meansKey = try item.required("means")
+            let rows = try meansKey.elements()
+            guard rows.count == labels.count else { throw meansKey.fail("expected \(labels.count) rows, one per place, found \(rows.count)") }
             var means: [[Double?]] = []
             for row in rows {
                 let values = try row.elements()
@@ -91,7 +95,7 @@ public enum PlaceModelFile {
                     try value.value == .null ? nil : value.double()
                 })
             }
-            offsetEstimator = PlaceOffsetEstimator(means: means, beacons: beacons)
+            offsetEstimator = PlaceOffsetEstimator(means: means, beacons: beacons, knownDevices: Set(devices))
         }
         let classifier: PlaceModel.Classifier
         if let item = root.member("naiveBayes") {
@@ -261,9 +265,12 @@ public enum PlaceModelFile {
             members.append(("candidates", .object(candidates)))
         }
         if let estimator = model.offsetEstimator {
-            members.append(("offsetReference", .array(estimator.means.map { row in
-                .array((0..<beacons.count).map { index in index < row.count ? row[index].map(number) ?? .null : .null })
-            })))
+            members.append(("offsetReference", .object([
+                ("devices", .array(estimator.knownDevices.sorted().map { .string($0) })),
+                ("means", .array(estimator.means.map { row in
+                    .array((0..<beacons.count).map { index in index < row.count ? row[index].map(number) ?? .null : .null })
+                })),
+            ])))
         }
         switch model.classifier {
         case .naiveBayes(let nb):

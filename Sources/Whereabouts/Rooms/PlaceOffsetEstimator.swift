@@ -21,14 +21,15 @@
 /// corrected readings, the rule errs toward 0, never away from it.
 ///
 /// With one or two beacons a venue cannot tell an offset from a position, so such scans teach
-/// nothing. The survey's own phone learns an offset near 0.
+/// nothing. The phones that made the survey (``knownDevices``) read like its means by definition
+/// (after the venue's own device offsets) and learn nothing.
 ///
 /// ``PlaceTracker`` runs one estimate per device (kept across the device's tracks) when its
 /// ``PlaceTracker/offsetEstimator`` is set; ``DefaultPlaceClassifier`` sets it from its
 /// training set.
 ///
 /// ```swift
-/// let estimator = PlaceOffsetEstimator(statistics: GaussianPlaceStatistics(set), beacons: set.beacons)
+/// let estimator = PlaceOffsetEstimator(training: set)
 /// var tracker = PlaceTracker(classifier: model, smoothing: smoothing)
 /// tracker.offsetEstimator = estimator
 /// ```
@@ -84,15 +85,20 @@ public struct PlaceOffsetEstimator: Sendable {
     /// The survey's mean RSSI (dBm) of each place (in the classifier's order) and beacon (in
     /// ``beacons``' order); `nil` where the place never heard the beacon.
     public let means: [[Double?]]
+    /// The devices whose scans the means come from (an unnamed device as the empty name): they
+    /// are not learnt.
+    public let knownDevices: Set<String>
     private let placeCount: Int, beaconCount: Int
     /// Place-major: `flat[place * beaconCount + beacon]`, NaN where not heard.
     private let flat: [Double]
 
-    /// An estimator against the survey's means (per place, per beacon; `nil`: never heard there).
-    /// Rows shorter than `beacons` are read as not heard beyond their end.
-    public init(means: [[Double?]], beacons: PlaceBeacons, configuration: Configuration = Configuration()) {
+    /// An estimator against the survey's means (per place, per beacon; `nil`: never heard there),
+    /// made with `knownDevices`' scans. Rows shorter than `beacons` are read as not heard beyond
+    /// their end.
+    public init(means: [[Double?]], beacons: PlaceBeacons, knownDevices: Set<String> = [], configuration: Configuration = Configuration()) {
         self.means = means
         self.beacons = beacons
+        self.knownDevices = knownDevices
         self.configuration = configuration
         placeCount = means.count
         beaconCount = beacons.count
@@ -106,11 +112,21 @@ public struct PlaceOffsetEstimator: Sendable {
     }
 
     /// An estimator against a training set's statistics (the mean of each place's readings of
-    /// each beacon it heard).
-    public init(statistics: GaussianPlaceStatistics, beacons: PlaceBeacons, configuration: Configuration = Configuration()) {
+    /// each beacon it heard), made with `knownDevices`' scans.
+    public init(statistics: GaussianPlaceStatistics, beacons: PlaceBeacons, knownDevices: Set<String> = [],
+                configuration: Configuration = Configuration()) {
         self.init(means: statistics.cells.map { row in row.map { $0.heard > 0 ? $0.mean : nil } },
-                  beacons: beacons, configuration: configuration)
+                  beacons: beacons, knownDevices: knownDevices, configuration: configuration)
     }
+
+    /// An estimator against a training set: its statistics, its devices known.
+    public init(training set: PlaceTrainingSet, configuration: Configuration = Configuration()) {
+        self.init(statistics: GaussianPlaceStatistics(set), beacons: set.beacons,
+                  knownDevices: Set(set.samples.map { $0.scan.device ?? "" }), configuration: configuration)
+    }
+
+    /// Whether a device's offset is learnt: any device but those of the survey.
+    public func learns(device: String?) -> Bool { !knownDevices.contains(device ?? "") }
 
     /// What a device knows before its first scan: offset 0 with the prior's variance.
     public var prior: Estimate {

@@ -46,7 +46,8 @@ public struct PlaceTracker: Sendable {
     public var deviceOffsets: [String: Double] = [:]
     /// When set, each device's offset is learnt from its own classified scans (one estimate per
     /// device, kept across its tracks) and subtracted from its readings on top of
-    /// ``deviceOffsets`` (``PlaceOffsetEstimator``); `nil` by default.
+    /// ``deviceOffsets`` (``PlaceOffsetEstimator``), except the survey's own devices; `nil` by
+    /// default.
     public var offsetEstimator: PlaceOffsetEstimator?
 
     /// One device's beliefs over the places and over the floors, on its current track.
@@ -109,7 +110,7 @@ public struct PlaceTracker: Sendable {
     /// has no answer for it (the belief is then left as it was).
     public mutating func classify(_ scan: Scan) -> PlaceClassification? {
         let known = scan.device.flatMap { deviceOffsets[$0] } ?? 0
-        guard let estimator = offsetEstimator else {
+        guard let estimator = offsetEstimator, estimator.learns(device: scan.device) else {
             guard classifier.logScores(for: known != 0 ? scan.correctedForDeviceOffset(known) : scan, into: &scores) else { return nil }
             return classifyScored(scan)
         }

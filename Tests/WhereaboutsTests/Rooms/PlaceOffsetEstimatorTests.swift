@@ -68,7 +68,7 @@ struct PlaceOffsetEstimatorTests {
         let set = PlaceTrainingSet(scans: D.survey(means: Self.places, count: 30, sigma: 1, seed: 11))
         let classifier = NaiveBayesPlaceClassifier(training: set)
         var learning = PlaceTracker(classifier: classifier)
-        learning.offsetEstimator = PlaceOffsetEstimator(statistics: GaussianPlaceStatistics(set), beacons: set.beacons)
+        learning.offsetEstimator = PlaceOffsetEstimator(training: set)
         var plain = PlaceTracker(classifier: classifier)
         // A phone 6 dB low walks the corner and the window (no twin there), then sits at the desk.
         func low(_ place: Int, _ t: Double) -> Scan {
@@ -80,6 +80,11 @@ struct PlaceOffsetEstimatorTests {
         #expect(learnt.scans == 20)
         #expect(learning.classify(low(2, 20))?.place == "desk")
         #expect(plain.classify(low(2, 20))?.place == "twin")
+        // The survey's own phone (unnamed here) is not learnt: it reads like the means.
+        #expect(learning.offsetEstimator?.learns(device: nil) == false)
+        for t in 0..<5 { _ = learning.classify(D.scan(Double(30 + t), [("b0", -66), ("b1", -76), ("b2", -86)])) }
+        #expect(learning.learntOffset(device: nil) == nil)
+        #expect(learning.classify(D.scan(40, [("b0", -66), ("b1", -76), ("b2", -86)]))?.place == "twin")
         // Another phone starts from nothing; a new track of the same phone keeps its offset.
         #expect(learning.learntOffset(device: "other") == nil)
         var moved = low(2, 21)
@@ -100,16 +105,17 @@ struct PlaceOffsetEstimatorTests {
         #expect(model.tracker().offsetEstimator != nil)
         #expect(PlaceModel.train(.naiveBayes, on: set).offsetEstimator == nil)
         let text = JSONWriter().string(from: PlaceModelFile.encode(model))
-        #expect(text.contains(#""offsetReference":[["#))
+        #expect(text.contains(#""offsetReference":{"devices":[""],"means":[["#))
         let again = try PlaceModelFile.decode(Array(text.utf8), file: "model.json")
         #expect(again.offsetEstimator?.means == estimator.means)
+        #expect(again.offsetEstimator?.knownDevices == [""])
         // A row of the wrong length is refused with its key.
-        let short = text.replacingOccurrences(of: #""offsetReference":[["#, with: #""offsetReference":[[-70,"#)
+        let short = text.replacingOccurrences(of: #""means":[["#, with: #""means":[[-70,"#)
         #expect(throws: FormatError.self) { try PlaceModelFile.decode(Array(short.utf8), file: "model.json") }
         do {
             _ = try PlaceModelFile.decode(Array(short.utf8), file: "model.json")
         } catch {
-            #expect(error.key == "offsetReference[0]")
+            #expect(error.key == "offsetReference.means[0]")
         }
     }
 }
