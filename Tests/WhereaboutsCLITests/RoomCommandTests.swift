@@ -65,6 +65,18 @@ struct RoomCommandTests {
         #expect(lines.last?.contains(#""place":"study""#) == true)
         #expect(lines.last?.hasSuffix(#""floor":1}"#) == true)
 
+        // The survey's own phone learns no offset.
+        #expect(!classified.standardError.contains("Learnt"), "\(classified.standardError)")
+        // A visitor's phone reading 6 dB low does, and the command says what it learnt.
+        let visitor = directory.appendingPathComponent("visitor.jsonl")
+        let kitchen = [-66.0, -81, -91], study = [-88.0, -76, -68]
+        try Data((Self.lines("kitchen", kitchen, count: 5, start: 100) + Self.lines("study", study, count: 5, start: 105))
+            .joined(separator: "\n").replacingOccurrences(of: #""device":"phone""#, with: #""device":"visitor""#).utf8).write(to: visitor)
+        let learnt = try CommandRunner.run(["classify", "--model", model.path, "--recording", visitor.path, "-o", out.path])
+        #expect(learnt.status == 0)
+        #expect(learnt.standardError.contains("Learnt the RSSI offsets of phones the survey did not use: visitor -"), "\(learnt.standardError)")
+        #expect(learnt.standardError.contains(" dB (10 scans)."), "\(learnt.standardError)")
+
         let table = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
         #expect(table.standardOutput.hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
         let tsv = directory.appendingPathComponent("places.tsv")

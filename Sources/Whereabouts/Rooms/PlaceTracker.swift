@@ -132,6 +132,12 @@ public struct PlaceTracker: Sendable {
         beliefs.existingSlot(device: device).flatMap { beliefs[$0].offset }
     }
 
+    /// Every device that has learnt an offset (``offsetEstimator``), in the order they were first
+    /// seen, with its estimate.
+    public var learntOffsets: [(device: String?, estimate: PlaceOffsetEstimator.Estimate)] {
+        beliefs.indices.compactMap { slot in beliefs[slot].offset.map { (beliefs.device(of: slot), $0) } }
+    }
+
     /// The slot of a scan's device and track; a new track keeps the device's learnt offset.
     private mutating func slot(of scan: Scan) -> Int {
         var carried: PlaceOffsetEstimator.Estimate?

@@ -12,7 +12,8 @@ struct ClassifyCommand: ParsableCommand {
         per device and track when the model smooths streams. Each output line is one scan: t, device \
         (when the scan names one), place, probability, floor (when the places have floors). Scans \
         the model has no answer for (nothing heard; or, for the basic classifier, fewer than 3 \
-        beacons it knows) get no line. The format follows the output file's extension (.jsonl, .json: \
+        beacons it knows) get no line. A default model learns the RSSI offset of each phone its \
+        survey did not use as it goes, and says at the end what it learnt. The format follows the output file's extension (.jsonl, .json: \
         JSON Lines; .tsv, .txt: a tab-separated table); otherwise --json writes JSON Lines and the \
         default is the table.
 
@@ -82,5 +83,17 @@ struct ClassifyCommand: ParsableCommand {
         }
         reader.warnAboutSkippedLines()
         if let output { Terminal.error("Wrote \(output): \(written) of \(reader.scansRead.counted("scan")) classified.") }
+        if let summary = Self.learntOffsetSummary(tracker.learntOffsets) { Terminal.error(summary) }
+    }
+
+    /// One line on the offsets the tracker learnt (at most `listed` devices named), or `nil`
+    /// when it learnt none.
+    static func learntOffsetSummary(_ learnt: [(device: String?, estimate: PlaceOffsetEstimator.Estimate)], listed: Int = 8) -> String? {
+        guard !learnt.isEmpty else { return nil }
+        var parts = learnt.prefix(listed).map { device, estimate in
+            "\(device ?? "(no device)") \(String(format: "%+.1f", estimate.offset)) dB (\(estimate.scans.counted("scan")))"
+        }
+        if learnt.count > listed { parts.append("and \(learnt.count - listed) more") }
+        return "Learnt the RSSI offsets of phones the survey did not use: " + parts.joined(separator: ", ") + "."
     }
 }

@@ -84,6 +84,7 @@ struct PlaceOffsetEstimatorTests {
         #expect(learning.offsetEstimator?.learns(device: nil) == false)
         for t in 0..<5 { _ = learning.classify(D.scan(Double(30 + t), [("b0", -66), ("b1", -76), ("b2", -86)])) }
         #expect(learning.learntOffset(device: nil) == nil)
+        #expect(learning.learntOffsets.map(\.device) == ["visitor"])
         #expect(learning.classify(D.scan(40, [("b0", -66), ("b1", -76), ("b2", -86)]))?.place == "twin")
         // Another phone starts from nothing; a new track of the same phone keeps its offset.
         #expect(learning.learntOffset(device: "other") == nil)
