@@ -27,6 +27,7 @@ public struct Evaluation: Sendable {
     private var placePredictions = 0
     private var scoresPointPlaces = false
     private var pointPlaceRight = 0, pointPlaceLocated = 0, nearestPlaces = 0
+    private var scoresMonitoredPlaces = false, monitoredPlaceRight = 0
 
     /// Scans with a true place.
     public var scansWithPlace: Int { withPlace }
@@ -68,6 +69,14 @@ public struct Evaluation: Sendable {
         add(truth: truth, fix: fix, place: placement?.place?.id)
     }
 
+    /// Adds the place a ``PlaceMonitor`` reported for the scan's device once it had taken in the
+    /// scan's placement (its hysteresis; `nil`: in no place), scored against the true place.
+    /// Call it after the scan's ``add(truth:fix:placement:pointPlace:)``.
+    public mutating func addMonitoredPlace(_ place: String?, truth: GroundTruth?) {
+        scoresMonitoredPlaces = true
+        if let truePlace = truth?.place, place == truePlace { monitoredPlaceRight += 1 }
+    }
+
     /// The report; fields that do not apply (no true positions, floors or places) are `nil`.
     public func report(dataset: String, algorithm: String, units: Venue.LengthUnit, fixesPerSecond: Double? = nil) -> EvaluationReport {
         EvaluationReport(
@@ -80,7 +89,8 @@ public struct Evaluation: Sendable {
             accuracyCoverage: errors.isEmpty ? nil : Double(insideAccuracy) / Double(errors.count),
             pointPlaceAccuracy: scoresPointPlaces && withPlace > 0 ? Double(pointPlaceRight) / Double(withPlace) : nil,
             pointPlaceLocated: scoresPointPlaces && withPlace > 0 ? pointPlaceLocated : nil,
-            nearestPlaces: scoresPointPlaces && withPlace > 0 ? nearestPlaces : nil)
+            nearestPlaces: scoresPointPlaces && withPlace > 0 ? nearestPlaces : nil,
+            monitoredPlaceAccuracy: scoresMonitoredPlaces && withPlace > 0 ? Double(monitoredPlaceRight) / Double(withPlace) : nil)
     }
 }
 
@@ -173,12 +183,17 @@ public struct EvaluationReport: Hashable, Sendable {
     /// Scans with a true place whose place was the nearest one, no place holding enough of the
     /// fix; an extra field.
     public var nearestPlaces: Int?
+    /// Share of scans with a true place that a ``PlaceMonitor`` (default hysteresis) fed with
+    /// the fixes' places reported in that place once it had the scan: what a live place monitor
+    /// shows; an extra field.
+    public var monitoredPlaceAccuracy: Double?
 
     /// Creates a report.
     public init(kind: Kind = .positioning, dataset: String, algorithm: String, units: String, scans: Int, located: Int,
                 error: ErrorStatistics? = nil, floorAccuracy: Double? = nil, placeAccuracy: Double? = nil,
                 placeLocated: Int? = nil, fixesPerSecond: Double? = nil, accuracyCoverage: Double? = nil,
-                pointPlaceAccuracy: Double? = nil, pointPlaceLocated: Int? = nil, nearestPlaces: Int? = nil) {
+                pointPlaceAccuracy: Double? = nil, pointPlaceLocated: Int? = nil, nearestPlaces: Int? = nil,
+                monitoredPlaceAccuracy: Double? = nil) {
         self.kind = kind
         self.dataset = dataset
         self.algorithm = algorithm
@@ -194,6 +209,7 @@ public struct EvaluationReport: Hashable, Sendable {
         self.pointPlaceAccuracy = pointPlaceAccuracy
         self.pointPlaceLocated = pointPlaceLocated
         self.nearestPlaces = nearestPlaces
+        self.monitoredPlaceAccuracy = monitoredPlaceAccuracy
     }
 
     /// The room figures of a positioning report, as a record of their own (kind ``Kind/rooms``):
@@ -203,7 +219,8 @@ public struct EvaluationReport: Hashable, Sendable {
         guard kind == .positioning, placeAccuracy != nil else { return nil }
         return EvaluationReport(kind: .rooms, dataset: dataset, algorithm: algorithm, units: units, scans: scans, located: located,
                                 placeAccuracy: placeAccuracy, placeLocated: placeLocated, pointPlaceAccuracy: pointPlaceAccuracy,
-                                pointPlaceLocated: pointPlaceLocated, nearestPlaces: nearestPlaces)
+                                pointPlaceLocated: pointPlaceLocated, nearestPlaces: nearestPlaces,
+                                monitoredPlaceAccuracy: monitoredPlaceAccuracy)
     }
 
     /// The report as JSON, keys in the order FORMATS.md shows them; absent fields left out.
@@ -224,6 +241,7 @@ public struct EvaluationReport: Hashable, Sendable {
         if let pointPlaceAccuracy { members.append(("pointPlaceAccuracy", rounded(pointPlaceAccuracy, 10000))) }
         if kind == .rooms, let pointPlaceLocated { members.append(("pointPlaceLocated", .number(Double(pointPlaceLocated)))) }
         if kind == .rooms, let nearestPlaces { members.append(("nearestPlaces", .number(Double(nearestPlaces)))) }
+        if kind == .rooms, let monitoredPlaceAccuracy { members.append(("monitoredPlaceAccuracy", rounded(monitoredPlaceAccuracy, 10000))) }
         if let fixesPerSecond { members.append(("fixesPerSecond", .number(fixesPerSecond.rounded()))) }
         if let accuracyCoverage { members.append(("accuracyCoverage", rounded(accuracyCoverage, 10000))) }
         return .object(members)

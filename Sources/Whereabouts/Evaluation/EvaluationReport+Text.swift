@@ -60,6 +60,9 @@ extension EvaluationReport {
             lines.append("  point      \(Self.percent(pointPlaceAccuracy)) right by the place containing the fix's point"
                          + "\(pointPlaceLocated.map { ", \($0) predicted" } ?? "")")
         }
+        if let monitoredPlaceAccuracy {
+            lines.append("  monitored  \(Self.percent(monitoredPlaceAccuracy)) right by the place monitor fed with those places (its hysteresis)")
+        }
         return lines.joined(separator: "\n")
     }
 

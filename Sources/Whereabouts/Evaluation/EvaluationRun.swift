@@ -30,6 +30,8 @@ public struct EvaluationRun: Sendable {
         public var pipeline: FixPipeline
         /// The algorithm's scores.
         public var evaluation = Evaluation()
+        /// A place monitor per device and track, fed with the fixes' places (venues with rooms).
+        var monitors = DeviceSlots<PlaceMonitor>()
 
         /// Scans located, fixes, devices and the time spent locating.
         public var statistics: PipelineStatistics { pipeline.statistics }
@@ -124,7 +126,14 @@ public struct EvaluationRun: Sendable {
         let truth = scan.truth
         if let containment, let placeLocator {
             let pointPlace = fix.flatMap { fix in placeLocator.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
-            entries[slot].evaluation.add(truth: truth, fix: fix, placement: fix.map(containment.placement(of:)), pointPlace: pointPlace)
+            let placement = fix.map(containment.placement(of:))
+            entries[slot].evaluation.add(truth: truth, fix: fix, placement: placement, pointPlace: pointPlace)
+            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { PlaceMonitor() }
+            let monitored = entries[slot].monitors.update(device) { monitor in
+                if let placement { _ = monitor.observe(placement.estimate, at: scan.time) } else { _ = monitor.advance(to: scan.time) }
+                return monitor.currentPlace
+            }
+            entries[slot].evaluation.addMonitoredPlace(monitored, truth: truth)
         } else {
             entries[slot].evaluation.add(truth: truth, fix: fix)
         }

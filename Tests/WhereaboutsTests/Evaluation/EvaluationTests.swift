@@ -248,6 +248,35 @@ struct EvaluationRunTests {
         #expect(unnamed.roomsReport(dataset: "square") == nil)
     }
 
+    /// The place monitor's answer per scan, scored by hand, and a run feeding one monitor per
+    /// device with its fixes' places.
+    @Test func roomsRecordScoresThePlaceMonitorsAnswer() throws {
+        var evaluation = Evaluation()
+        let placed = [("west", nil), ("west", nil), ("west", "west"), ("east", "west"), (nil, "west")] as [(String?, String?)]
+        for (truth, monitored) in placed {
+            let truth = GroundTruth(floor: 0, place: truth)
+            evaluation.add(truth: truth, fix: fix(1, 5, accuracy: 1), placement: nil, pointPlace: nil)
+            evaluation.addMonitoredPlace(monitored, truth: truth)
+        }
+        // 1 right of the 4 scans with a true place; the scan without one counts for nothing.
+        let rooms = try #require(evaluation.report(dataset: "square", algorithm: "default", units: .metre).roomsReport)
+        #expect(rooms.monitoredPlaceAccuracy == 0.25)
+        #expect(keys(rooms.json).last == "monitoredPlaceAccuracy" && rooms.json["monitoredPlaceAccuracy"] == .number(0.25))
+        #expect(rooms.summary.hasSuffix("\n  monitored  25 % right by the place monitor fed with those places (its hysteresis)"))
+        // A positioning record does not carry it.
+        #expect(!keys(evaluation.report(dataset: "square", algorithm: "default", units: .metre).json).contains("monitoredPlaceAccuracy"))
+
+        // In a run: a fix at the south-west beacon is in west; the monitor needs three votes (its
+        // default hysteresis), so it names west from the third scan on; device "b" starts afresh.
+        let positioning = PositioningVenue(venue)
+        var run = EvaluationRun(venue: positioning, solvers: [("default", WeightedCentroid(venue: positioning, count: 1))])
+        for t in 0..<4 { run.add(scan(Double(t), hearing: ["sw"], truth: GroundTruth(x: 1, y: 1, floor: 0, place: "west"))) }
+        run.add(scan(4, device: "b", hearing: ["sw"], truth: GroundTruth(x: 1, y: 1, floor: 0, place: "west")))
+        let report = try #require(run.roomsReport(dataset: "square"))
+        #expect(report.placeAccuracy == 1)
+        #expect(report.monitoredPlaceAccuracy == 2.0 / 5)
+    }
+
     /// Four scans of two rooms scored by hand: the most probable place against the point's.
     @Test func roomsRecordComparesTheMostProbablePlaceWithThePoint() throws {
         let containment = PlaceContainment(venue: venue)
@@ -288,6 +317,7 @@ struct EvaluationRunTests {
         withNearest.nearestPlaces = 3
         #expect(withNearest.summary.contains("4 predicted (3 the nearest place)\n"))
         // Without a true place there is no rooms record, and a rooms record has none of its own.
+        #expect(rooms.monitoredPlaceAccuracy == nil)
         var noPlaces = Evaluation()
         noPlaces.add(truth: GroundTruth(x: 1, y: 1), fix: fix(1, 1, accuracy: 1), placement: nil, pointPlace: nil)
         #expect(noPlaces.report(dataset: "d", algorithm: "a", units: .metre).roomsReport == nil)
