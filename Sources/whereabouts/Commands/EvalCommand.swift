@@ -15,7 +15,8 @@ struct EvalCommand: LongWorkCommand {
         place is the circle or polygon place holding the most of the fix's accuracy Gaussian, or the nearest place \
         within its accuracy radius when none holds 1 %), and the solver's own throughput (reading excluded). \
         When the truth names places, a rooms report gives the default algorithm's place accuracy by that rule and, \
-        for comparison, by the place containing the fix's point alone. \
+        for comparison, by the place containing the fix's point alone, and what a live place monitor (its default \
+        hysteresis, fed with those places) reports. \
         With --train scans that have truth.place, the room classifier (--classifier; default: default, unless \
         --algorithm is named) is trained on them and scored too: place and floor accuracy and how many scans got a place; on a \
         venue whose beacons have no positions, only classifiers run. --json prints the report of FORMATS.md §3; with \
