@@ -127,6 +127,42 @@ struct PlaceCommandTests {
         #expect(!topics.contains("iBeaconAdvertisement") && !topics.contains("currentLocation"))
     }
 
+    /// ESPresense's room cut into three 2 × 4 m rooms: each fix's radius spans two or three of
+    /// them, so no room holds the default 60 % a scan needs to vote, and the monitor never enters
+    /// one; `--place-vote 0.4` lets it follow the walk, and `eval` scores both.
+    @Test func placeVoteLetsTheMonitorFollowSmallRooms() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("rooms.json"), walk = directory.appendingPathComponent("walk.json")
+        let recording = directory.appendingPathComponent("walk.jsonl")
+        let beacons = [(0.2, 0.2), (5.8, 0.2), (5.8, 3.8), (0.2, 3.8)].enumerated().map { index, position in
+            #"{"id": "node\#(index + 1)", "x": \#(position.0), "y": \#(position.1), "z": 2, "txPower": -59}"#
+        }
+        let rooms = [("west", 0), ("mid", 2), ("east", 4)].map { name, x in
+            #"{"id": "\#(name)", "polygon": [[\#(x), 0], [\#(x + 2), 0], [\#(x + 2), 4], [\#(x), 4]]}"#
+        }
+        try Data(#"{"beacons": [\#(beacons.joined(separator: ", "))], "places": [\#(rooms.joined(separator: ", "))]}"#.utf8).write(to: venue)
+        try Data(#"{"waypoints": [{"x": 3, "y": 0.5}, {"x": 1, "y": 1, "dwell": 15}, {"x": 5, "y": 1, "dwell": 15}, {"x": 3, "y": 2, "dwell": 30}]}"#.utf8)
+            .write(to: walk)
+        let simulated = try CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "1", "--shadowing", "2.5",
+                                               "-o", recording.path])
+        #expect(simulated.status == 0, "\(simulated.standardError)")
+        let strict = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path])
+        #expect(strict.status == 0 && !strict.standardOutput.contains("Location"), "\(strict.standardOutput)")
+        let lenient = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path, "--place-vote", "0.4"])
+        let entered = lenient.standardOutput.split(separator: "\n").filter { $0.contains("enterLocation") }.map { $0.split(separator: " ").last ?? "" }
+        #expect(entered == ["west", "east", "mid"], "\(lenient.standardOutput)")
+        func monitored(_ extra: [String]) throws -> Double? {
+            let output = try CommandRunner.run(["eval", "--venue", venue.path, "--test", recording.path, "--algorithm", "all", "--json"] + extra)
+            let records = try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]] ?? []
+            return records.first { $0["kind"] as? String == "rooms" }?["monitoredPlaceAccuracy"] as? Double
+        }
+        #expect(try monitored([]) == 0)
+        #expect(try (monitored(["--place-vote", "0.4"]) ?? 0) > 0.5)
+        let refused = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path, "--place-vote", "1.5"])
+        #expect(refused.status == 64 && refused.standardError.contains("--place-vote must be a share between 0 and 1"), "\(refused.standardError)")
+    }
+
     @Test func watchPrintsTextAndEverythingWithAll() throws {
         let output = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--all", "--exit-timeout", "5"])
         #expect(output.status == 0, "\(output.standardError)")

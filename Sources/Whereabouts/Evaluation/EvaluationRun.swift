@@ -54,6 +54,10 @@ public struct EvaluationRun: Sendable {
     /// The number of samples above which ``samples`` is thinned.
     public let sampleLimit: Int
 
+    /// The hysteresis of the place monitors the rooms record scores (``EvaluationReport/monitoredPlaceAccuracy``):
+    /// one per device and track, fed with the fixes' places; set it before the first scan.
+    public var placeMonitor = PlaceMonitor.Configuration()
+
     private let containment: PlaceContainment?
     private let placeLocator: PlaceLocator?
     private var sampleStride = 1
@@ -128,7 +132,7 @@ public struct EvaluationRun: Sendable {
             let pointPlace = fix.flatMap { fix in placeLocator.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
             let placement = fix.map(containment.placement(of:))
             entries[slot].evaluation.add(truth: truth, fix: fix, placement: placement, pointPlace: pointPlace)
-            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { PlaceMonitor() }
+            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { PlaceMonitor(configuration: placeMonitor) }
             let monitored = entries[slot].monitors.update(device) { monitor in
                 if let placement { _ = monitor.observe(placement.estimate, at: scan.time) } else { _ = monitor.advance(to: scan.time) }
                 return monitor.currentPlace

@@ -15,8 +15,8 @@ struct EvalCommand: LongWorkCommand {
         place is the circle or polygon place holding the most of the fix's accuracy Gaussian, or the nearest place \
         within its accuracy radius when none holds 1 %), and the solver's own throughput (reading excluded). \
         When the truth names places, a rooms report gives the default algorithm's place accuracy by that rule and, \
-        for comparison, by the place containing the fix's point alone, and what a live place monitor (its default \
-        hysteresis, fed with those places) reports. \
+        for comparison, by the place containing the fix's point alone, and what a live place monitor (its \
+        hysteresis, fed with those places, voting at --place-vote) reports. \
         With --train scans that have truth.place, the room classifier (--classifier; default: default, unless \
         --algorithm is named) is trained on them and scored too: place and floor accuracy and how many scans got a place; on a \
         venue whose beacons have no positions, only classifiers run. --json prints the report of FORMATS.md §3; with \
@@ -62,6 +62,8 @@ struct EvalCommand: LongWorkCommand {
 
     @OptionGroup var recordings: RecordingOptions
 
+    @OptionGroup var placeVote: PlaceVoteOption
+
     @OptionGroup var progressOptions: ProgressOptions
 
     func work() throws {
@@ -90,6 +92,7 @@ struct EvalCommand: LongWorkCommand {
 
         var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration,
                                 timing: pipeline.timing)
+        run.placeMonitor.minimumProbability = placeVote.placeVote
         for entry in run.entries {
             if let choice = pipeline.choice(of: entry.pipeline.setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
         }

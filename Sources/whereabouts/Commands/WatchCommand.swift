@@ -13,7 +13,8 @@ struct WatchCommand: AsyncParsableCommand {
         exitRegion after --exit-timeout seconds without one. Every scan is located (as \
         `locate` does) and the place the fix is in — the probability mass of the fix, a Gaussian whose \
         68 % radius is its accuracy, inside each place — goes through the place monitor's hysteresis \
-        (a new place must win 3 consecutive scans, or 2 over 3 s): exitLocation, then enterLocation; \
+        (a new place must win 3 consecutive scans, or 2 over 3 s, each holding --place-vote of the \
+        fix): exitLocation, then enterLocation; \
         the place is left too after --exit-timeout seconds without a located scan. \
         With --model the place comes from a room classifier trained by `whereabouts train` instead \
         (its smoothed answer and probability, per device and track); it needs no beacon positions. \
@@ -52,6 +53,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds without a sighting before a region is left (and without a located scan before the place is).", valueName: "seconds"))
     var exitTimeout: Double = 30
 
+    @OptionGroup var placeVote: PlaceVoteOption
+
     @Flag(name: .long, help: "Print one JSON object a line.")
     var json = false
 
@@ -76,7 +79,7 @@ struct WatchCommand: AsyncParsableCommand {
         let reader = try source.open(lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
         let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(
-            regionExitTimeout: exitTimeout, placeMonitor: PlaceMonitor.Configuration(exitTimeout: exitTimeout)))
+            regionExitTimeout: exitTimeout, placeMonitor: PlaceMonitor.Configuration(minimumProbability: placeVote.placeVote, exitTimeout: exitTimeout)))
         if monitor.regions.isEmpty {
             Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
         }
