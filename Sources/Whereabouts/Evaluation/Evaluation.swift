@@ -183,9 +183,9 @@ public struct EvaluationReport: Hashable, Sendable {
     /// Scans with a true place whose place was the nearest one, no place holding enough of the
     /// fix; an extra field.
     public var nearestPlaces: Int?
-    /// Share of scans with a true place that a ``PlaceMonitor`` (default hysteresis) fed with
-    /// the fixes' places reported in that place once it had the scan: what a live place monitor
-    /// shows; an extra field.
+    /// Share of scans with a true place that a ``PlaceMonitor`` (with ``EvaluationRun/placeMonitor``'s
+    /// hysteresis) fed with the fixes' places reported in that place once it had the scan: what a
+    /// live place monitor shows; an extra field.
     public var monitoredPlaceAccuracy: Double?
 
     /// Creates a report.

@@ -97,8 +97,7 @@ public struct DefaultPlaceClassifier: Sendable {
         var perPlace = [Int](repeating: 0, count: set.labels.count)
         for sample in set.samples { perPlace[sample.place] += 1 }
         let statistics = GaussianPlaceStatistics(set)
-        let offsetEstimator = PlaceOffsetEstimator(statistics: statistics, beacons: set.beacons,
-                                                   knownDevices: Set(set.samples.map { $0.scan.device ?? "" }))
+        let offsetEstimator = PlaceOffsetEstimator(training: set, statistics: statistics)
         guard folds > 1, let fewest = perPlace.min(), fewest >= 2 * folds else {
             self.init(classifier: NaiveBayesPlaceClassifier(labels: set.labels, beacons: set.beacons, statistics: statistics,
                                                             options: .improved),
@@ -241,8 +240,6 @@ public struct DefaultPlaceClassifier: Sendable {
 
     /// A tracker of streams with this model, its smoothing and its offset learning.
     public func tracker() -> PlaceTracker {
-        var tracker = PlaceTracker(classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing)
-        tracker.offsetEstimator = offsetEstimator
-        return tracker
+        PlaceTracker(classifier: classifier, smoothing: smoothing, floorSmoothing: floorSmoothing, offsetEstimator: offsetEstimator)
     }
 }

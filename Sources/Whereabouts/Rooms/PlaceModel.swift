@@ -110,8 +110,6 @@ public struct PlaceModel: Sendable {
 
     /// A tracker of streams with this model, its smoothing and its offset learning.
     public func tracker() -> PlaceTracker {
-        var tracker = PlaceTracker(classifier: placeClassifier, smoothing: smoothing, floorSmoothing: floorSmoothing)
-        tracker.offsetEstimator = offsetEstimator
-        return tracker
+        PlaceTracker(classifier: placeClassifier, smoothing: smoothing, floorSmoothing: floorSmoothing, offsetEstimator: offsetEstimator)
     }
 }

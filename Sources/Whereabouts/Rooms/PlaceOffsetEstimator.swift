@@ -29,9 +29,8 @@
 /// training set.
 ///
 /// ```swift
-/// let estimator = PlaceOffsetEstimator(training: set)
-/// var tracker = PlaceTracker(classifier: model, smoothing: smoothing)
-/// tracker.offsetEstimator = estimator
+/// var tracker = PlaceTracker(classifier: model, smoothing: smoothing,
+///                            offsetEstimator: PlaceOffsetEstimator(training: set))
 /// ```
 public struct PlaceOffsetEstimator: Sendable {
     /// How offsets are learnt.
@@ -84,7 +83,14 @@ public struct PlaceOffsetEstimator: Sendable {
     public let beacons: PlaceBeacons
     /// The survey's mean RSSI (dBm) of each place (in the classifier's order) and beacon (in
     /// ``beacons``' order); `nil` where the place never heard the beacon.
-    public let means: [[Double?]]
+    public var means: [[Double?]] {
+        (0..<placeCount).map { place in
+            (0..<beaconCount).map { beacon in
+                let mean = flat[place * beaconCount + beacon]
+                return mean.isNaN ? nil : mean
+            }
+        }
+    }
     /// The devices whose scans the means come from (an unnamed device as the empty name): they
     /// are not learnt.
     public let knownDevices: Set<String>
@@ -96,7 +102,6 @@ public struct PlaceOffsetEstimator: Sendable {
     /// made with `knownDevices`' scans. Rows shorter than `beacons` are read as not heard beyond
     /// their end.
     public init(means: [[Double?]], beacons: PlaceBeacons, knownDevices: Set<String> = [], configuration: Configuration = Configuration()) {
-        self.means = means
         self.beacons = beacons
         self.knownDevices = knownDevices
         self.configuration = configuration
@@ -119,9 +124,11 @@ public struct PlaceOffsetEstimator: Sendable {
                   beacons: beacons, knownDevices: knownDevices, configuration: configuration)
     }
 
-    /// An estimator against a training set: its statistics, its devices known.
-    public init(training set: PlaceTrainingSet, configuration: Configuration = Configuration()) {
-        self.init(statistics: GaussianPlaceStatistics(set), beacons: set.beacons,
+    /// An estimator against a training set: its statistics (`statistics`, when already computed
+    /// from it), its devices known.
+    public init(training set: PlaceTrainingSet, statistics: GaussianPlaceStatistics? = nil,
+                configuration: Configuration = Configuration()) {
+        self.init(statistics: statistics ?? GaussianPlaceStatistics(set), beacons: set.beacons,
                   knownDevices: Set(set.samples.map { $0.scan.device ?? "" }), configuration: configuration)
     }
 
@@ -130,7 +137,7 @@ public struct PlaceOffsetEstimator: Sendable {
 
     /// What a device knows before its first scan: offset 0 with the prior's variance.
     public var prior: Estimate {
-        let sigma = configuration.priorSigma.isFinite ? abs(configuration.priorSigma) : 4
+        let sigma = configuration.priorSigma.isFinite ? abs(configuration.priorSigma) : Configuration().priorSigma
         return Estimate(offset: 0, variance: sigma * sigma)
     }
 

@@ -61,10 +61,12 @@ public struct PlaceTracker: Sendable {
     private var scores: [Double]
     private let levels: [Int], floorOfPlace: [Int?], floorLabels: [PlaceLabel]
 
-    /// Creates a tracker.
-    public init(classifier: any PlaceClassifier, smoothing: PlaceSmoothing? = nil, floorSmoothing: PlaceSmoothing? = nil) {
+    /// Creates a tracker; with `offsetEstimator`, each device's offset is learnt as it goes.
+    public init(classifier: any PlaceClassifier, smoothing: PlaceSmoothing? = nil, floorSmoothing: PlaceSmoothing? = nil,
+                offsetEstimator: PlaceOffsetEstimator? = nil) {
         self.classifier = classifier
         self.smoothing = smoothing
+        self.offsetEstimator = offsetEstimator
         scores = [Double](repeating: 0, count: classifier.labels.count)
         var levels: [Int] = []
         for label in classifier.labels { if let floor = label.floor, !levels.contains(floor) { levels.append(floor) } }

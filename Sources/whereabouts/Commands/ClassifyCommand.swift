@@ -13,9 +13,9 @@ struct ClassifyCommand: ParsableCommand {
         (when the scan names one), place, probability, floor (when the places have floors). Scans \
         the model has no answer for (nothing heard; or, for the basic classifier, fewer than 3 \
         beacons it knows) get no line. A default model learns the RSSI offset of each phone its \
-        survey did not use as it goes, and says at the end what it learnt. The format follows the output file's extension (.jsonl, .json: \
-        JSON Lines; .tsv, .txt: a tab-separated table); otherwise --json writes JSON Lines and the \
-        default is the table.
+        survey did not use as it goes, and says at the end what it learnt. The format follows the \
+        output file's extension (.jsonl, .json: JSON Lines; .tsv, .txt: a tab-separated table); \
+        otherwise --json writes JSON Lines and the default is the table.
 
         Examples:
           whereabouts classify --model model.json --recording visit.jsonl
