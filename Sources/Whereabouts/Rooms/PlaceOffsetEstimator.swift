@@ -177,7 +177,7 @@ public struct PlaceOffsetEstimator: Sendable {
 
     /// `estimate` after one scan implied `offset` from `beacons` beacons.
     public func updated(_ estimate: Estimate, scanOffset offset: Double, beacons: Int) -> Estimate {
-        let limit = configuration.limit.isFinite ? abs(configuration.limit) : 15
+        let limit = configuration.limit.isFinite ? abs(configuration.limit) : Configuration().limit
         guard offset.isFinite, beacons > 0 else { return estimate }
         let reading = configuration.readingSigma * configuration.readingSigma
         let shared = configuration.sharedSigma * configuration.sharedSigma
