@@ -128,14 +128,16 @@ binary=${WHEREABOUTS:-$(command -v whereabouts || true)}
 [[ -n $binary ]] || binary=$ROOT/.build/release/whereabouts
 if [[ -x $binary ]]; then
     for dataset in uji-lib uji-geo-4 uji-geo-12 uji-geo-20 esiiab; do
-        "$binary" validate --venue "$OUT/$dataset/venue.json" "$OUT/$dataset/train.jsonl" "$OUT/$dataset/test.jsonl" \
-            || fail "whereabouts validate rejected $OUT/$dataset"
+        # The converted files' extra keys (Datasets.md) are warned about as unknown: not repeated here.
+        report=$("$binary" validate --venue "$OUT/$dataset/venue.json" "$OUT/$dataset/train.jsonl" \
+                 "$OUT/$dataset/test.jsonl" 2>&1) || { echo "$report" >&2; fail "whereabouts validate rejected $OUT/$dataset"; }
+        grep -vE ': (src|txPowerSetting|source|note): unknown key, ignored' <<< "$report" || true
     done
 else
     echo "note: whereabouts not found (PATH, WHEREABOUTS or .build/release); skipped validate." >&2
 fi
 
 echo
-echo "The datasets are in $OUT. For the README's commands and Scripts/accuracy.sh:"
+echo "The datasets are in $OUT. For the commands of Documentation/Accuracy.md and Scripts/accuracy.sh:"
 echo "DATA=$OUT"
 (( mismatched == 0 )) || exit 2
