@@ -68,6 +68,7 @@ let package = Package(
             name: "WhereaboutsTracking",
             dependencies: [
                 "Whereabouts",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -47,7 +47,7 @@ struct TrackingCommandTests {
                                             + Self.connection(server.port, token, outbox))
         #expect(tracked.status == 0, "\(tracked.standardError)")
         #expect(tracked.standardError.contains("Tracked 625 fixes"))
-        #expect(tracked.standardError.contains("is empty: the server has everything"))
+        #expect(tracked.standardError.contains("for ann at http://127.0.0.1:\(server.port): the server has everything"))
         let created = try #require(Self.newEvents(in: tracked.standardError))
         #expect(created > 5)
 
@@ -65,6 +65,10 @@ struct TrackingCommandTests {
         #expect(recent.standardError.contains("0 events.\nNothing in the last 24 hours; the latest is from 2023-11-14T22:"),
                 "\(recent.standardError)")
         #expect(recent.standardError.contains(": try --from 2023-11-14 --to 2023-11-15."))
+        // The latest, not the oldest: the time of the last event listed.
+        let lastListed = try #require(text.standardOutput.split(separator: "\n").last?.prefix(20))
+        #expect(lastListed != "2023-11-14T22:13:20Z")
+        #expect(recent.standardError.contains("the latest is from \(lastListed)"), "\(lastListed): \(recent.standardError)")
 
         let again = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
                                           + Self.connection(server.port, token, outbox))
@@ -122,7 +126,7 @@ struct TrackingCommandTests {
         #expect(tracked.standardError.contains("refused the token"))
         #expect(tracked.standardError.contains("Tracked 625 fixes"))
         let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
-        #expect(!status.standardOutput.contains("is empty"))
+        #expect(!status.standardOutput.contains("the server has everything"))
     }
 
     @Test("note sends a note and a picture; events shows them; bad input is refused before anything is queued")
@@ -152,7 +156,82 @@ struct TrackingCommandTests {
         let noToken = try CommandRunner.run(["note", "x", "--server", "http://127.0.0.1:\(server.port)", "--outbox", outbox.path])
         #expect(noToken.status != 0 && noToken.standardError.contains("WHEREABOUTS_TOKEN"))
         let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
-        #expect(status.standardOutput.contains("is empty"))
+        #expect(status.standardOutput.contains("Nothing waits in the outbox"))
+    }
+
+    @Test("A replay tracked to one server is new to another server and to another user; --again still sends it twice")
+    func resumesPerServerAndUser() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outbox = folder.appendingPathComponent("outbox.sqlite")
+        let firstData = folder.appendingPathComponent("first"), secondData = folder.appendingPathComponent("second")
+        let ann = try Self.user("ann", in: firstData), bea = try Self.user("bea", in: firstData)
+        let dan = try Self.user("dan", in: secondData)
+        let first = try ServerCommandTests.ServerProcess(dataDir: firstData)
+        try await first.waitUntilReady()
+        defer { _ = first.stop(with: SIGTERM) }
+        let second = try ServerCommandTests.ServerProcess(dataDir: secondData)
+        try await second.waitUntilReady()
+        defer { _ = second.stop(with: SIGTERM) }
+        let visit = ["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+        func count(_ port: Int, _ token: String) throws -> Int {
+            let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"] + Self.server(port, token))
+            return listed.standardOutput.split(separator: "\n").count
+        }
+
+        let tracked = try CommandRunner.run(visit + Self.connection(first.port, ann, outbox))
+        #expect(tracked.status == 0, "\(tracked.standardError)")
+        let created = try #require(Self.newEvents(in: tracked.standardError))
+        #expect(try count(first.port, ann) == created)
+
+        // The same outbox, a brand-new server: it gets the whole visit.
+        let elsewhere = try CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
+        #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
+        #expect(Self.newEvents(in: elsewhere.standardError) == created, "\(elsewhere.standardError)")
+        #expect(elsewhere.standardError.contains("for dan at http://127.0.0.1:\(second.port): the server has everything"))
+        #expect(try count(second.port, dan) == created)
+        // Another user of the first server: new to them too.
+        let otherUser = try CommandRunner.run(visit + Self.connection(first.port, bea, outbox))
+        #expect(otherUser.status == 0, "\(otherUser.standardError)")
+        #expect(try count(first.port, bea) == created)
+        // Each destination resumes on its own: nothing is sent twice without --again.
+        let repeated = try CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
+        #expect(repeated.status == 0)
+        #expect(repeated.standardError.contains("was tracked to its end for dan at http://127.0.0.1:\(second.port) already"),
+                "\(repeated.standardError)")
+        #expect(try count(second.port, dan) == created)
+        let again = try CommandRunner.run(visit + ["--again"] + Self.connection(second.port, dan, outbox))
+        #expect(again.status == 0)
+        #expect(try count(second.port, dan) == 2 * created)
+        #expect(try count(first.port, ann) == created)
+    }
+
+    @Test("A refused token exits 1 even for a replay tracked before; the right token then takes its queue over, once")
+    func refusedTokenAfterTracking() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
+        let token = try Self.user("eve", in: dataDir)
+        let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
+        try await server.waitUntilReady()
+        defer { _ = server.stop(with: SIGTERM) }
+        let visit = ["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl", "--wait", "2"]
+        let tracked = try CommandRunner.run(visit + Self.connection(server.port, token, outbox))
+        #expect(tracked.status == 0, "\(tracked.standardError)")
+        let created = try #require(Self.newEvents(in: tracked.standardError))
+
+        let refused = try CommandRunner.run(visit + Self.connection(server.port, "wrong-token", outbox))
+        #expect(refused.status == 1, "\(refused.standardError)")
+        #expect(refused.standardError.contains("refused the token"))
+        #expect(!refused.standardError.contains("nothing new to track"), "\(refused.standardError)")
+        #expect(!refused.standardError.contains("the server has everything"), "\(refused.standardError)")
+
+        // The right token: what the refused one queued was the same user's visit, already there.
+        let right = try CommandRunner.run(["sync", "--wait", "2"] + Self.connection(server.port, token, outbox))
+        #expect(right.status == 0, "\(right.standardError)")
+        let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
+                                           + Self.server(server.port, token))
+        #expect(listed.standardOutput.split(separator: "\n").count == 2 * created)
     }
 }
 

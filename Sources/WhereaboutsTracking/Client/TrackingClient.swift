@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -27,6 +28,8 @@ public actor TrackingClient {
     /// The largest answer read, in bytes (64 MiB).
     public static let maximumAnswerSize = 64 << 20
 
+    /// The token's SHA-256, in hexadecimal: how an outbox knows the token again without keeping it.
+    public nonisolated let tokenDigest: String
     private let token: String
     private let httpClient: HTTPClient
     /// Server time minus local time, seconds, from the last answer (`nil` before the first).
@@ -55,6 +58,10 @@ public actor TrackingClient {
         }
         self.server = base
         self.token = token
+        tokenDigest = SHA256.hash(data: Array(token.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
         self.defaultStream = defaultStream
         self.timeout = timeout
         self.httpClient = httpClient
@@ -148,13 +155,14 @@ public actor TrackingClient {
     }
 
     /// The events between `from` and `to` (seconds since 1970, server time) in `streamId` and its
-    /// children, oldest first.
+    /// children, oldest first (newest first with `newestFirst`: `limit: 1` is then the latest).
     ///
     /// As Pryv's position client documents: `nil` and `nil` give the last 24 hours (and the
     /// minute ahead of the server's clock); a `nil` stream gives every stream the token may read.
     /// At most `limit` events (default 1,000); when the server answers in parts (it caps the
     /// events of one answer), the parts are fetched in turn.
-    public func events(from: Double?, to: Double?, streamId: String?, types: [String] = [], limit: Int = 1_000) async throws -> [TrackedEvent] {
+    public func events(from: Double?, to: Double?, streamId: String?, types: [String] = [], limit: Int = 1_000,
+                       newestFirst: Bool = false) async throws -> [TrackedEvent] {
         var query: [(String, String)] = []
         var start = from, end = to
         if start == nil, end == nil {
@@ -168,7 +176,7 @@ public actor TrackingClient {
         if let end { query.append(("toTime", Self.numberText(end))) }
         if let streamId { query.append(("streams[]", streamId)) }
         for type in types { query.append(("types[]", type)) }
-        query.append(("sortAscending", "true"))
+        query.append(("sortAscending", newestFirst ? "false" : "true"))
         query.append(("limit", String(max(1, limit))))
         // A server answers at most its cap of events at once and says where to go on (`next`).
         var events: [TrackedEvent] = []

@@ -4,13 +4,15 @@ import Whereabouts
 
 /// What the sender asks of the outbox: the items to deliver, in order, and what became of them.
 extension Outbox {
-    /// The first `limit` items waiting for delivery, in order (refused items skipped).
+    /// The first `limit` items waiting for delivery to this handle's destination, in order (refused
+    /// items skipped).
     public func pendingItems(limit: Int) throws -> [OutboxItem] {
-        try database.read { db in
+        let mine = destinationCondition
+        return try database.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT seq, kind, eventId, body, duration, attachmentPath, attachmentName, revision, attempts, queuedAt
-                FROM item WHERE failureId IS NULL ORDER BY seq LIMIT ?
-                """, arguments: [max(1, limit)])
+                FROM item WHERE failureId IS NULL AND \(mine.sql) ORDER BY seq LIMIT ?
+                """, arguments: mine.arguments + [max(1, limit)])
             // Columns by position, in the SELECT's order: a lookup by name costs a case-insensitive
             // comparison per column and row.
             return rows.map { row in
@@ -27,7 +29,10 @@ extension Outbox {
 
     /// Whether any item waits for delivery (one indexed row read, not a count).
     public func hasPendingItems() throws -> Bool {
-        try database.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE failureId IS NULL LIMIT 1") ?? false }
+        let mine = destinationCondition
+        return try database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM item WHERE failureId IS NULL AND \(mine.sql) LIMIT 1", arguments: mine.arguments) ?? false
+        }
     }
 
     /// What delivery made of one item.

@@ -4,52 +4,64 @@ import Whereabouts
 
 /// What the outbox holds, and repairs: its counts, refused items retried or discarded.
 extension Outbox {
-    /// What waits and what was refused.
+    /// What waits and what was refused, for this handle's destination (see ``destination``).
     public func status() throws -> OutboxStatus {
-        try database.read { db in
-            let creates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'create'") ?? 0
-            let updates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'update'") ?? 0
-            let failed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NOT NULL") ?? 0
-            let oldest = try Double.fetchOne(db, sql: "SELECT queuedAt FROM item WHERE failureId IS NULL ORDER BY seq LIMIT 1")
+        let (mine, arguments) = destinationCondition
+        let elsewhere = try itemsForOtherDestinations()
+        return try database.read { db in
+            let creates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'create' AND \(mine)",
+                                           arguments: arguments) ?? 0
+            let updates = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NULL AND kind = 'update' AND \(mine)",
+                                           arguments: arguments) ?? 0
+            let failed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE failureId IS NOT NULL AND \(mine)",
+                                          arguments: arguments) ?? 0
+            let oldest = try Double.fetchOne(db, sql: "SELECT queuedAt FROM item WHERE failureId IS NULL AND \(mine) ORDER BY seq LIMIT 1",
+                                             arguments: arguments)
             let failures = try Row.fetchAll(db, sql: """
                 SELECT seq, eventId, kind, failureId, failureMessage, failedAt FROM item
-                WHERE failureId IS NOT NULL ORDER BY seq LIMIT 20
-                """).map { row in
+                WHERE failureId IS NOT NULL AND \(mine) ORDER BY seq LIMIT 20
+                """, arguments: arguments).map { row in
                 OutboxFailure(sequence: row["seq"], eventId: row["eventId"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create,
                               errorId: row["failureId"], message: row["failureMessage"] ?? "", failedAt: row["failedAt"] ?? 0)
             }
             return OutboxStatus(pendingCreates: creates, pendingUpdates: updates, failed: failed, oldestQueuedAt: oldest,
-                                failures: failures)
+                                failures: failures, elsewhere: elsewhere)
         }
     }
 
-    /// Puts every refused item back in the queue, in its place; returns how many.
+    /// Puts every refused item of this handle's destination back in the queue, in its place; returns how many.
     @discardableResult
     public func retryFailed() async throws -> Int {
+        let (mine, arguments) = destinationCondition
         let count = try await database.write { db in
-            try db.execute(sql: "UPDATE item SET failureId = NULL, failureMessage = NULL, failedAt = NULL WHERE failureId IS NOT NULL")
+            try db.execute(sql: "UPDATE item SET failureId = NULL, failureMessage = NULL, failedAt = NULL WHERE failureId IS NOT NULL AND \(mine)",
+                           arguments: arguments)
             return db.changesCount
         }
         if count > 0 { arrivalSignal.yield() }
         return count
     }
 
-    /// Removes every refused item (and its file); returns how many.
+    /// Removes every refused item of this handle's destination (and its file); returns how many.
     @discardableResult
     public func discardFailed() async throws -> Int {
+        let (mine, arguments) = destinationCondition
         let (count, files) = try await database.write { db -> (Int, [String]) in
-            let files = try String.fetchAll(db, sql: "SELECT attachmentPath FROM item WHERE failureId IS NOT NULL AND attachmentPath IS NOT NULL")
-            try db.execute(sql: "DELETE FROM item WHERE failureId IS NOT NULL")
+            let files = try String.fetchAll(db, sql: """
+                SELECT attachmentPath FROM item WHERE failureId IS NOT NULL AND attachmentPath IS NOT NULL AND \(mine)
+                """, arguments: arguments)
+            try db.execute(sql: "DELETE FROM item WHERE failureId IS NOT NULL AND \(mine)", arguments: arguments)
             return (db.changesCount, files)
         }
         for file in files { try? FileManager.default.removeItem(atPath: file) }
         return count
     }
 
-    /// The checkpoint last written for `source`.
+    /// The checkpoint last written for `source` (this handle's destination's, when it has one).
     public func checkpoint(for source: String) throws -> OutboxCheckpoint? {
-        try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT state, finished FROM checkpoint WHERE source = ?", arguments: [source]) else {
+        let key = checkpointKey(source)
+        return try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT state, finished FROM checkpoint WHERE source = ?", arguments: [key]) else {
                 return nil
             }
             let state: Data = row["state"]

@@ -30,6 +30,11 @@ public actor Outbox {
     public nonisolated let filesFolder: String
     /// Signals, after each write, that items may be waiting (one consumer: the sender).
     public nonisolated let arrivals: AsyncStream<Void>
+    /// Whom this handle queues for and delivers to: items it writes carry it, delivery and
+    /// status see only its items (and those queued before destinations were kept), and
+    /// checkpoints are its own. `nil` (until ``scope(to:)`` or ``scope(for:)``): every item,
+    /// and checkpoints named by their source alone.
+    public internal(set) var destination: OutboxDestination?
 
     /// The largest file an item may carry (64 MiB).
     public static let maximumAttachmentSize = 64 << 20
@@ -46,6 +51,8 @@ public actor Outbox {
     private struct Submission: Sendable {
         var changes: [PreparedChange]
         var checkpoint: OutboxCheckpoint?
+        /// The destination's key, or empty.
+        var destination: String
     }
 
     private enum PreparedChange: Sendable {
@@ -101,7 +108,8 @@ public actor Outbox {
     /// on disk. Changes that arrive while a write is in flight are committed together next.
     public func enqueue(_ changes: [OutboxChange], checkpoint: OutboxCheckpoint? = nil) async throws {
         let prepared = try changes.map(prepare)
-        try await commits.submit(Submission(changes: prepared, checkpoint: checkpoint))
+        let named = checkpoint.map { OutboxCheckpoint(source: checkpointKey($0.source), state: $0.state, finished: $0.finished) }
+        try await commits.submit(Submission(changes: prepared, checkpoint: named, destination: destination?.key ?? ""))
     }
 
     /// Commits `group` in one transaction; when that fails, each submission alone, so that one
@@ -136,10 +144,11 @@ public actor Outbox {
             switch change {
             case .create(let eventId, let body, let duration, let attachmentPath, let attachmentName):
                 let insert = try db.cachedStatement(sql: """
-                    INSERT INTO item (kind, eventId, body, duration, attachmentPath, attachmentName, queuedAt)
-                    VALUES ('create', ?, ?, ?, ?, ?, ?)
+                    INSERT INTO item (kind, eventId, body, duration, attachmentPath, attachmentName, queuedAt, destination)
+                    VALUES ('create', ?, ?, ?, ?, ?, ?, ?)
                     """)
-                try insert.execute(arguments: [eventId, Data(body), duration, attachmentPath, attachmentName, now])
+                try insert.execute(arguments: [eventId, Data(body), duration, attachmentPath, attachmentName, now,
+                                               submission.destination])
             case .update(let eventId, let duration):
                 let latest = try db.cachedStatement(sql: "SELECT seq FROM item WHERE eventId = ? ORDER BY seq DESC LIMIT 1")
                 if let sequence = try Int64.fetchOne(latest, arguments: [eventId]) {
@@ -147,9 +156,9 @@ public actor Outbox {
                     try fold.execute(arguments: [duration, sequence])
                 } else {
                     let insert = try db.cachedStatement(sql: """
-                        INSERT INTO item (kind, eventId, body, duration, queuedAt) VALUES ('update', ?, x'', ?, ?)
+                        INSERT INTO item (kind, eventId, body, duration, queuedAt, destination) VALUES ('update', ?, x'', ?, ?, ?)
                         """)
-                    try insert.execute(arguments: [eventId, duration, now])
+                    try insert.execute(arguments: [eventId, duration, now, submission.destination])
                 }
             }
         }
@@ -214,12 +223,12 @@ public actor Outbox {
             throw OutboxError.invalidChange("\(url.path) has \(size) bytes; an attachment may have at most \(Self.maximumAttachmentSize)")
         }
         let folder = (filesFolder as NSString).appendingPathComponent(eventId)
-        let destination = (folder as NSString).appendingPathComponent(name)
+        let copy = (folder as NSString).appendingPathComponent(name)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
-            try FileManager.default.copyItem(atPath: url.path, toPath: destination)
-            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: destination))
+            if FileManager.default.fileExists(atPath: copy) { try FileManager.default.removeItem(atPath: copy) }
+            try FileManager.default.copyItem(atPath: url.path, toPath: copy)
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: copy))
             try handle.synchronize()
             try handle.close()
             Self.syncFolder(folder)
@@ -227,7 +236,7 @@ public actor Outbox {
         } catch {
             throw OutboxError.invalidChange("cannot copy \(url.path) into the outbox: \(error.localizedDescription)")
         }
-        return (destination, name)
+        return (copy, name)
     }
 
     private static func syncFolder(_ path: String) {

@@ -122,6 +122,8 @@ public struct OutboxStatus: Hashable, Sendable {
     public var oldestQueuedAt: Double?
     /// The first refused items (at most 20), oldest first.
     public var failures: [OutboxFailure]
+    /// Items that wait (or were refused) for other servers or users than the status's own.
+    public var elsewhere: Int
 
     /// Items waiting to be delivered.
     public var pending: Int { pendingCreates + pendingUpdates }

@@ -68,8 +68,12 @@ public actor TrackingRun {
     /// The sender's progress, to every drain waiting on it (each drain subscribes afresh).
     private let changes = LockedValue(Broadcast<OutboxSender.Statistics>())
 
-    /// Opens a run on `outbox`; when the outbox holds an unfinished checkpoint of `source`, the
-    /// run resumes it (see ``Tracker``).
+    /// Opens a run on `outbox`; when the outbox holds an unfinished checkpoint of `source` for
+    /// the client's server and user, the run resumes it (see ``Tracker``).
+    ///
+    /// An outbox with no ``Outbox/destination`` yet is scoped to the client's
+    /// (``Outbox/scope(for:)``): a replay tracked to one server, or for one user, is new to
+    /// another, and the run delivers only its own destination's items.
     ///
     /// - Parameters:
     ///   - outbox: Where the events wait until the server has them.
@@ -89,6 +93,8 @@ public actor TrackingRun {
                 lotSize: Int? = nil, batchSize: Int = 500, backoff: Backoff = Backoff(),
                 clock: any Clock<Duration> = ContinuousClock(),
                 preparation: (@Sendable () async throws -> Void)? = nil) async throws {
+        // Items and checkpoints are the client's server's and user's, unless the caller chose.
+        if await outbox.destination == nil { try await outbox.scope(for: client) }
         let tracker = try await Tracker(outbox: outbox, acceptor: acceptor, source: source.checkpointName,
                                         skipsDecidedFixes: source.skipsDecidedFixes)
         switch timeBase {

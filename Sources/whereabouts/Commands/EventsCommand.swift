@@ -78,7 +78,7 @@ struct EventsCommand: AsyncParsableCommand {
         if !json { Terminal.error("\(events.count.counted("event"))" + (events.count == limit ? " (the --limit; there may be more)." : ".")) }
         if events.isEmpty, !json {
             // An empty range most often misses the data by its dates: say where the latest is.
-            let latest = try? await client.events(from: 0, to: nil, streamId: stream, types: type, limit: 1).first
+            let latest = try? await client.events(from: 0, to: nil, streamId: stream, types: type, limit: 1, newestFirst: true).first
             Terminal.error(TimeArgument.hint(latest: latest?.time, defaultRange: from == nil && to == nil))
         }
     }

@@ -56,6 +56,7 @@ struct NoteCommand: AsyncParsableCommand {
             Terminal.error("warning: \(error)")
             reachable = false
         }
+        try await outbox.scope(for: client)
         let now = await client.serverTime(forLocal: Date().timeIntervalSince1970)
         let when = try time.map { try TimeArgument.seconds($0, option: "--time") } ?? now
         var identifiers = EventIdentifiers.random

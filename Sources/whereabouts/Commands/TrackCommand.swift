@@ -93,7 +93,8 @@ struct TrackCommand: AsyncParsableCommand {
 
         let outbox = try outboxOptions.openOutbox()
         let client = try connection.client(defaultStream: stream)
-        let connected = await connect(client)
+        let connection = await connect(client)
+        let connected = connection == nil
         let identity = try sourceIdentity()
         // A stream of the user's choice must exist before its events can be delivered; when the
         // server could not be asked at start, the sender asks before its first delivery.
@@ -113,10 +114,11 @@ struct TrackCommand: AsyncParsableCommand {
             Terminal.error("Resuming the interrupted replay of \(identity.checkpointName): its first \(tracker.resumedFixes.counted("fix", "fixes")) were decided before.")
         }
         await run.startDelivery()
-        if !connected { Terminal.error("Events are queued in \(outbox.path) meanwhile.") }
+        let destination = await outbox.destination.map(\.description) ?? client.server
+        if !connected { Terminal.error("Events are queued in \(outbox.path) for \(destination) meanwhile.") }
         if tracker.wasFinished, identity.skipsDecidedFixes, !again {
-            Terminal.error("This outbox tracked \(identity.checkpointName) to its end already; nothing new to track (--again tracks it once more, as new events).")
-            try await finishDelivery(run)
+            Terminal.error("\(identity.checkpointName) was tracked to its end for \(destination) already; nothing new to track (--again tracks it once more, as new events).")
+            try await finishDelivery(run, tokenRefused: connection?.isTokenRefused == true)
             return
         }
 
@@ -134,30 +136,32 @@ struct TrackCommand: AsyncParsableCommand {
         try await run.finish()
         reader.recordingReader?.warnAboutSkippedLines()
 
-        try await finishDelivery(run)
+        try await finishDelivery(run, tokenRefused: connection?.isTokenRefused == true)
     }
 
     /// Waits up to --wait seconds for the outbox to drain, stops delivery and reports; exits 1
-    /// when the server refused the token (nothing can be delivered until it is replaced).
-    private func finishDelivery(_ run: TrackingRun) async throws {
+    /// when the server refused the token, at the start or in delivery (nothing can be delivered
+    /// until it is replaced).
+    private func finishDelivery(_ run: TrackingRun, tokenRefused: Bool) async throws {
         _ = try await run.drain(waitingUpTo: .seconds(wait))
         await run.stopDelivery()
         try await summarize(run)
-        if await run.statistics.lastError?.isTokenRefused == true { throw ExitCode.failure }
+        let refusedInDelivery = await run.statistics.lastError?.isTokenRefused == true
+        if tokenRefused || refusedInDelivery { throw ExitCode.failure }
     }
 
     /// Checks the token and measures the server's clock; says so when the server cannot be used
-    /// yet (tracking goes on, and the events wait).
-    private func connect(_ client: TrackingClient) async -> Bool {
+    /// yet (tracking goes on, and the events wait). Returns the error, if any.
+    private func connect(_ client: TrackingClient) async -> TrackingError? {
         do {
             try await client.start()
-            return true
+            return nil
         } catch let error as TrackingError {
             Terminal.error("warning: \(error)")
-            return false
+            return error
         } catch {
             Terminal.error("warning: \(error)")
-            return false
+            return .unreachable(server: client.server, reason: "\(error)")
         }
     }
 
@@ -193,7 +197,7 @@ struct TrackCommand: AsyncParsableCommand {
         }
         Terminal.error(text + ". The server took \(statistics.delivered.counted("item")).")
         if let error = statistics.lastError, status.pending > 0 { Terminal.error("Delivery stopped: \(error)") }
-        Terminal.error(status.report(path: outbox.path))
+        Terminal.error(status.report(path: outbox.path, destination: await outbox.destination))
         if status.pending > 0 { Terminal.error("`whereabouts sync` delivers them (the same --server, --token and --outbox).") }
     }
 }

@@ -23,13 +23,15 @@ struct OutboxOptions: ParsableArguments {
 }
 
 extension OutboxStatus {
-    /// What the outbox holds, in a sentence or a few lines.
-    func report(path: String) -> String {
+    /// What the outbox holds for `destination` (a server and user, when known), in a sentence or
+    /// a few lines.
+    func report(path: String, destination: OutboxDestination?) -> String {
         var lines: [String] = []
+        let whom = destination.map { " for \($0)" } ?? ""
         if isEmpty {
-            lines.append("The outbox \(path) is empty: the server has everything.")
+            lines.append("Nothing waits in the outbox \(path)\(whom): the server has everything.")
         } else {
-            var first = "The outbox \(path) holds \(pending.counted("item")) to deliver"
+            var first = "The outbox \(path) holds \(pending.counted("item"))\(whom) to deliver"
             if pending > 0 { first += " (\(pendingCreates.counted("new event")), \(pendingUpdates.counted("duration update")))" }
             if let oldestQueuedAt { first += ", the oldest queued \(TimeArgument.text(oldestQueuedAt))" }
             lines.append(first + ".")
@@ -41,6 +43,10 @@ extension OutboxStatus {
                 }
                 if failed > failures.count { lines.append("  … and \(failed - failures.count) more") }
             }
+        }
+        if elsewhere > 0 {
+            lines.append("\(elsewhere.counted("other item")) wait\(elsewhere == 1 ? "s" : "") for other servers or users "
+                         + "(`whereabouts sync` with their --server and --token delivers them).")
         }
         return lines.joined(separator: "\n")
     }
