@@ -81,7 +81,14 @@ enum ErrorMessage {
     /// `text` with the option an unknown option most likely meant, chosen among every option of
     /// the command named on the command line (a prefix, a case, a few edits: `--algo` →
     /// `--algorithm`), in place of ArgumentParser's own guess, or with no guess when none is near.
+    ///
+    /// ArgumentParser reports a missing required option before an unknown one, so a misspelt
+    /// required option (`--venu`) would read "Missing expected argument '--venue'": that is
+    /// answered the same way, from the unknown option on the command line.
     static func suggestingOptions(in text: String, arguments: [String] = CommandLine.arguments) -> String {
+        if let missing = text.range(of: "Missing expected argument '--") {
+            return suggestingMisspeltRequiredOption(in: text, missing: missing, arguments: arguments)
+        }
         guard let range = text.range(of: "Unknown option '--") else { return text }
         let nameStart = range.upperBound
         guard let nameEnd = text[nameStart...].firstIndex(of: "'") else { return text }
@@ -91,6 +98,22 @@ enum ErrorMessage {
         var line = "Unknown option '--\(typed)'."
         if let suggestion = NearestName.suggestion(for: typed, among: options) { line += " Did you mean '--\(suggestion)'?" }
         return String(text[..<range.lowerBound]) + line + String(text[lineEnd...])
+    }
+
+    /// `text` with its "Missing expected argument" line (at `missing`) replaced by the first
+    /// long option on the command line that the command does not know, and the option it most
+    /// likely meant; unchanged when every option given is known.
+    private static func suggestingMisspeltRequiredOption(in text: String, missing: Range<String.Index>,
+                                                         arguments: [String]) -> String {
+        let options = optionNames(of: command(named: arguments))
+        let given = arguments.dropFirst().prefix { $0 != "--" }
+        guard let typed = given.lazy.filter({ $0.hasPrefix("--") && $0.count > 2 })
+            .map({ String($0.dropFirst(2).prefix { $0 != "=" }) })
+            .first(where: { !options.contains($0) && $0 != "help" && $0 != "version" }) else { return text }
+        var line = "Unknown option '--\(typed)'."
+        if let suggestion = NearestName.suggestion(for: typed, among: options) { line += " Did you mean '--\(suggestion)'?" }
+        let lineEnd = text[missing.upperBound...].firstIndex(where: \.isNewline) ?? text.endIndex
+        return String(text[..<missing.lowerBound]) + line + String(text[lineEnd...])
     }
 
     /// The subcommand the arguments name (the root command when they name none).

@@ -94,6 +94,52 @@ struct BluetoothCommandTests {
         #expect(try String(contentsOf: out, encoding: .utf8).isEmpty)
     }
 
+    @Test("record --at-place and --at give every scan the truth of where the surveyor stood; a wrong place or floor is refused")
+    func recordsASurveySpot() throws {
+        let fixture = try CaptureFixture()
+        defer { fixture.remove() }
+        let venue = fixture.directory.appendingPathComponent("rooms.json")
+        try Data("""
+        {"name": "room", "floors": [{"level": 0}, {"level": 1}],
+         "beacons": [{"id": "door", "uuid": "\(CaptureFixture.uuid)", "major": 1, "minor": 1, "x": 0, "y": 0, "z": 1, "txPower": -59},
+                     {"id": "desk", "uuid": "\(CaptureFixture.uuid)", "major": 1, "minor": 2, "x": 6, "y": 0, "z": 1, "txPower": -59},
+                     {"id": "sofa", "uuid": "\(CaptureFixture.uuid)", "major": 1, "minor": 3, "x": 3, "y": 4, "z": 1, "txPower": -59}],
+         "places": [{"id": "kitchen", "x": 3, "y": 2, "radius": 2, "floor": 0}, {"id": "attic", "x": 3, "y": 2, "radius": 2, "floor": 1}]}
+        """.utf8).write(to: venue)
+        let out = fixture.directory.appendingPathComponent("survey-kitchen.jsonl")
+        let recorded = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--venue", venue.path,
+                                              "--at-place", "kitchen", "--at", "3.5,2", "-o", out.path])
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        #expect(recorded.standardError.contains("each with its truth (place kitchen, x 3.5, y 2, floor 0)"), "\(recorded.standardError)")
+        let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == fixture.beaconEvents)
+        for line in lines {
+            let scan = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let truth = try #require(scan["truth"] as? [String: Any])
+            #expect(truth["place"] as? String == "kitchen")
+            #expect(truth["x"] as? Double == 3.5 && truth["y"] as? Double == 2 && truth["floor"] as? Int == 0)
+        }
+        let validated = try CommandRunner.run(["validate", "--venue", venue.path, out.path])
+        #expect(validated.status == 0, "\(validated.standardOutput)\(validated.standardError)")
+
+        // A spot alone, with its floor; refusals name what is wrong before anything is written.
+        let spot = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--at", "1,1,1", "-o", out.path])
+        #expect(spot.status == 0, "\(spot.standardError)")
+        #expect(try String(contentsOf: out, encoding: .utf8).contains(#""truth":{"x":1,"y":1,"floor":1}"#))
+        for (arguments, message) in [
+            (["--venue", venue.path, "--at-place", "kitchn"], #"the venue has no place "kitchn". Did you mean "kitchen"?"#),
+            (["--at-place", "kitchen"], "give --venue too"),
+            (["--venue", venue.path, "--at-place", "attic", "--at", "1,1,0"], #"the place "attic" is on floor 1"#),
+            (["--venue", venue.path, "--at", "1,1,7"], "the venue has no floor 7"),
+            (["--at", "1;1"], "--at takes X,Y or X,Y,FLOOR"),
+        ] {
+            let refused = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "-o", out.path + ".x"] + arguments)
+            #expect(refused.status != 0)
+            #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: out.path + ".x"))
+        }
+    }
+
     @Test func scanShowsATable() throws {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }

@@ -232,6 +232,10 @@ struct CommandTests {
         (["locate", "--venue", "Examples/venue.json", "--recordnig", "x"], "Unknown option '--recordnig'. Did you mean '--recording'?"),
         (["users", "add", "ann", "--data-dirr", "d"], "Unknown option '--data-dirr'. Did you mean '--data-dir'?"),
         (["locate", "--venue", "Examples/venue.json", "--colour", "red"], "Unknown option '--colour'.\n"),
+        // A misspelt required option: ArgumentParser would only say that --venue is missing.
+        (["locate", "--venu", "Examples/venue.json", "--recording", "x"], "Unknown option '--venu'. Did you mean '--venue'?"),
+        (["eval", "--venue", "Examples/venue.json", "--tset=x"], "Unknown option '--tset'. Did you mean '--test'?"),
+        (["locate", "--recording", "x"], "Missing expected argument '--venue"),
     ])
     func optionTypos(arguments: [String], message: String) throws {
         let output = try CommandRunner.run(arguments)
@@ -320,6 +324,10 @@ struct CommandTests {
         #expect(output.standardOutput.contains("625 scans"))
         // Built by `swift run`, not installed yet: the hints run it as it was run.
         #expect(output.standardOutput.contains("Next: swift run whereabouts eval --venue Examples/venue.json"))
+        // The server hint is the README's: a data folder with a user, then the server on it.
+        #expect(output.standardOutput.contains("swift run whereabouts users add alice --data-dir data"))
+        #expect(output.standardOutput.contains("swift run whereabouts serve --data-dir data --venue Examples/venue.json"))
+        #expect(output.standardOutput.contains("58–78 % is the band"))
     }
 
     /// The demo says what it does before the seconds of survey and set-up, not all at the end:

@@ -45,8 +45,9 @@ struct DemoCommand: ParsableCommand {
         var pipeline = setup.makePipeline()
         let places = PlaceLocator(venue)
         if let fit = setup.calibration?.venueFit {
-            print("Survey   \(survey.count) scans (seed \(surveySeed)) calibrate txPower \(fit.txPower.formatted(1)) dBm, n \(fit.pathLossExponent.formatted(2)) "
-                  + "(simulated −59 dBm, n 2) and train the fingerprints")
+            print("Survey   \(survey.count) scans (seed \(surveySeed)) fit the path-loss model — a beacon reads "
+                  + "\(fit.txPower.formatted(1)) dBm at 1 m, fading with distance to the power n = \(fit.pathLossExponent.formatted(2)) "
+                  + "(the simulation used −59 dBm and 2) — and train the fingerprints")
         }
         print("\nTimeline: where the visitor really is, and the fix (accuracy = radius holding the truth 68 % of the time)")
         print(pad("time", 7) + pad("true place", 12) + pad("floor", 6) + pad("fix x, y (m)", 18) + pad("floor", 6)
@@ -98,14 +99,18 @@ struct DemoCommand: ParsableCommand {
                   + "p95 \(error.p95.formatted(1)) m (the halls are 100–210 m across, with 3 beacons each)")
         }
         if let coverage = report.accuracyCoverage {
-            print("  the truth lay inside the accuracy radius for \((coverage * 100).formatted(1)) % of the fixes (68 % promised)")
+            print("  the truth lay inside the accuracy radius for \((coverage * 100).formatted(1)) % of the fixes: the radius is "
+                  + "sized to hold it 68 % of the time over many visits (58–78 % is the band it is held to); the fixes "
+                  + "of one visit share its walk and its radio, so one visit alone can fall outside the band")
         }
         if let floor = report.floorAccuracy { print("  floor right in \((floor * 100).formatted(1)) % of scans") }
         if let place = report.placeAccuracy { print("  hall right in \((place * 100).formatted(1)) % of the scans inside a hall") }
         let tool = Terminal.invocation
         print("\nNext: \(tool) eval --venue Examples/venue.json --test Examples/visit.jsonl --algorithm all")
         print("      \(tool) locate --venue Examples/venue.json --recording Examples/visit.jsonl -o fixes.jsonl")
-        print("      \(tool) serve --venue Examples/venue.json   (a server and its map: the README's \"self-hosted tracking server\")")
+        print("      \(tool) users add alice --data-dir data     (a user of your own server: prints alice's token)")
+        print("      \(tool) serve --data-dir data --venue Examples/venue.json   (the server and its map; the README's "
+              + "\"self-hosted tracking server\" goes on from there)")
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

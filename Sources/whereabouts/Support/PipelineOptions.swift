@@ -24,6 +24,10 @@ struct PipelineOptions: ParsableArguments {
         valueName: "seconds"))
     var lag: Double?
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Say on standard error which RSSI filter and tracking the default algorithm chose, and its error on the data it chose by."))
+    var verbose = false
+
     /// Whether fixes are smoothed with later scans (`--smooth` or `--lag`).
     var smoothsTracks: Bool { smooth || lag != nil }
 
@@ -112,10 +116,10 @@ struct PipelineOptions: ParsableArguments {
         return smooth ? .wholeTrack() : .immediate
     }
 
-    /// What the default algorithm chose, in the options' words, when it chose (`nil` otherwise
-    /// or for another solver): for a note on standard error.
+    /// What the default algorithm chose, in the options' words, when it chose and `--verbose` asks
+    /// (`nil` otherwise or for another solver): for a note on standard error.
     func choice(of setup: PositioningSetup, units: String) -> String? {
-        guard let validated = setup.chosenPipeline else { return nil }
+        guard verbose, let validated = setup.chosenPipeline else { return nil }
         let options = "--rssi-filter \(validated.filter == nil ? "none" : "kalman") --tracking \(validated.tracking?.model.rawValue ?? "none")"
         let error = validated.validationError.map { String(format: "%.2f %@", $0, units) }
         let how: String
