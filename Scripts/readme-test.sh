@@ -8,8 +8,8 @@
 #
 # What it changes, and why:
 # - `swift …` runs on this package wherever the shell is (`--package-path`), and HOME is a
-#   scratch folder, so the install step installs into it, onto this shell's PATH, and nowhere
-#   else;
+#   scratch folder, so the install step installs into it and nowhere else — and the PATH is
+#   not prepared: the README's own lines must make `whereabouts` work after the install step;
 # - the placeholders TOKEN and URL become the token that `whereabouts users add` printed and
 #   http://127.0.0.1:8080, where the README's `whereabouts serve` listens;
 # - a command that ends with `&` runs in the background; for `whereabouts serve` the script waits
@@ -83,7 +83,14 @@ real_home="$HOME"
 swift() { HOME="$real_home" command swift "$1" --package-path "$repo" "${@:2}"; }
 export HOME="$work/home"
 mkdir -p "$HOME"
-export PATH="$HOME/.local/bin:$PATH"
+# The PATH is left as it is: the README's install step must put `whereabouts` on it by itself.
+# Its `Scripts/install.sh` is this package's (the clone's would build everything afresh), run
+# with HOME the scratch folder, so that it installs there and edits the scratch ~/.profile; the
+# `swift` it calls keeps the real HOME, where SwiftPM's own folders are.
+mkdir -p "$work/shim"
+printf '#!/bin/sh\nHOME="%s" exec "%s" "$@"\n' "$real_home" "$(command -v swift)" >"$work/shim/swift"
+chmod +x "$work/shim/swift"
+install_script() { PATH="$work/shim:$PATH" "$repo/Scripts/install.sh" "$@"; }
 # Where `track` and the examples keep their outbox: the scratch home's, for the programs that
 # `swift run` starts (with the real HOME) too.
 export XDG_DATA_HOME="$HOME/.local/share"
@@ -105,6 +112,7 @@ while IFS=$'\t' read -r line kind command; do
         command=$(sed -E "s/(^|[^A-Za-z_])TOKEN([^A-Za-z_]|$)/\1$token\2/g" <<<"$command")
     fi
     command=$(sed -E "s#(^|[^A-Za-z_/])URL([^A-Za-z_]|$)#\1$url\2#g" <<<"$command")
+    command=$(sed -E "s#^Scripts/install\.sh#install_script#" <<<"$command")
     echo "== README.md:$line: $command"
     ran=$((ran + 1))
     if [[ "$command" =~ \&[[:space:]]*(#.*)?$ ]]; then
