@@ -7,13 +7,16 @@
 ///   95 %") at its end and in the legend. A curve that lies on an earlier one (within a pixel)
 ///   is drawn dashed over it, so that both colours show, and its legend entry names the other;
 /// - right, a map of truth against one algorithm's estimates, north up, equal x and y scale, with
-///   axes in venue units: the venue's places outlined and named (with their floor when the venue
-///   has several, which are drawn together), beacons as small squares, estimates in the
-///   algorithm's colour, true positions as black dots over them (hollow when not located), and a
-///   thin line from each truth to its estimate, with a scale bar.
+///   axes in venue units and a legend: the venue's places outlined and named (with their floor
+///   when the venue has several, which are drawn together), beacons as small grey squares,
+///   estimates as pale dots in the algorithm's colour with a thin grey line to their truth, and
+///   over them the truth: a near-black path through the true positions in order, with a dot at
+///   each (hollow when not located); a scale bar. The places' names are drawn last, with a white
+///   halo, and placed apart (see ``LabelLayout``): a name that would cover another moves above,
+///   below or beside its place, with a leader line when it has to go farther.
 ///
-/// Elements carry classes (`cdf`, `place`, `beacon`, `truth`, `estimate`, `error-line`) so the
-/// document can be styled or checked.
+/// Elements carry classes (`cdf`, `place`, `place-label`, `leader`, `beacon`, `truth`,
+/// `truth-path`, `estimate`, `error-line`) so the document can be styled or checked.
 ///
 /// ```swift
 /// let plot = EvaluationPlot(run: run, venue: venue, dataset: "uji-lib")
@@ -74,6 +77,13 @@ public struct EvaluationPlot: Sendable {
                                  "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
 
     private static func colour(_ index: Int) -> String { palette[index % palette.count] }
+
+    /// The truth's colour on the map: near-black, so that the true path reads over the estimates.
+    static let truthColour = "#111111"
+    /// The estimates' opacity on the map: pale, under the truth.
+    static let estimateOpacity = "0.45"
+    /// The beacons' colour on the map: a mid grey, apart from the truth's near-black.
+    static let beaconColour = "#808080"
 
     // Layout, in SVG pixels.
     private static let width = 1000.0, height = 500.0
@@ -310,45 +320,79 @@ public struct EvaluationPlot: Sendable {
         func px(_ x: Double) -> String { SVGDocument.number(offsetX + (x - minX) * scale) }
         func py(_ y: Double) -> String { SVGDocument.number(offsetY + (maxY - y) * scale) }
 
-        // Legend above the drawing.
+        // Legend above the drawing: each mark as drawn, then its name.
         let legendY = box.top + 18
+        let missed = samples.contains { $0.estimate == nil }
         document.open("g", [("class", "map-legend"), ("font-size", "11")])
-        document.element("rect", [("x", SVGDocument.number(box.left + 12)), ("y", SVGDocument.number(legendY - 8)),
-                                  ("width", "7"), ("height", "7"), ("fill", "#333")])
-        document.element("text", [("x", SVGDocument.number(box.left + 24)), ("y", SVGDocument.number(legendY))], text: "beacon")
-        document.element("circle", [("cx", SVGDocument.number(box.left + 82)), ("cy", SVGDocument.number(legendY - 4)),
-                                    ("r", "3"), ("fill", "black"), ("stroke", "white"), ("stroke-width", "0.8")])
-        document.element("text", [("x", SVGDocument.number(box.left + 90)), ("y", SVGDocument.number(legendY))], text: "truth")
-        document.element("circle", [("cx", SVGDocument.number(box.left + 138)), ("cy", SVGDocument.number(legendY - 4)),
-                                    ("r", "3"), ("fill", Self.colour(0))])
-        document.element("text", [("x", SVGDocument.number(box.left + 146)), ("y", SVGDocument.number(legendY))],
-                         text: "estimate (\(mapAlgorithm))")
+        var legendX = box.left + 12
+        func legendText(_ text: String) {
+            document.element("text", [("x", SVGDocument.number(legendX)), ("y", SVGDocument.number(legendY))], text: text)
+            legendX += Double(text.count) * 11 * LabelLayout.characterWidth + 14
+        }
+        document.element("line", [("x1", SVGDocument.number(legendX)), ("y1", SVGDocument.number(legendY - 4)),
+                                  ("x2", SVGDocument.number(legendX + 22)), ("y2", SVGDocument.number(legendY - 4)),
+                                  ("stroke", Self.truthColour), ("stroke-width", "2.5")])
+        document.element("circle", [("cx", SVGDocument.number(legendX + 11)), ("cy", SVGDocument.number(legendY - 4)),
+                                    ("r", "3"), ("fill", Self.truthColour)])
+        legendX += 27
+        legendText("truth (path)")
+        document.element("circle", [("cx", SVGDocument.number(legendX + 3)), ("cy", SVGDocument.number(legendY - 4)), ("r", "3"),
+                                    ("fill", Self.colour(0)), ("fill-opacity", Self.estimateOpacity)])
+        legendX += 9
+        legendText("estimate (\(mapAlgorithm))")
+        if missed {
+            document.element("circle", [("cx", SVGDocument.number(legendX + 3)), ("cy", SVGDocument.number(legendY - 4)), ("r", "3"),
+                                        ("fill", "white"), ("stroke", Self.truthColour), ("stroke-width", "1.2")])
+            legendX += 9
+            legendText("truth, not located")
+        }
+        document.element("rect", [("x", SVGDocument.number(legendX)), ("y", SVGDocument.number(legendY - 8)),
+                                  ("width", "7"), ("height", "7"), ("fill", Self.beaconColour)])
+        legendX += 12
+        legendText("beacon")
         document.close("g")
 
         drawAxes(into: &document, box: box, minX: minX, maxX: maxX, minY: minY, maxY: maxY,
                  x: { offsetX + ($0 - minX) * scale }, y: { offsetY + (maxY - $0) * scale })
 
+        // The places, and where their names go: a circle's name on its centre, a polygon's just
+        // inside its top; smallest place first, so that a room keeps its spot and the hall around
+        // it moves (see LabelLayout).
         func label(_ id: String, floor: Int) -> String { floors.count > 1 ? "\(id) (floor \(floor))" : id }
-        document.open("g", [("class", "places"), ("font-size", "10"), ("fill", "#667")])
+        var names: [(label: LabelLayout.Label, area: Double)] = []
+        document.open("g", [("class", "places")])
         for polygon in polygons {
             let points = polygon.vertices.map { px($0.x) + "," + py($0.y) }.joined(separator: " ")
             document.element("polygon", [("class", "place"), ("points", points), ("fill", "#eef2f7"), ("stroke", "#8a9bb0"),
                                          ("stroke-width", "1")])
             let cx = polygon.vertices.map(\.x).reduce(0, +) / Double(polygon.vertices.count)
             let top = polygon.vertices.map(\.y).max() ?? cx
-            document.element("text", [("x", px(cx)), ("y", SVGDocument.number(offsetY + (maxY - top) * scale + 12)),
-                                      ("text-anchor", "middle")], text: label(polygon.id, floor: polygon.floor))
+            let xs = polygon.vertices.map(\.x), ys = polygon.vertices.map(\.y)
+            let area = ((xs.max() ?? 0) - (xs.min() ?? 0)) * ((ys.max() ?? 0) - (ys.min() ?? 0))
+            names.append((LabelLayout.Label(text: label(polygon.id, floor: polygon.floor), anchorX: offsetX + (cx - minX) * scale,
+                                            anchorY: offsetY + (maxY - top) * scale + 8, fontSize: 10), area))
         }
         for circle in circles {
             document.element("circle", [("class", "place"), ("cx", px(circle.center.x)), ("cy", py(circle.center.y)),
                                         ("r", SVGDocument.number(circle.radius * scale)), ("fill", "#eef2f7"), ("fill-opacity", "0.6"),
                                         ("stroke", "#8a9bb0"), ("stroke-width", "1")])
-            document.element("text", [("x", px(circle.center.x)), ("y", py(circle.center.y)), ("text-anchor", "middle")],
-                             text: label(circle.id, floor: circle.floor))
+            names.append((LabelLayout.Label(text: label(circle.id, floor: circle.floor), anchorX: offsetX + (circle.center.x - minX) * scale,
+                                            anchorY: offsetY + (maxY - circle.center.y) * scale, fontSize: 10),
+                          Double.pi * circle.radius * circle.radius))
         }
         document.close("g")
+        let ordered = names.enumerated().sorted { ($0.element.area, $0.offset) < ($1.element.area, $1.offset) }.map(\.element.label)
+        // Where a name should rather not go: over the truth.
+        let truthDots = samples.map { sample in
+            LabelLayout.Box(x: offsetX + (sample.truth.x - minX) * scale - 2, y: offsetY + (maxY - sample.truth.y) * scale - 2, width: 4, height: 4)
+        }
+        let placements = LabelLayout.place(ordered, bounds: LabelLayout.Box(x: box.left + 2, y: legendY + 6, width: box.right - box.left - 4,
+                                                                            height: box.bottom - 22 - (legendY + 6)),
+                                           avoiding: truthDots)
 
-        document.open("g", [("class", "errors"), ("stroke", "#999"), ("stroke-width", "0.6")])
+        // Estimates light, under the truth: thin grey lines from each truth to its estimate, then
+        // the estimates, pale.
+        document.open("g", [("class", "errors"), ("stroke", "#c4c4c4"), ("stroke-width", "0.5")])
         for sample in samples {
             guard let estimate = sample.estimate else { continue }
             document.element("line", [("class", "error-line"), ("x1", px(sample.truth.x)), ("y1", py(sample.truth.y)),
@@ -356,26 +400,50 @@ public struct EvaluationPlot: Sendable {
         }
         document.close("g")
 
-        document.open("g", [("class", "estimates"), ("fill", Self.colour(0)), ("fill-opacity", "0.8")])
+        document.open("g", [("class", "estimates"), ("fill", Self.colour(0)), ("fill-opacity", Self.estimateOpacity)])
         for sample in samples {
             guard let estimate = sample.estimate else { continue }
             document.element("circle", [("class", "estimate"), ("cx", px(estimate.x)), ("cy", py(estimate.y)), ("r", "2")])
         }
         document.close("g")
 
-        // The truth over the estimates, outlined so that it shows on them.
+        document.open("g", [("class", "beacons"), ("fill", Self.beaconColour), ("stroke", "white"), ("stroke-width", "1")])
+        for beacon in beacons {
+            document.element("rect", [("class", "beacon"), ("x", SVGDocument.number(offsetX + (beacon.x - minX) * scale - 3.5)),
+                                      ("y", SVGDocument.number(offsetY + (maxY - beacon.y) * scale - 3.5)), ("width", "7"), ("height", "7")])
+        }
+        document.close("g")
+
+        // The truth over everything but the names: a dark path through the true positions in
+        // order, and a dot at each (hollow when the scan was not located).
+        if !samples.isEmpty {
+            document.element("path", [("class", "truth-path"), ("d", SVGDocument.pathData(samples.map {
+                (offsetX + ($0.truth.x - minX) * scale, offsetY + (maxY - $0.truth.y) * scale)
+            })), ("fill", "none"), ("stroke", Self.truthColour), ("stroke-width", "2"), ("stroke-linejoin", "round"),
+                ("stroke-linecap", "round")])
+        }
         document.open("g", [("class", "truths")])
         for sample in samples {
-            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "2.4")]
-            attributes += sample.estimate == nil ? [("fill", "white"), ("stroke", "black")] : [("fill", "black"), ("stroke", "white"), ("stroke-width", "0.8")]
+            var attributes = [("class", "truth"), ("cx", px(sample.truth.x)), ("cy", py(sample.truth.y)), ("r", "1.5")]
+            attributes += sample.estimate == nil ? [("fill", "white"), ("stroke", Self.truthColour), ("stroke-width", "1.2")]
+                : [("fill", Self.truthColour)]
             document.element("circle", attributes)
         }
         document.close("g")
 
-        document.open("g", [("class", "beacons"), ("fill", "#333"), ("stroke", "white"), ("stroke-width", "1")])
-        for beacon in beacons {
-            document.element("rect", [("class", "beacon"), ("x", SVGDocument.number(offsetX + (beacon.x - minX) * scale - 3.5)),
-                                      ("y", SVGDocument.number(offsetY + (maxY - beacon.y) * scale - 3.5)), ("width", "7"), ("height", "7")])
+        // The places' names last, haloed so that they read over the track, each with a thin
+        // leader line to its place when it had to move away from it.
+        document.open("g", [("class", "place-labels"), ("font-size", "10"), ("fill", "#4a5568")])
+        for (label, placement) in zip(ordered, placements) where placement.leader {
+            let end = LabelLayout.nearestPoint(of: placement.box, to: label.anchorX, label.anchorY)
+            document.element("line", [("class", "leader"), ("x1", SVGDocument.number(label.anchorX)), ("y1", SVGDocument.number(label.anchorY)),
+                                      ("x2", SVGDocument.number(end.x)), ("y2", SVGDocument.number(end.y)),
+                                      ("stroke", "#8a9bb0"), ("stroke-width", "0.8")])
+        }
+        for (label, placement) in zip(ordered, placements) {
+            document.element("text", [("class", "place-label"), ("x", SVGDocument.number(placement.x)), ("y", SVGDocument.number(placement.y)),
+                                      ("text-anchor", "middle"), ("stroke", "white"), ("stroke-width", "3"), ("stroke-linejoin", "round"),
+                                      ("paint-order", "stroke")], text: label.text)
         }
         document.close("g")
 
@@ -419,5 +487,128 @@ public struct EvaluationPlot: Sendable {
         document.element("text", [("x", SVGDocument.number(box.right)), ("y", SVGDocument.number(box.bottom + 28)),
                                   ("text-anchor", "end"), ("font-size", "11")], text: "x, y (\(units), north up)")
         document.close("g")
+    }
+}
+
+/// Places text labels near their anchors so that they overlap neither each other nor given
+/// obstacles, greedily and deterministically, in the order given.
+///
+/// A label's box is estimated, not measured: its width the number of characters times
+/// ``characterWidth`` of the font size, its height ``lineHeight`` of it. Each label tries spots
+/// around its anchor in turn — centred on it; then just above, below, right and left of it; then
+/// farther out (above, below, right, left and the four diagonals, one more label's size away at
+/// each ring), with a leader line back to the anchor — and takes the first whose box stays inside
+/// `bounds` and clear of the obstacles and of the labels placed before it. Among the spots next to
+/// the anchor and those straight above and below it in the first ``softRings`` rings, one also
+/// clear of what it should rather not cover (the truth's dots, say) comes first: a name may cover
+/// the track rather than stray far from its place. When none is clear, it takes the spot that
+/// overlaps least.
+enum LabelLayout {
+    /// A rectangle in SVG pixels (y down).
+    struct Box: Equatable, Sendable {
+        var x: Double
+        var y: Double
+        var width: Double
+        var height: Double
+
+        /// Whether the two boxes share some area (touching edges do not count).
+        func intersects(_ other: Box) -> Bool {
+            x < other.x + other.width && other.x < x + width && y < other.y + other.height && other.y < y + height
+        }
+
+        /// The area the two boxes share.
+        func overlap(_ other: Box) -> Double {
+            let w = min(x + width, other.x + other.width) - max(x, other.x)
+            let h = min(y + height, other.y + other.height) - max(y, other.y)
+            return w > 0 && h > 0 ? w * h : 0
+        }
+
+        /// Whether `other` lies wholly inside this box.
+        func contains(_ other: Box) -> Bool {
+            other.x >= x && other.y >= y && other.x + other.width <= x + width && other.y + other.height <= y + height
+        }
+    }
+
+    /// A label to place: its text, the point it names, its font size.
+    struct Label: Sendable {
+        var text: String
+        var anchorX: Double
+        var anchorY: Double
+        var fontSize: Double
+    }
+
+    /// Where a label went: the middle of its baseline (for `text-anchor="middle"`), its box, and
+    /// whether it is far enough from its anchor to need a leader line.
+    struct Placement: Equatable, Sendable {
+        var x: Double
+        var y: Double
+        var box: Box
+        var leader: Bool
+    }
+
+    /// Width of a character, as a share of the font size (Helvetica's average is about 0.55).
+    static let characterWidth = 0.6
+    /// Height of a label's box, as a share of the font size.
+    static let lineHeight = 1.2
+    /// The gap between a label and its anchor or a neighbour, in pixels.
+    static let gap = 2.0
+    /// The rings of spots tried beyond the first.
+    static let rings = 8
+    /// The rings whose spots straight above and below the anchor are preferred when clear of what
+    /// a label should rather not cover.
+    static let softRings = 2
+
+    /// The box of `label` if its centre were at (`x`, `y`).
+    static func box(of label: Label, centredAt x: Double, _ y: Double) -> Box {
+        let width = Double(label.text.count) * label.fontSize * characterWidth, height = label.fontSize * lineHeight
+        return Box(x: x - width / 2, y: y - height / 2, width: width, height: height)
+    }
+
+    /// The spots `label` tries, in order: box centres and whether each needs a leader line.
+    static func candidates(for label: Label) -> [(x: Double, y: Double, leader: Bool)] {
+        let probe = box(of: label, centredAt: 0, 0)
+        let w = probe.width, h = probe.height
+        let ax = label.anchorX, ay = label.anchorY
+        var spots: [(x: Double, y: Double, leader: Bool)] = [(ax, ay, false),
+            (ax, ay - h / 2 - gap, false), (ax, ay + h / 2 + gap, false),
+            (ax + w / 2 + gap, ay, false), (ax - w / 2 - gap, ay, false)]
+        for ring in 1...rings {
+            let k = Double(ring)
+            let dy = h / 2 + gap + k * (h + gap), dx = w / 2 + gap + k * (min(w, 4 * h) + gap)
+            spots += [(ax, ay - dy, true), (ax, ay + dy, true), (ax + dx, ay, true), (ax - dx, ay, true),
+                      (ax + dx, ay - dy, true), (ax - dx, ay - dy, true), (ax + dx, ay + dy, true), (ax - dx, ay + dy, true)]
+        }
+        return spots
+    }
+
+    /// Places `labels` in order inside `bounds`, clear of `obstacles` and of each other where
+    /// possible, and near their anchors clear of `avoiding` where that is possible too.
+    static func place(_ labels: [Label], bounds: Box, obstacles: [Box] = [], avoiding: [Box] = []) -> [Placement] {
+        var taken = obstacles
+        var placements: [Placement] = []
+        for label in labels {
+            let spots = candidates(for: label).enumerated().compactMap { index, spot -> (placement: Placement, near: Bool, overlap: Double)? in
+                let box = box(of: label, centredAt: spot.x, spot.y)
+                guard bounds.contains(box) else { return nil }
+                // The first five spots, then above and below (the first two of each ring's eight).
+                let near = index < 5 || (index - 5) / 8 < softRings && (index - 5) % 8 < 2
+                return (Placement(x: spot.x, y: spot.y + label.fontSize * 0.35, box: box, leader: spot.leader), near,
+                        taken.reduce(0) { $0 + box.overlap($1) })
+            }
+            let chosen = spots.first { $0.near && $0.overlap == 0 && !avoiding.contains(where: $0.placement.box.intersects) }?.placement
+                ?? spots.first { $0.overlap == 0 }?.placement
+                ?? spots.min { $0.overlap < $1.overlap }?.placement
+                // Not even inside the bounds: on the anchor.
+                ?? Placement(x: label.anchorX, y: label.anchorY + label.fontSize * 0.35,
+                             box: box(of: label, centredAt: label.anchorX, label.anchorY), leader: false)
+            taken.append(chosen.box)
+            placements.append(chosen)
+        }
+        return placements
+    }
+
+    /// The point of `box` nearest to (`x`, `y`): where a leader line from the anchor ends.
+    static func nearestPoint(of box: Box, to x: Double, _ y: Double) -> (x: Double, y: Double) {
+        (min(max(x, box.x), box.x + box.width), min(max(y, box.y), box.y + box.height))
     }
 }

@@ -183,6 +183,103 @@ struct EvaluationPlotTests {
         #expect(EvaluationPlot(run: run, venue: Venue(), dataset: "uji-lib").title == "uji-lib")
     }
 
+    /// Two places with the same centre (a hall and a smaller hall inside it), and a third close
+    /// by: their names are laid out in boxes that do not overlap, inside the bounds; the first
+    /// keeps its anchor, the others move off it.
+    @Test func labelsWithTheSameOrCloseAnchorsGetApartBoxes() {
+        let labels = [LabelLayout.Label(text: "hall7smaller", anchorX: 200, anchorY: 150, fontSize: 10),
+                      LabelLayout.Label(text: "hall7", anchorX: 200, anchorY: 150, fontSize: 10),
+                      LabelLayout.Label(text: "hall7annex", anchorX: 203, anchorY: 152, fontSize: 10)]
+        let bounds = LabelLayout.Box(x: 0, y: 0, width: 400, height: 300)
+        let placements = LabelLayout.place(labels, bounds: bounds)
+        #expect(placements.count == 3)
+        for i in placements.indices {
+            #expect(bounds.contains(placements[i].box))
+            for j in placements.indices where j > i {
+                #expect(!placements[i].box.intersects(placements[j].box), "\(labels[i].text) and \(labels[j].text) overlap")
+            }
+        }
+        #expect(placements[0].box == LabelLayout.box(of: labels[0], centredAt: 200, 150))
+        // The box is about as wide as the text: 12 characters at 10 px.
+        #expect(placements[0].box.width == 72 && placements[0].box.height == 12)
+        // An obstacle over the anchor, and bounds that leave no room on one side: still apart.
+        let crowded = LabelLayout.place(labels, bounds: LabelLayout.Box(x: 150, y: 140, width: 250, height: 160),
+                                        obstacles: [LabelLayout.Box(x: 160, y: 140, width: 80, height: 20)])
+        let boxes = crowded.map(\.box) + [LabelLayout.Box(x: 160, y: 140, width: 80, height: 20)]
+        for i in boxes.indices { for j in boxes.indices where j > i { #expect(!boxes[i].intersects(boxes[j])) } }
+        // A label moved away from its anchor says so, for its leader line.
+        #expect(crowded.contains { $0.leader })
+    }
+
+    /// The same in the document: the names of a hall and the smaller hall inside it (same centre)
+    /// and of a hall on another floor with the same centre, as the example venue has them, are
+    /// written in boxes that do not overlap.
+    @Test func placeNamesInTheMapDoNotOverlap() throws {
+        var venue = Venue(beacons: [Venue.Beacon(id: "b1", x: -100, y: -100), Venue.Beacon(id: "b2", x: 100, y: 100)])
+        venue.floors = [Venue.Floor(level: 0), Venue.Floor(level: 1)]
+        for (id, floor, radius) in [("hall7", 0, 50.0), ("hall7smaller", 0, 40.0), ("hall8", 0, 30.0), ("hall81", 1, 30.0)] {
+            let center = id.hasPrefix("hall8") ? PlanarPoint(x: 60, y: -60) : PlanarPoint(x: 0, y: 0)
+            venue.places.append(Venue.Place(id: id, floor: floor, shape: .circle(center: center, radius: radius, coordinate: nil)))
+        }
+        let drawn = EvaluationPlot(title: "t", units: "m", curves: [EvaluationPlot.Curve(name: "a", errors: [1], total: 1)],
+                                   venue: venue, mapAlgorithm: "a",
+                                   samples: [EvaluationSample(truth: PlanarPoint(x: 0, y: 0), floor: 0, estimate: PlanarPoint(x: 1, y: 1))])
+        let elements = try #require(ElementCollector.parse(drawn.svg))
+        let labels = elements.filter { $0.attributes["class"] == "place-label" }
+        #expect(Set(labels.map(\.text)) == ["hall7 (floor 0)", "hall7smaller (floor 0)", "hall8 (floor 0)", "hall81 (floor 1)"])
+        let boxes = labels.map { label in
+            // The text is drawn centred on x, its baseline at y (font size 10).
+            LabelLayout.box(of: LabelLayout.Label(text: label.text, anchorX: 0, anchorY: 0, fontSize: 10),
+                            centredAt: Double(label.attributes["x"] ?? "") ?? .nan, (Double(label.attributes["y"] ?? "") ?? .nan) - 3.5)
+        }
+        for i in boxes.indices {
+            for j in boxes.indices where j > i {
+                #expect(!boxes[i].intersects(boxes[j]), "\(labels[i].text) at \(boxes[i]) and \(labels[j].text) at \(boxes[j])")
+            }
+        }
+        // The names are drawn last, over the track.
+        let lastLabel = try #require(elements.lastIndex { $0.attributes["class"] == "place-label" })
+        let truth = try #require(elements.lastIndex { $0.attributes["class"] == "truth" })
+        #expect(truth < lastLabel)
+    }
+
+    /// The truth is a dark path drawn after (over) the estimates, which are pale; the legend
+    /// says which is which.
+    @Test func theTruthIsADarkPathOverTheEstimates() throws {
+        let elements = try #require(ElementCollector.parse(plot().svg))
+        let path = try #require(elements.firstIndex { $0.attributes["class"] == "truth-path" })
+        let lastEstimate = try #require(elements.lastIndex { $0.attributes["class"] == "estimate" })
+        let lastErrorLine = try #require(elements.lastIndex { $0.attributes["class"] == "error-line" })
+        #expect(path > lastEstimate && path > lastErrorLine)
+        // Through the three truths in order, dark and thicker than the estimates' dots.
+        let stroke = try #require(elements[path].attributes["stroke"])
+        #expect(Self.luminance(stroke) < 0.1, "the truth is drawn in \(stroke)")
+        #expect((Double(elements[path].attributes["stroke-width"] ?? "") ?? 0) >= 2)
+        #expect(elements[path].attributes["d"]?.split(separator: "L").count == 3)
+        // Every truth dot is dark (filled, or outlined when not located), after the estimates.
+        let truths = elements.enumerated().filter { $0.element.attributes["class"] == "truth" }
+        #expect(truths.count == 3 && truths.allSatisfy { $0.offset > lastEstimate })
+        for truth in truths.map(\.element) {
+            let colour = truth.attributes["fill"] == "white" ? truth.attributes["stroke"] : truth.attributes["fill"]
+            #expect(colour.map { Self.luminance($0) < 0.1 } == true, "\(truth.attributes)")
+        }
+        // The estimates are pale.
+        let estimates = try #require(elements.first { $0.attributes["class"] == "estimates" })
+        #expect((Double(estimates.attributes["fill-opacity"] ?? "") ?? 1) <= 0.5)
+        let legend = elements.filter { $0.name == "text" }.map(\.text)
+        #expect(legend.contains("truth (path)") && legend.contains("estimate (a<b & \"c\")") && legend.contains("truth, not located"))
+    }
+
+    /// The relative luminance (0 black … 1 white) of a `#rrggbb` colour; 1 for anything else.
+    private static func luminance(_ colour: String) -> Double {
+        guard colour.count == 7, colour.hasPrefix("#"), let value = UInt32(colour.dropFirst(), radix: 16) else { return 1 }
+        func linear(_ channel: UInt32) -> Double {
+            let c = Double(channel) / 255
+            return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        return 0.2126 * linear(value >> 16 & 0xff) + 0.7152 * linear(value >> 8 & 0xff) + 0.0722 * linear(value & 0xff)
+    }
+
     @Test func aVenueWithoutPositionsStillMakesADocument() throws {
         let empty = EvaluationPlot(title: "labels", units: "cell", curves: [EvaluationPlot.Curve(name: "x", errors: [], total: 0)],
                                    venue: Venue(beacons: [Venue.Beacon(id: "b")]), mapAlgorithm: "x", samples: [])
