@@ -19,12 +19,19 @@ import Whereabouts
 ///
 /// For tests, the page exposes its state: the `<svg id="map">` carries `data-points="N"` (the
 /// positions drawn) and `data-outside="N"` (those outside the view, drawn as arrows at its edge),
-/// and `window.whereaboutsMap` is `{connected, points, outside, mode, error}`.
+/// and `window.whereaboutsMap` is `{connected, points, outside, mode, error, floor, latestFloor,
+/// floorByHand}`.
+///
+/// On a venue of several floors, the floor selector follows the latest position (on the first
+/// load and as live positions arrive) until the user picks another floor by hand; the page then
+/// keeps that floor and says above the map on which floor the newer positions are, with a button
+/// to go there.
 ///
 /// The view fits the venue's plan (without one, the bulk of the track), never every position: a
 /// position far from the venue is an arrow at the edge pointing toward it, with a note under the
 /// map, so one stray fix cannot squash the plan. Place names are placed so that they do not
-/// collide, and are drawn over the track.
+/// collide (a few pixels apart, also for nested places with the same centre), clear of the newest
+/// position where there is room, and are drawn over the track.
 ///
 /// ```swift
 /// let router = Router(context: ServerRequestContext.self)

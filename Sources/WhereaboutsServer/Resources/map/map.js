@@ -15,6 +15,9 @@
     outside: 0,          // of the points, those outside the view, drawn as arrows at its edge
     mode: "plain",
     error: null,
+    floor: null,         // the floor shown (with a multi-floor venue)
+    latestFloor: null,   // the floor of the latest position that has one
+    floorByHand: false,  // the user picked the shown floor, away from the latest position's
     LocalFrame: LocalFrame,
   };
   window.whereaboutsMap = state;
@@ -73,6 +76,7 @@
   let connectGeneration = 0;           // bumped whenever the live connection is abandoned
   let loadGeneration = 0;
   let defaultFrom = "";                 // the start the page proposed, until the user changes it
+  let floorByHand = false;             // the user picked a floor other than the latest position's
 
   function pad(n) { return String(n).padStart(2, "0"); }
   // A time as the page shows it: local, "YYYY-MM-DD HH:MM:SS".
@@ -190,14 +194,17 @@
     const index = track.findIndex(function (p) { return p.id === event.id; });
     if (index >= 0) track.splice(index, 1);
     const point = pointFrom(event);
+    let at = -1;
     if (point && inRange(point.time)) {
-      let at = track.length;
+      at = track.length;
       while (at > 0 && track[at - 1].time > point.time) at -= 1;
       track.splice(at, 0, point);
-      // The common case, a new latest position inside the view, is drawn without a redraw.
-      if (index < 0 && at === track.length - 1 && appendPoint(point)) return;
     }
-    if (index >= 0 || point) render();
+    // A position on another floor brings its floor up first (unless the user chose one).
+    const moved = followFloor();
+    // The common case, a new latest position inside the view, is drawn without a redraw.
+    if (!moved && at >= 0 && index < 0 && at === track.length - 1 && appendPoint(point)) return;
+    if (index >= 0 || point || moved) render();
   }
 
   async function loadTrack() {
@@ -237,6 +244,7 @@
     if (generation !== loadGeneration) return false;
     track = (body.events || []).map(pointFrom).filter(function (p) { return p !== null; });
     track.sort(function (a, b) { return a.time - b.time; });
+    followFloor();
     clearError();
     // A server whose cap per answer is below LIMIT ends its answer with `next`.
     const shown = (body.events || []).length;
@@ -307,7 +315,50 @@
       }
       el.floorField.hidden = false;
     }
+    followFloor();
     render();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The floor shown.
+  //
+  // The selector follows the latest position: a track that goes upstairs is shown upstairs, on
+  // the first load and as live positions arrive. Once the user picks another floor by hand, the
+  // page keeps it and says, above the map, on which floor the newer positions are, with a button
+  // to go there; picking that floor, the button, or "Show track" lets the selector follow again.
+
+  // The floor of the latest position that has one, or null.
+  function latestFloor() {
+    for (let i = track.length - 1; i >= 0; i -= 1) {
+      if (track[i].floor !== null) return track[i].floor;
+    }
+    return null;
+  }
+  function floorName(level) {
+    const floor = plan && plan.floors.find(function (f) { return f.level === level; });
+    return floor ? floor.name : "floor " + level;
+  }
+
+  // Shows the latest position's floor unless the user picked another; updates the note.
+  // Returns whether the floor shown changed (the caller redraws).
+  function followFloor() {
+    const latest = latestFloor();
+    const choosable = plan !== null && plan.floors.length > 1 && latest !== null &&
+      plan.floors.some(function (f) { return f.level === latest; });
+    let moved = false;
+    if (choosable && !floorByHand && plan.floor !== latest) {
+      plan.floor = latest;
+      el.floor.value = String(latest);
+      moved = true;
+    }
+    const away = choosable && plan.floor !== latest;
+    el.floorNote.hidden = !away;
+    el.floorNoteText.textContent = away ? "Newer positions are on " + floorName(latest) + "." : "";
+    el.floorFollow.textContent = away ? "Show " + floorName(latest) : "";
+    state.floor = plan ? plan.floor : null;
+    state.latestFloor = latest;
+    state.floorByHand = floorByHand;
+    return moved;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -558,8 +609,12 @@
       const obstacles = [];
       for (const node of grid.querySelectorAll("text")) { const b = boxOf(node); if (b) obstacles.push(b); }
       for (const node of markers.children) { const b = boxOf(node); if (b) obstacles.push(b); }
+      const newest = view.newest ? boxOf(view.newest) : null;
+      // A label's halo is 3 px wide whatever the zoom: keep names 4 px apart on each side at least.
+      const unitsPerPixel = map.clientWidth > 0 ? 2 * halfX / map.clientWidth : 0;
       placeLabels(places, svg("g", { class: "labels" }, map),
-        { x: x0, y: -y1, width: x1 - x0, height: y1 - y0 }, obstacles, unit);
+        { x: x0, y: -y1, width: x1 - x0, height: y1 - y0 }, obstacles, newest ? [newest] : [], unit,
+        Math.max(0.25 * unit, 4 * unitsPerPixel));
     }
     updateCounts();
   }
@@ -643,12 +698,13 @@
   // needs its spot near it more than the hall around it, which has room elsewhere), each label
   // at the first spot where it stays inside `bounds` and overlaps neither an earlier label nor
   // `obstacles` (boxes in SVG coordinates). The spots tried: on its anchor; above, below, right,
-  // left and diagonally off it; just inside the top and the bottom of the place. Spots that do
-  // not cover a smaller place are preferred (so that a hall's name is not written inside a room
-  // of it); at full size, then smaller. A label that fits nowhere is left out: its place keeps
-  // its name as a tooltip.
-  function placeLabels(places, layer, bounds, obstacles, unit) {
-    const pad = 0.25 * unit;
+  // left and diagonally off it; just inside the top and the bottom of the place. Spots that cover
+  // neither `avoid` (the newest position) nor a smaller place are preferred, then those clear of
+  // the newest position (so that a hall's name is not written over it, nor, where there is room,
+  // inside a room of the hall); at full size, then smaller. Labels keep `pad` apart on each side
+  // (their halo and a gap: a name that touches another reads as one). A label that fits nowhere
+  // is left out: its place keeps its name as a tooltip.
+  function placeLabels(places, layer, bounds, obstacles, avoid, unit, pad) {
     const taken = obstacles.slice();
     const items = places.map(function (place) { return { place: place, anchor: labelAnchor(place) }; });
     items.sort(function (a, b) { return a.anchor.area - b.anchor.area; });
@@ -678,7 +734,10 @@
                        [ax, shape.y + h / 2 + pad], [ax, shape.y + shape.height - h / 2 - pad]]
           .map(function (s) { return { x: s[0], y: s[1], box: { x: s[0] + box.x, y: s[1] + box.y, width: w, height: h } }; })
           .filter(function (s) { return free(s.box); });
-        spot = spots.find(function (s) { return !smaller.some(function (other) { return overlaps(s.box, other); }); }) || spots[0] || null;
+        function clear(s, boxes) { return !boxes.some(function (other) { return overlaps(s.box, other); }); }
+        spot = spots.find(function (s) { return clear(s, smaller) && clear(s, avoid); }) ||
+          spots.find(function (s) { return clear(s, avoid); }) ||
+          spots.find(function (s) { return clear(s, smaller); }) || spots[0] || null;
         if (spot) break;
       }
       if (!spot) { layer.removeChild(text); return; }
@@ -835,6 +894,7 @@
     if (to !== null && to < from) { showError("The end of the range is before its start."); return; }
     try { localStorage.setItem(TOKEN_KEY, token); } catch (ignored) { /* storage disabled */ }
     range = { from: from, to: to };
+    floorByHand = false;
     closeSocket();
     if (!plan && venueNeedsToken) await loadVenue(token);
     if (!(await loadTrack())) return;
@@ -860,6 +920,9 @@
     el.to = document.getElementById("to");
     el.floor = document.getElementById("floor");
     el.floorField = document.getElementById("floor-field");
+    el.floorNote = document.getElementById("floor-note");
+    el.floorNoteText = document.getElementById("floor-note-text");
+    el.floorFollow = document.getElementById("floor-follow");
     el.error = document.getElementById("error");
     el.status = document.getElementById("status");
     el.map = document.getElementById("map");
@@ -889,7 +952,17 @@
       resizeTimer = setTimeout(render, 150);
     });
     el.floor.addEventListener("change", function () {
-      if (plan) { plan.floor = Number(el.floor.value); render(); }
+      if (!plan) return;
+      plan.floor = Number(el.floor.value);
+      // Picking the latest position's floor is following it again.
+      floorByHand = plan.floor !== latestFloor();
+      followFloor();
+      render();
+    });
+    el.floorFollow.addEventListener("click", function () {
+      floorByHand = false;
+      followFloor();
+      render();
     });
     render();
     loadVenue(initial).finally(function () {
