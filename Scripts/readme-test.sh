@@ -48,7 +48,7 @@ import re, sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 in_block, pending, start = False, "", 0
 skips = [
-    (r"^swift test\b", "the test command itself"),
+    (r"^swift test\b|^Scripts/test\.sh\b", "the test command itself"),
     (r"--adapter\b", "needs a Bluetooth adapter"),
     (r"\$DATA\b", "needs the public datasets ($DATA), which are not part of the repository"),
     (r"swift package .*benchmark|Scripts/(load|soak|attack)-test\.sh|Scripts/schemathesis\.sh|^cd Benchmarks",

@@ -2,7 +2,8 @@
 # Says what a `swift test` run really ran, from its output (the file given as the argument):
 # how many tests passed, failed and were skipped, and why each was skipped; whether the
 # PostgreSQL half (the store suites against a real server) and the browser half (the map page in
-# headless Chromium) ran. swift-testing's own last line counts a skipped test as one that passed.
+# headless Chromium) ran. swift-testing's own last line counts a skipped test as one that passed;
+# this one's last line is "swift-testing: N passed, N failed, N skipped".
 #
 #     swift test 2>&1 | tee test.log; Scripts/test-summary.sh test.log
 #
@@ -41,12 +42,13 @@ fi
 
 echo
 echo "== What the tests ran =="
-echo "swift-testing: $passed passed, $failed failed, $skipped skipped"
 if [ "$skipped" -gt 0 ]; then
-    printf '%s\n' "$skipped_lines" | sed 's/^➜ Test /  skipped: /'
+    printf '%s\n' "$skipped_lines" | sed -E 's/^➜ Test (.*) skipped: /skipped: \1 — /'
 fi
 echo "PostgreSQL half: $postgres"
 echo "browser half:    $browser"
+# Last, alone on its line: the count that a reader (or a CI runner) takes for the run's.
+echo "swift-testing: $passed passed, $failed failed, $skipped skipped"
 
 status=0
 if [ "$failed" -gt 0 ]; then status=1; fi

@@ -23,6 +23,11 @@ struct FaultInjectionTests {
             #expect(refused.errorId == "unexpected-error")
             #expect(refused.text.contains("(error "), "\(refused.text)")
             #expect(!refused.text.contains("injected"), "internals reached the client: \(refused.text)")
+            // The server's log has the cause under the error id the client got.
+            let errorId = try #require(refused.text.range(of: #"error [0-9a-f]{8}"#, options: .regularExpression)
+                .map { String(refused.text[$0].dropFirst("error ".count)) })
+            #expect(server.log.contains("errorId=\(errorId)") && server.log.contains("injected store failure"),
+                    "\(server.log.lines.withLock { $0 })")
             faults.fail([])
             #expect(try await server.request(.GET, "/events/z1", token: token).status == 404)
             let retried = try await server.request(.POST, "/events", token: token,

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
@@ -158,7 +159,12 @@ struct LostUpdateTests {
             store.fail([.addEvents])
             let create2 = object(("method", .string("events.create")),
                                  ("params", positionEvent(id: "y2", time: 100, latitude: 1, longitude: 1)))
-            let failed = try await service.batch(.array([streams, create2]), access: access)
+            // The cause goes to the log (here the test's), not to the client.
+            let log = LogCapture()
+            let failed = try await APIError.$logger.withValue(Logger(label: "test") { _ in CapturingLogHandler(capture: log) }) {
+                try await service.batch(.array([streams, create2]), access: access)
+            }
+            #expect(log.contains("injected store failure"))
             #expect(failed.serverFailureStatus == .serviceUnavailable)
             guard case .result = failed.answers[0], case .failure(let error) = failed.answers[1] else {
                 Issue.record("\(failed.answers)")

@@ -607,24 +607,3 @@ enum OwnTracksFixtures {
     }
 }
 
-/// Log lines kept for a test to read.
-final class LogCapture: Sendable {
-    let lines = Mutex<[String]>([])
-}
-
-/// A log handler that keeps every line in a ``LogCapture``.
-struct CapturingLogHandler: LogHandler {
-    let capture: LogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let line = "\(event.level) \(event.message) \(event.metadata ?? [:])"
-        capture.lines.withLock { $0.append(line) }
-    }
-}

@@ -21,6 +21,8 @@ struct TestServer: Sendable {
     let harness: StoreHarness
     /// Where the server publishes events for `/live`.
     let liveFeed: LiveFeed
+    /// What the server logged (warnings and errors): kept for the test, not printed.
+    let log: LogCapture
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
@@ -53,7 +55,8 @@ struct TestServer: Sendable {
             let store = wrap(base)
             var configuration = configuration
             configuration.port = 0
-            var logger = Logger(label: "test.server")
+            let log = LogCapture()
+            var logger = Logger(label: "test.server") { _ in CapturingLogHandler(capture: log) }
             logger.logLevel = .warning
             let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
             let app = try makeServerApplication(configuration: configuration, store: store, liveFeed: liveFeed, logger: logger) { port in
@@ -64,7 +67,7 @@ struct TestServer: Sendable {
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw CancellationError() }
-                let server = TestServer(port: port, store: store, harness: harness, liveFeed: liveFeed)
+                let server = TestServer(port: port, store: store, harness: harness, liveFeed: liveFeed, log: log)
                 do {
                     try await body(server)
                 } catch {

@@ -31,9 +31,10 @@ extension APIError {
                         status: status)
     }
 
-    /// Where ``unexpected(_:status:what:logger:)`` logs when it is given no logger: the process's
-    /// logging system, as the server bootstrapped it.
-    static let logger = Logger(label: "whereabouts.server")
+    /// Where ``unexpected(_:status:what:logger:)`` logs when it is given no logger: the request's
+    /// logger while ``APIErrorMiddleware`` runs the request (so the server's own logger, with
+    /// its level and handler, has every cause), else the process's logging system.
+    @TaskLocal static var logger = Logger(label: "whereabouts.server")
 }
 
 extension String {

@@ -27,7 +27,8 @@ public struct APIErrorMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         var response: Response
         do {
-            response = try await next(request, context)
+            // Failures found deep in the service log through the request's logger.
+            response = try await APIError.$logger.withValue(context.logger) { try await next(request, context) }
         } catch let error as any HTTPResponseError where error.status == .notFound {
             response = Self.notFoundResponse(for: request)
         } catch {

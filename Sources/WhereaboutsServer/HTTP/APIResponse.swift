@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import Whereabouts
 
@@ -60,6 +61,8 @@ public enum APIResponse {
     ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
+        // The body is written after the middleware has returned: it keeps the request's logger.
+        let logger = APIError.logger
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var answer = answer
             var out: [UInt8] = []
@@ -101,7 +104,7 @@ public enum APIResponse {
                     JSONWriter().write(.string(next), to: &out)
                 }
             } catch {
-                throw streamFailure(error, what: "An answer to GET /events stopped before its end")
+                throw streamFailure(error, what: "An answer to GET /events stopped before its end", logger: logger)
             }
             JSONWriter.appendRaw(#","meta":"#, to: &out)
             JSONWriter().write(meta(), to: &out)
@@ -155,14 +158,15 @@ public enum APIResponse {
     /// an error id, as every unexpected failure is, and returned to be thrown, which closes the
     /// connection with the body cut short.
     /// A client that goes away mid-answer (its connection closed or reset) is not a failure of
-    /// the server: that is logged at debug level only.
-    static func streamFailure(_ error: any Error, what: String) -> any Error {
+    /// the server: that is logged at debug level only. `logger` is the request's, taken before
+    /// the body is written.
+    static func streamFailure(_ error: any Error, what: String, logger: Logger) -> any Error {
         if error is CancellationError { return error }
         if error is ChannelError || error is IOError {
-            APIError.logger.debug("\(what): the client went away", metadata: ["error": "\(error)"])
+            logger.debug("\(what): the client went away", metadata: ["error": "\(error)"])
             return error
         }
-        return APIError.unexpected(error, status: .internalServerError, what: what)
+        return APIError.unexpected(error, status: .internalServerError, what: what, logger: logger)
     }
 
     /// A JSON response with a body already written, as UTF-8 bytes.

@@ -51,12 +51,13 @@ struct APIRoutes: ServerRoutes {
             var headers = HTTPFields()
             headers[.contentType] = format.mediaType
             headers[.contentDisposition] = "attachment; filename=\"\(access.userName).\(format.fileExtension)\""
+            let logger = context.logger
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
                 do {
                     let written = try await export.write { text in try await writer.write(ByteBuffer(string: text)) }
                     await charge(written, to: access)
                 } catch {
-                    throw APIResponse.streamFailure(error, what: "An export stopped before its end")
+                    throw APIResponse.streamFailure(error, what: "An export stopped before its end", logger: logger)
                 }
                 try await writer.finish(nil)
             })
