@@ -49,7 +49,10 @@ private final class RequestRun: @unchecked Sendable {
     private var responder: (any HTTPResponder<ServerRequestContext>)?
     private var authorization = ""
     private var counter = 0
-    private let channel = EmbeddedChannel()
+    // NIOAsyncTestingChannel, not EmbeddedChannel: the requests run on any thread of the
+    // concurrency pool, and an EmbeddedChannel may only be touched on the thread that made it
+    // (NIO reports every other use as API misuse). Hummingbird's own router tests do the same.
+    private let channel = NIOAsyncTestingChannel()
     private let logger = Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(kind: Kind) {
