@@ -29,6 +29,29 @@ struct CommandRunner {
         try runExecutable(productsDirectory.appendingPathComponent("whereabouts").path, arguments, input: input, environment: environment)
     }
 
+    /// Runs `whereabouts` as ``run(_:input:environment:)`` does, waiting on a thread of its own.
+    ///
+    /// Every test target runs in one process, whose concurrency pool has a thread a core (two on
+    /// a 2-core machine): an async test that blocked one of them for the seconds a command takes
+    /// would stall every other async test's work (servers, HTTP clients) meanwhile, and make
+    /// their deadlines pass. An async test awaits this instead.
+    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> Output {
+        try await runExecutable(productsDirectory.appendingPathComponent("whereabouts").path, arguments, input: input,
+                                environment: environment)
+    }
+
+    /// Runs the program at `path` as the blocking ``runExecutable(_:_:input:environment:)`` does, on a
+    /// thread of its own, off the concurrency pool.
+    static func runExecutable(_ path: String, _ arguments: [String], input: Data? = nil,
+                              environment: [String: String] = [:]) async throws -> Output {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try runExecutable(path, arguments, input: input, environment: environment) as Output })
+            }
+            thread.start()
+        }
+    }
+
     /// Runs the program at `path` with `arguments` in the package root and waits for it.
     static func runExecutable(_ path: String, _ arguments: [String], input: Data? = nil,
                               environment: [String: String] = [:]) throws -> Output {

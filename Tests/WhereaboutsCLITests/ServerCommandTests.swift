@@ -207,7 +207,7 @@ struct ServerCommandTests {
     func serveSurvivesKill() async throws {
         let dataDir = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dataDir) }
-        let added = try CommandRunner.run(["users", "add", "walker", "--data-dir", dataDir.path])
+        let added = try await CommandRunner.run(["users", "add", "walker", "--data-dir", dataDir.path])
         let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
 
         let server = try ServerProcess(dataDir: dataDir)
@@ -219,7 +219,7 @@ struct ServerCommandTests {
         }
         _ = server.stop(with: SIGKILL)
 
-        let exported = try CommandRunner.run([
+        let exported = try await CommandRunner.run([
             "export", "--user", "walker", "--data-dir", dataDir.path, "--from", "1699999999", "--to", "1700000100",
             "--format", "csv",
         ])
@@ -250,13 +250,13 @@ struct ServerCommandTests {
         for _ in 0..<200 where restarted.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         restarted.process.waitUntilExit()
         #expect(restarted.process.terminationStatus == 0)
-        let stored = try CommandRunner.run([
+        let stored = try await CommandRunner.run([
             "export", "--user", "walker", "--data-dir", dataDir.path, "--from", "1700199999", "--to", "1700200001", "--format", "csv",
         ])
         #expect(stored.standardOutput.contains(",last,"), "\(stored.standardOutput)")
 
         let gpxFile = dataDir.appendingPathComponent("track.gpx")
-        let gpx = try CommandRunner.run([
+        let gpx = try await CommandRunner.run([
             "export", "--user", "walker", "--data-dir", dataDir.path, "--from", "2023-11-14", "--to", "2023-11-15",
             "--format", "gpx", "-o", gpxFile.path,
         ])
@@ -266,20 +266,20 @@ struct ServerCommandTests {
         #expect(text.components(separatedBy: "<trkpt").count == 41)
         // The format follows the file's name; a --format at odds with it is refused.
         let geojsonFile = dataDir.appendingPathComponent("track.geojson")
-        let named = try CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--from", "2023-11-14",
+        let named = try await CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--from", "2023-11-14",
                                            "--to", "2023-11-15", "-o", geojsonFile.path])
         #expect(named.status == 0, "\(named.standardError)")
         #expect(try String(contentsOf: geojsonFile, encoding: .utf8).hasPrefix(#"{"type":"FeatureCollection""#))
-        let mismatch = try CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--format", "csv",
+        let mismatch = try await CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--format", "csv",
                                               "-o", gpxFile.path])
         #expect(mismatch.status == 64)
         #expect(mismatch.standardError.contains("--format asks for CSV, but \(gpxFile.path) is named as GPX"), "\(mismatch.standardError)")
         // An empty range says where the data is: the latest event, 1700200000, is of 2023-11-17.
-        let empty = try CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path])
+        let empty = try await CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path])
         #expect(empty.status == 0)
         #expect(empty.standardError.contains("Nothing in the last 24 hours; the latest is from 2023-11-17T05:46:40Z: "
                                              + "try --from 2023-11-17 --to 2023-11-18."), "\(empty.standardError)")
-        let unknown = try CommandRunner.run(["export", "--user", "nobody", "--data-dir", dataDir.path])
+        let unknown = try await CommandRunner.run(["export", "--user", "nobody", "--data-dir", dataDir.path])
         #expect(unknown.standardError.contains("no user \"nobody\""))
     }
 
@@ -289,7 +289,7 @@ struct ServerCommandTests {
     func fullDisk() async throws {
         let dataDir = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dataDir) }
-        let added = try CommandRunner.run(["users", "add", "filler", "--data-dir", dataDir.path])
+        let added = try await CommandRunner.run(["users", "add", "filler", "--data-dir", dataDir.path])
         let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         // The server must not count on being started with SIGXFSZ ignored (as some launchers
         // do, and children inherit): it is started here with the default, which kills. This

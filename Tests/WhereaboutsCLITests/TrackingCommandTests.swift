@@ -43,7 +43,7 @@ struct TrackingCommandTests {
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
 
-        let tracked = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+        let tracked = try await CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
                                             + Self.connection(server.port, token, outbox))
         #expect(tracked.status == 0, "\(tracked.standardError)")
         #expect(tracked.standardError.contains("Tracked 625 fixes"))
@@ -51,17 +51,17 @@ struct TrackingCommandTests {
         let created = try #require(Self.newEvents(in: tracked.standardError))
         #expect(created > 5)
 
-        let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
+        let listed = try await CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
                                            + Self.server(server.port, token))
         #expect(listed.status == 0, "\(listed.standardError)")
         let lines = listed.standardOutput.split(separator: "\n")
         #expect(lines.count == created)
         #expect(lines.allSatisfy { $0.contains(#""type":"position/wgs84""#) && $0.contains(#""horizontalAccuracy""#) })
-        let text = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16"]
+        let text = try await CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16"]
                                          + Self.server(server.port, token))
         #expect(text.standardOutput.hasPrefix("2023-11-14T22:13:20Z"), "\(text.standardOutput.prefix(200))")
         // The last 24 hours hold nothing of a visit of 2023: the command says where it is.
-        let recent = try CommandRunner.run(["events"] + Self.server(server.port, token))
+        let recent = try await CommandRunner.run(["events"] + Self.server(server.port, token))
         #expect(recent.standardError.contains("0 events.\nNothing in the last 24 hours; the latest is from 2023-11-14T22:"),
                 "\(recent.standardError)")
         #expect(recent.standardError.contains(": try --from 2023-11-14 --to 2023-11-15."))
@@ -70,11 +70,11 @@ struct TrackingCommandTests {
         #expect(lastListed != "2023-11-14T22:13:20Z")
         #expect(recent.standardError.contains("the latest is from \(lastListed)"), "\(lastListed): \(recent.standardError)")
 
-        let again = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+        let again = try await CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
                                           + Self.connection(server.port, token, outbox))
         #expect(again.status == 0)
         #expect(again.standardError.contains("tracked") && again.standardError.contains("--again"))
-        let after = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
+        let after = try await CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
                                           + Self.server(server.port, token))
         #expect(after.standardOutput.split(separator: "\n").count == created)
     }
@@ -87,27 +87,27 @@ struct TrackingCommandTests {
         let token = try Self.user("bob", in: dataDir)
         let port = try ServerCommandTests.ServerProcess.freePort()
 
-        let tracked = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl",
+        let tracked = try await CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl",
                                              "--wait", "0"] + Self.connection(port, token, outbox))
         #expect(tracked.status == 0, "\(tracked.standardError)")
         #expect(tracked.standardError.contains("did not answer"))
         #expect(tracked.standardError.contains("`whereabouts sync` delivers them"))
         let created = try #require(Self.newEvents(in: tracked.standardError))
 
-        let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
+        let status = try await CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
         #expect(status.status == 0)
         #expect(status.standardOutput.contains("holds \(created) items to deliver (\(created) new events, 0 duration updates)"))
 
-        let failed = try CommandRunner.run(["sync", "--wait", "0"] + Self.connection(port, token, outbox))
+        let failed = try await CommandRunner.run(["sync", "--wait", "0"] + Self.connection(port, token, outbox))
         #expect(failed.status == 1)
 
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir, port: port)
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
-        let synced = try CommandRunner.run(["sync"] + Self.connection(port, token, outbox))
+        let synced = try await CommandRunner.run(["sync"] + Self.connection(port, token, outbox))
         #expect(synced.status == 0, "\(synced.standardError)")
         #expect(synced.standardError.contains("The server took \(created) items"))
-        let listed = try CommandRunner.run(["events", "--from", "0", "--json"] + Self.server(port, token))
+        let listed = try await CommandRunner.run(["events", "--from", "0", "--json"] + Self.server(port, token))
         #expect(listed.standardOutput.split(separator: "\n").count == created)
     }
 
@@ -120,12 +120,12 @@ struct TrackingCommandTests {
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
-        let tracked = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
+        let tracked = try await CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
                                             + Self.connection(server.port, "wrong-token", outbox))
         #expect(tracked.status == 1)
         #expect(tracked.standardError.contains("refused the token"))
         #expect(tracked.standardError.contains("Tracked 625 fixes"))
-        let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
+        let status = try await CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
         #expect(!status.standardOutput.contains("the server has everything"))
     }
 
@@ -140,22 +140,22 @@ struct TrackingCommandTests {
         defer { _ = server.stop(with: SIGTERM) }
         let connection = Self.connection(server.port, token, outbox)
 
-        let note = try CommandRunner.run(["note", "Arrived at the library"] + connection)
+        let note = try await CommandRunner.run(["note", "Arrived at the library"] + connection)
         #expect(note.status == 0, "\(note.standardError)")
         let picturePath = folder.appendingPathComponent("view.png")
         try Data(repeating: 1, count: 2_000).write(to: picturePath)
-        let picture = try CommandRunner.run(["note", "The view", "--picture", picturePath.path] + connection)
+        let picture = try await CommandRunner.run(["note", "The view", "--picture", picturePath.path] + connection)
         #expect(picture.status == 0, "\(picture.standardError)")
-        let listed = try CommandRunner.run(["events"] + Self.server(server.port, token))
+        let listed = try await CommandRunner.run(["events"] + Self.server(server.port, token))
         #expect(listed.status == 0)
         #expect(listed.standardOutput.contains("note/txt  position  Arrived at the library"))
         #expect(listed.standardOutput.contains("picture/attached  position  view.png"))
 
-        let missing = try CommandRunner.run(["note", "x", "--picture", "/no/such.png"] + connection)
+        let missing = try await CommandRunner.run(["note", "x", "--picture", "/no/such.png"] + connection)
         #expect(missing.status != 0 && missing.standardError.contains("no such file"))
-        let noToken = try CommandRunner.run(["note", "x", "--server", "http://127.0.0.1:\(server.port)", "--outbox", outbox.path])
+        let noToken = try await CommandRunner.run(["note", "x", "--server", "http://127.0.0.1:\(server.port)", "--outbox", outbox.path])
         #expect(noToken.status != 0 && noToken.standardError.contains("WHEREABOUTS_TOKEN"))
-        let status = try CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
+        let status = try await CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
         #expect(status.standardOutput.contains("Nothing waits in the outbox"))
     }
 
@@ -179,28 +179,28 @@ struct TrackingCommandTests {
             return listed.standardOutput.split(separator: "\n").count
         }
 
-        let tracked = try CommandRunner.run(visit + Self.connection(first.port, ann, outbox))
+        let tracked = try await CommandRunner.run(visit + Self.connection(first.port, ann, outbox))
         #expect(tracked.status == 0, "\(tracked.standardError)")
         let created = try #require(Self.newEvents(in: tracked.standardError))
         #expect(try count(first.port, ann) == created)
 
         // The same outbox, a brand-new server: it gets the whole visit.
-        let elsewhere = try CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
+        let elsewhere = try await CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
         #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
         #expect(Self.newEvents(in: elsewhere.standardError) == created, "\(elsewhere.standardError)")
         #expect(elsewhere.standardError.contains("for dan at http://127.0.0.1:\(second.port): the server has everything"))
         #expect(try count(second.port, dan) == created)
         // Another user of the first server: new to them too.
-        let otherUser = try CommandRunner.run(visit + Self.connection(first.port, bea, outbox))
+        let otherUser = try await CommandRunner.run(visit + Self.connection(first.port, bea, outbox))
         #expect(otherUser.status == 0, "\(otherUser.standardError)")
         #expect(try count(first.port, bea) == created)
         // Each destination resumes on its own: nothing is sent twice without --again.
-        let repeated = try CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
+        let repeated = try await CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
         #expect(repeated.status == 0)
         #expect(repeated.standardError.contains("was tracked to its end for dan at http://127.0.0.1:\(second.port) already"),
                 "\(repeated.standardError)")
         #expect(try count(second.port, dan) == created)
-        let again = try CommandRunner.run(visit + ["--again"] + Self.connection(second.port, dan, outbox))
+        let again = try await CommandRunner.run(visit + ["--again"] + Self.connection(second.port, dan, outbox))
         #expect(again.status == 0)
         #expect(try count(second.port, dan) == 2 * created)
         #expect(try count(first.port, ann) == created)
@@ -216,20 +216,20 @@ struct TrackingCommandTests {
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
         let visit = ["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl", "--wait", "2"]
-        let tracked = try CommandRunner.run(visit + Self.connection(server.port, token, outbox))
+        let tracked = try await CommandRunner.run(visit + Self.connection(server.port, token, outbox))
         #expect(tracked.status == 0, "\(tracked.standardError)")
         let created = try #require(Self.newEvents(in: tracked.standardError))
 
-        let refused = try CommandRunner.run(visit + Self.connection(server.port, "wrong-token", outbox))
+        let refused = try await CommandRunner.run(visit + Self.connection(server.port, "wrong-token", outbox))
         #expect(refused.status == 1, "\(refused.standardError)")
         #expect(refused.standardError.contains("refused the token"))
         #expect(!refused.standardError.contains("nothing new to track"), "\(refused.standardError)")
         #expect(!refused.standardError.contains("the server has everything"), "\(refused.standardError)")
 
         // The right token: what the refused one queued was the same user's visit, already there.
-        let right = try CommandRunner.run(["sync", "--wait", "2"] + Self.connection(server.port, token, outbox))
+        let right = try await CommandRunner.run(["sync", "--wait", "2"] + Self.connection(server.port, token, outbox))
         #expect(right.status == 0, "\(right.standardError)")
-        let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
+        let listed = try await CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"]
                                            + Self.server(server.port, token))
         #expect(listed.standardOutput.split(separator: "\n").count == 2 * created)
     }
@@ -285,7 +285,7 @@ struct LiveTrackingTests {
         let dataDir = folder.appendingPathComponent("data")
         var tokens: [String: String] = [:]
         for user in ["eve", "ref0", "ref1", "ref2", "ref3"] {
-            let added = try CommandRunner.run(["users", "add", user, "--data-dir", dataDir.path])
+            let added = try await CommandRunner.run(["users", "add", user, "--data-dir", dataDir.path])
             #expect(added.status == 0, "\(added.standardError)")
             tokens[user] = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -307,7 +307,7 @@ struct LiveTrackingTests {
             try Data((lines[..<end].joined(separator: "\n") + "\n").utf8).write(to: file)
             let user = "ref\(index)"
             let started = ContinuousClock.now
-            let replay = try CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", file.path, "--server", url,
+            let replay = try await CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", file.path, "--server", url,
                                                 "--token", tokens[user] ?? "",
                                                 "--outbox", folder.appendingPathComponent("\(user).sqlite").path])
             #expect(replay.status == 0, "\(replay.standardError)")
