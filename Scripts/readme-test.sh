@@ -16,7 +16,8 @@
 #   until its /health answers. Background commands are stopped at the end.
 # What it checks beyond each command's exit status: that `whereabouts events` and `export` show
 # something (not "0 events", not "Nothing in …"), that the README's server serves the venue its
-# map draws and holds the track, and that the clone is as clean at the end as at the start.
+# map draws and holds the track, that the same visit tracked to a second, empty server arrives
+# there whole, and that the clone is as clean at the end as at the start.
 # What it skips, saying so: the test command itself (`swift test`), commands that need a
 # Bluetooth adapter (`--adapter`) or the public datasets (`$DATA`, not part of the repository),
 # the benchmark and load scripts (minutes to hours of load each; their figures carry their
@@ -176,6 +177,31 @@ if not venue.get("places") or not positions:
     sys.exit(f"error: the README's server shows {len(venue.get('places') or [])} places and {len(positions)} positions on its map")
 print(f"The README's map: {len(venue['places'])} places of the venue, {len(positions)} positions of the track")
 PY
+fi
+# The tracker remembers the server, not only the file: the README's visit, tracked with the same
+# outbox to a second, empty server, is delivered there in full.
+if [ -n "$token" ]; then
+    second_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    second_token=$(whereabouts users add bob --data-dir "$work/second-data")
+    set -m
+    whereabouts serve --data-dir "$work/second-data" --port "$second_port" >>"$work/background.log" 2>&1 &
+    background+=("$!")
+    set +m
+    for _ in $(seq 1 300); do
+        python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$second_port/health', timeout=1)" 2>/dev/null && break
+        sleep 0.1
+    done
+    whereabouts track --venue Examples/venue.json --recording Examples/visit.jsonl \
+        --server "http://127.0.0.1:$second_port" --token "$second_token" >"$work/second.log" 2>&1 \
+        || { echo "error: track to a second server failed:" >&2; cat "$work/second.log" >&2; exit 1; }
+    first_count=$(whereabouts events --from 2023-11-14 --to 2023-11-15 --json --server "$url" --token "$token" | wc -l)
+    second_count=$(whereabouts events --from 2023-11-14 --to 2023-11-15 --json --server "http://127.0.0.1:$second_port" --token "$second_token" | wc -l)
+    if [ "$second_count" -eq 0 ] || [ "$second_count" -ne "$first_count" ]; then
+        echo "error: the visit tracked to a second server gave it $second_count events, the README's server has $first_count:" >&2
+        cat "$work/second.log" >&2
+        exit 1
+    fi
+    echo "A second, empty server got the whole visit from the same outbox: $second_count events, as the README's server"
 fi
 dirty=$(git -C "$work/cwd" status --porcelain)
 if [ -n "$dirty" ]; then
