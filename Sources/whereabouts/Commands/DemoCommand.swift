@@ -35,9 +35,10 @@ struct DemoCommand: ParsableCommand {
         print("Venue    \(venue.name ?? "unnamed"): \(venue.floors.count.counted("floor")), \(venue.beacons.count.counted("beacon")), "
               + "\(venue.places.count.counted("place")) (\(venue.places.map(\.id).joined(separator: ", ")))")
         print("Visitor  \(walk.waypoints.count) waypoints at \(walk.speed.formatted(1)) m/s, \(walk.duration.formatted(0)) s, simulated with seed \(seed)")
-        print("Radio    σ \(radio.shadowing.formatted(1)) dB shadowing, \((radio.multipathShare * 100).formatted(0)) % multipath fades of "
-              + "\(radio.multipathLoss.formatted(0)) dB, \((radio.packetLoss * 100).formatted(0)) % packet loss, "
-              + "\(radio.floorAttenuation.formatted(0)) dB per floor, nothing below \(radio.sensitivity.formatted(0)) dBm")
+        print("Radio    readings scattered by \(radio.shadowing.formatted(1)) dB (shadowing), "
+              + "\((radio.multipathShare * 100).formatted(0)) % of them \(radio.multipathLoss.formatted(0)) dB weaker (multipath fades), "
+              + "\((radio.packetLoss * 100).formatted(0)) % of packets lost, \(radio.floorAttenuation.formatted(0)) dB lost "
+              + "through each floor, nothing heard below \(radio.sensitivity.formatted(0)) dBm")
         print("Survey   simulating a site survey, then calibrating and training on it (seconds in a debug build)…")
         fflush(nil)   // every C stream: standard output is buffered in a pipe
         let survey = Array(preset.simulator(seed: surveySeed))
