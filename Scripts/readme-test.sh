@@ -89,7 +89,7 @@ mkdir -p "$HOME"
 # with HOME the scratch folder, so that it installs there and edits the scratch ~/.profile; the
 # `swift` it calls keeps the real HOME, where SwiftPM's own folders are.
 mkdir -p "$work/shim"
-printf '#!/bin/sh\nHOME="%s" exec "%s" "$@"\n' "$real_home" "$(command -v swift)" >"$work/shim/swift"
+printf '#!/bin/sh\nHOME="%s" exec "%s" "$@"\n' "$real_home" "$(type -P swift)" >"$work/shim/swift"
 chmod +x "$work/shim/swift"
 install_script() { PATH="$work/shim:$PATH" "$repo/Scripts/install.sh" "$@"; }
 # Where `track` and the examples keep their outbox: the scratch home's, for the programs that
