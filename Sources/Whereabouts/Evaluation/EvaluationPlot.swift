@@ -12,8 +12,8 @@
 ///   estimates as pale dots in the algorithm's colour with a thin grey line to their truth, and
 ///   over them the truth: a near-black path through the true positions in order, with a dot at
 ///   each (hollow when not located); a scale bar. The places' names are drawn last, with a white
-///   halo, and placed apart (see ``LabelLayout``): a name that would cover another moves above,
-///   below or beside its place, with a leader line when it has to go farther.
+///   halo, and placed apart: a name that would cover another moves above, below or beside its
+///   place, with a leader line when it has to go farther.
 ///
 /// Elements carry classes (`cdf`, `place`, `place-label`, `leader`, `beacon`, `truth`,
 /// `truth-path`, `estimate`, `error-line`) so the document can be styled or checked.
