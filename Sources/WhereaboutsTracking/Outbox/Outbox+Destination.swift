@@ -9,21 +9,19 @@ extension Outbox {
         self.destination = destination
     }
 
-    /// Works for the server and user of `client`, and returns that destination.
+    /// Works for `user` at `server` and returns that destination; `tokenDigest` is the SHA-256
+    /// of the token in use (``TrackingClient/tokenDigest``).
     ///
-    /// The user is the one the server named for the client's token (call
-    /// ``TrackingClient/start()`` first); the outbox remembers it, by the token's SHA-256, so that
-    /// a later run that cannot reach the server still finds its items and checkpoints. A token
-    /// the server never answered for is ``OutboxDestination/Account/unresolved``: its items wait
-    /// under the server alone, and the first user of that server who is resolved takes them over,
-    /// with their checkpoints (a replay tracked while the token was refused is then that user's,
-    /// and is not tracked twice).
+    /// With a `user` (what the server answered for the token), the outbox remembers the token as
+    /// theirs and takes over what waits for the server's unresolved account, with its
+    /// checkpoints (a checkpoint the user already has for the same source wins). Without one,
+    /// the user the token was last seen as, or ``OutboxDestination/Account/unresolved``.
+    /// ``scope(for:)`` calls this with a client's server, token and user.
     @discardableResult
-    public func scope(for client: TrackingClient) async throws -> OutboxDestination {
-        let server = client.server
-        let digest = client.tokenDigest
+    public func scope(toServer server: String, tokenDigest digest: String, user: String?) async throws -> OutboxDestination {
+        let server = OutboxDestination(server: server, account: .unresolved).server
         let destination: OutboxDestination
-        if let user = await client.userName {
+        if let user {
             destination = OutboxDestination(server: server, account: .user(user))
             let unresolved = OutboxDestination(server: server, account: .unresolved)
             let claimed = try await database.write { db -> Int in
@@ -40,7 +38,8 @@ extension Outbox {
                     UPDATE OR IGNORE checkpoint SET source = ? || substr(source, ?)
                     WHERE substr(source, 1, ?) = ?
                     """, arguments: [to, from.unicodeScalars.count + 1, from.unicodeScalars.count, from])
-                try db.execute(sql: "DELETE FROM checkpoint WHERE substr(source, 1, ?) = ?", arguments: [from.unicodeScalars.count, from])
+                try db.execute(sql: "DELETE FROM checkpoint WHERE substr(source, 1, ?) = ?",
+                               arguments: [from.unicodeScalars.count, from])
                 return claimed
             }
             if claimed > 0 { arrivalSignal.yield() }

@@ -80,7 +80,7 @@ public actor Outbox {
             database = try DatabaseQueue(path: path, configuration: configuration)
             // GRDB's WAL set-up chooses synchronous = NORMAL; the outbox promises more.
             try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try OutboxSchema.migrator.migrate(database)
+            try Self.migrate(database)
         } catch {
             throw OutboxError.cannotOpen(path: path, reason: "\(error)")
         }
@@ -89,6 +89,24 @@ public actor Outbox {
         self.arrivalSignal = arrivalSignal
         commits = GroupCommit(limits: Self.groupLimits, weight: { $0.changes.count }) { [database] group in
             await Self.write(group, to: database, signalling: arrivalSignal)
+        }
+    }
+
+    /// Brings the schema up to date. Two processes that open a new outbox at once (`track` and
+    /// `sync`, or a watcher) can both find a migration missing; the one that loses the race
+    /// fails on a table the other just made, and finds the migration done when it looks again.
+    private static func migrate(_ database: DatabaseQueue) throws {
+        var attempt = 1
+        while true {
+            do {
+                try OutboxSchema.migrator.migrate(database)
+                return
+            } catch {
+                if (try? database.read({ db in try OutboxSchema.migrator.hasCompletedMigrations(db) })) == true { return }
+                guard attempt < 5 else { throw error }
+                usleep(useconds_t(20_000 * attempt))
+                attempt += 1
+            }
         }
     }
 

@@ -25,6 +25,36 @@ struct OutboxTests {
         #expect(FileManager.default.fileExists(atPath: temporary.path + "-wal"))
     }
 
+    @Test("Each destination sees its own items and checkpoints; a resolved user takes over its server's unresolved ones, and is remembered by token")
+    func destinations() async throws {
+        let temporary = TemporaryOutbox()
+        defer { temporary.remove() }
+        let outbox = try temporary.open()
+        let home = "http://home.example", other = "http://other.example"
+        // Offline, a token never answered for: the server's unresolved account.
+        #expect(try await outbox.scope(toServer: home + "/", tokenDigest: "t1", user: nil)
+                == OutboxDestination(server: home, account: .unresolved))
+        try await outbox.enqueue([.create(position("u1"))], checkpoint: OutboxCheckpoint(source: "replay:a", state: [1]))
+        // Another server's user queues their own.
+        try await outbox.scope(toServer: other, tokenDigest: "t2", user: "bea")
+        try await outbox.enqueue([.create(position("b1"))], checkpoint: OutboxCheckpoint(source: "replay:a", state: [2]))
+        #expect(try await outbox.pendingItems(limit: 10).map(\.eventId) == ["b1"])
+        #expect(try await outbox.checkpoint(for: "replay:a")?.state == [2])
+        #expect(try await outbox.status().elsewhere == 1)
+        // The first token of home the server answers for takes over what its unresolved account queued.
+        try await outbox.scope(toServer: home, tokenDigest: "t3", user: "ann")
+        #expect(try await outbox.pendingItems(limit: 10).map(\.eventId) == ["u1"])
+        #expect(try await outbox.checkpoint(for: "replay:a")?.state == [1])
+        // Offline again, that token is still ann's: her checkpoint, not a new unresolved one.
+        #expect(try await outbox.scope(toServer: home, tokenDigest: "t3", user: nil)
+                == OutboxDestination(server: home, account: .user("ann")))
+        #expect(try await outbox.checkpoint(for: "replay:a")?.state == [1])
+        // Without a destination, every item.
+        await outbox.scope(to: nil)
+        #expect(Set(try await outbox.pendingItems(limit: 10).map(\.eventId)) == ["u1", "b1"])
+        #expect(try await outbox.status().elsewhere == 0)
+    }
+
     @Test("A duration update to an event still queued folds into its create")
     func folding() async throws {
         let temporary = TemporaryOutbox()
