@@ -93,8 +93,7 @@ struct TrackCommand: AsyncParsableCommand {
 
         let outbox = try outboxOptions.openOutbox()
         let client = try connection.client(defaultStream: stream)
-        let connection = await connect(client)
-        let connected = connection == nil
+        let startError = await connect(client)
         let identity = try sourceIdentity()
         // A stream of the user's choice must exist before its events can be delivered; when the
         // server could not be asked at start, the sender asks before its first delivery.
@@ -115,10 +114,10 @@ struct TrackCommand: AsyncParsableCommand {
         }
         await run.startDelivery()
         let destination = await outbox.destination.map(\.description) ?? client.server
-        if !connected { Terminal.error("Events are queued in \(outbox.path) for \(destination) meanwhile.") }
+        if startError != nil { Terminal.error("Events are queued in \(outbox.path) for \(destination) meanwhile.") }
         if tracker.wasFinished, identity.skipsDecidedFixes, !again {
             Terminal.error("\(identity.checkpointName) was tracked to its end for \(destination) already; nothing new to track (--again tracks it once more, as new events).")
-            try await finishDelivery(run, tokenRefused: connection?.isTokenRefused == true)
+            try await finishDelivery(run, tokenRefused: startError?.isTokenRefused == true)
             return
         }
 
@@ -136,7 +135,7 @@ struct TrackCommand: AsyncParsableCommand {
         try await run.finish()
         reader.recordingReader?.warnAboutSkippedLines()
 
-        try await finishDelivery(run, tokenRefused: connection?.isTokenRefused == true)
+        try await finishDelivery(run, tokenRefused: startError?.isTokenRefused == true)
     }
 
     /// Waits up to --wait seconds for the outbox to drain, stops delivery and reports; exits 1
