@@ -31,7 +31,6 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
-        .package(url: "https://github.com/pointfreeco/swift-clocks.git", from: "1.0.0"),
     ],
     targets: [
         .target(name: "Whereabouts"),
@@ -121,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsTests",
-            dependencies: ["Whereabouts", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["Whereabouts"]
         ),
         .testTarget(
             name: "WhereaboutsBluetoothTests",
@@ -154,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsFacadesTests",
-            dependencies: ["WhereaboutsFacades", "WhereaboutsServerTesting", .product(name: "Clocks", package: "swift-clocks")]
+            dependencies: ["WhereaboutsFacades", "WhereaboutsServerTesting"]
         ),
         .testTarget(
             name: "WhereaboutsCLITests",

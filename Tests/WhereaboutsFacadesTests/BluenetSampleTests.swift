@@ -1,4 +1,3 @@
-import Clocks
 import Foundation
 import Testing
 import Whereabouts
@@ -49,7 +48,7 @@ struct BluenetSampleTests {
         _ = bluenet.on("enterRegion") { _ in topics.append("enterRegion") }
         _ = bluenet.on("exitRegion") { _ in topics.append("exitRegion") }
         try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
-        let clock = TestClock()
+        let clock = ManualClock()
         let feed = ScanFeed()
         let scanning = Task { try await bluenet.startScanning(feed, clock: clock) }
         feed.send(Self.scan(at: 100, Self.kitchen))

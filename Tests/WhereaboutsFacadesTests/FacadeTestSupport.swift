@@ -1,4 +1,3 @@
-import Clocks
 import Foundation
 import Testing
 import Whereabouts

@@ -1,4 +1,3 @@
-import Clocks
 import Foundation
 import Testing
 import Whereabouts
@@ -109,7 +108,7 @@ struct HekaergeSampleTests {
         // unknown, so the delegate hears the input order a second after the round ends.
         let live = Delegate()
         hekaerge.delegate = live
-        let clock = TestClock()
+        let clock = ManualClock()
         let feed = ScanFeed()
         let scanning = Task { try await hekaerge.startScanning(feed, clock: clock) }
         feed.send(Scan(time: 50, readings: [Reading(beacon: .id("b7"), rssi: -62)]))

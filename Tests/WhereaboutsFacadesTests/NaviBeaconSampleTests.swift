@@ -1,4 +1,3 @@
-import Clocks
 import Foundation
 import Testing
 import Whereabouts
@@ -103,7 +102,7 @@ struct NaviBeaconSampleTests {
     /// on; a source whose radio can be paused is paused and resumed with the plugin.
     @Test func liveRoundsEndOnTimeAndPausingStopsTheRadio() async throws {
         let navi = NaviBeacon()
-        let clock = TestClock()
+        let clock = ManualClock()
         let feed = ScanFeed()
         let radio = PausableScans(feed)
         let scanning = Task { try await navi.startScanning(radio, clock: clock) }

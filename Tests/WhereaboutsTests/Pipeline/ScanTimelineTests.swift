@@ -1,11 +1,10 @@
-import Clocks
 import Foundation
 import Testing
 @testable import Whereabouts
 
 /// ``ScanTimeline``: a replay moves with its scans only; a live source also moves with the clock,
 /// so that exits, rounds and delayed fixes fall due while the source is silent. Every live test
-/// runs on a `TestClock`, moved by hand: nothing sleeps.
+/// runs on a ``ManualClock``, moved by hand: nothing sleeps.
 @Suite struct ScanTimelineTests {
     // MARK: Harness
 
@@ -14,7 +13,7 @@ import Testing
         /// How long (real time) to wait for the pipeline's tasks: they may wait that long for a
         /// thread while the rest of the suite keeps both cores busy.
         static var patience: Duration { ScanTimelineTests.patience }
-        let clock = TestClock()
+        let clock = ManualClock()
         let input: AsyncStream<Scan>.Continuation
         let outputs = LockedValue<[Output]>([])
         let ended = LockedValue(false)
@@ -55,11 +54,7 @@ import Testing
         func waitUntilSleeping() async throws {
             let deadline = ContinuousClock.now + Self.patience
             while ContinuousClock.now < deadline {
-                do {
-                    try await clock.checkSuspension()
-                } catch {
-                    return   // a sleep is registered
-                }
+                if clock.sleeperCount > 0 { return }   // a sleep is registered
                 try await Task.sleep(for: .milliseconds(1))
             }
             Issue.record("the timeline never slept on the clock")
@@ -231,7 +226,7 @@ import Testing
         await ranker.setChangeHandler { update in
             orders.withValue { $0.append(update.places.map(\.place.id) + (update.position == nil ? ["(no position)"] : [])) }
         }
-        let clock = TestClock()
+        let clock = ManualClock()
         let (scans, input) = AsyncStream.makeStream(of: Scan.self)
         let following = Task { try await ranker.follow(scans, nearestBeaconIn: venue, clock: clock) }
         input.yield(Scan(time: 10, readings: [Reading(beacon: .iBeacon(identity), rssi: -50)]))
@@ -256,7 +251,7 @@ import Testing
     /// Scans already waiting come before the passing of time: a burst read faster than it is
     /// processed gives the scans only, as a replay would.
     @Test func waitingScansComeBeforeTime() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let (scans, input) = AsyncStream.makeStream(of: Scan.self)
         for time in [0.0, 50, 100] { input.yield(Scan(time: time, readings: [])) }
         input.finish()
@@ -270,7 +265,7 @@ import Testing
     /// Time given out is the latest scan's time plus the clock's time since it came; a deadline
     /// no later than the last time given is not waited for (a stage cannot make it spin).
     @Test func liveTimeRunsOnFromTheLatestScan() async throws {
-        let clock = TestClock()
+        let clock = ManualClock()
         let (scans, input) = AsyncStream.makeStream(of: Scan.self)
         var timeline = ScanTimeline(scans: scans, pace: .live(clock))
         input.yield(Scan(time: 500, readings: []))
@@ -281,7 +276,7 @@ import Testing
         // A deadline that is not later than that waits for a scan instead, with no timer.
         let feeder = Task {
             try await Task.sleep(for: .milliseconds(50))
-            let sleeping = (try? await clock.checkSuspension()) == nil
+            let sleeping = clock.sleeperCount > 0
             input.yield(Scan(time: 503, readings: []))
             return sleeping
         }
@@ -296,17 +291,17 @@ import Testing
         let (scans, input) = AsyncThrowingStream.makeStream(of: Scan.self)
         input.yield(Scan(time: 1, readings: []))
         input.finish(throwing: Broken())
-        var timeline = ScanTimeline(scans: scans, pace: .live(TestClock()))
+        var timeline = ScanTimeline(scans: scans, pace: .live(ManualClock()))
         #expect(try await timeline.next(deadline: nil) == .scan(Scan(time: 1, readings: [])))
         await #expect(throws: Broken.self) { try await timeline.next(deadline: nil) }
     }
 
     // MARK: Waiting helpers
 
-    static func waitUntilSleeping(_ clock: TestClock<Duration>) async throws {
+    static func waitUntilSleeping(_ clock: ManualClock) async throws {
         let deadline = ContinuousClock.now + Self.patience
         while ContinuousClock.now < deadline {
-            do { try await clock.checkSuspension() } catch { return }
+            if clock.sleeperCount > 0 { return }
             try await Task.sleep(for: .milliseconds(1))
         }
         Issue.record("nothing slept on the clock")
