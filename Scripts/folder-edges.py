@@ -22,7 +22,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources")
 # its list is an error, so that a new folder gets its place.
 ORDER = {
     "Whereabouts": [
-        ".", "Support", "JSON", "Geometry", "Core", "Venue", "Beacons", "Recording", "Simulation",
+        ".", "Support", "JSON", "Geometry", "Core", "Venue", "Beacons", "Recording", "Receivers", "Simulation",
         "Positioning", "Places", "Rooms", "Monitoring", "Pipeline", "Evaluation",
     ],
     "WhereaboutsServer": [

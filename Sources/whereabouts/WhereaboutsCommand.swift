@@ -29,6 +29,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
                 CalibrateCommand.self,
                 EvalCommand.self,
                 LocateCommand.self,
+                FuseCommand.self,
             ]),
             CommandGroup(name: "Places and rooms", subcommands: [
                 TrainCommand.self,

@@ -17,6 +17,10 @@ public struct Scan: Hashable, Sendable {
     public var readings: [Reading]
     /// Where the device really was, when known.
     public var truth: GroundTruth?
+    /// When the scan reached whoever takes it in, on that one's clock, where it differs from
+    /// ``time`` (the listener's own clock): a fixed receiver's report sent over a network
+    /// (``ReceiverFusion``). `nil` when the scan was taken where it was heard.
+    public var arrival: Double?
 
     /// Creates a scan.
     public init(time: Double, device: String? = nil, track: String? = nil, readings: [Reading], truth: GroundTruth? = nil) {

@@ -8,11 +8,11 @@
 ///   stage's next deadline falls due before another scan comes, the timeline gives
 ///   ``PipelineInput/time(_:)`` — a region's exit, a ranging round's end, a fixed-lag fix are
 ///   given out on time while the source stays open. The timeline sleeps on the injected clock
-///   until then (no polling), so a silent pipeline costs nothing; tests pass a test clock and
-///   move it without sleeping.
+///   until then (no polling), so a silent pipeline costs nothing; tests pass a ``ManualClock``
+///   and move it without sleeping.
 ///
-/// Live time is the scans' clock carried on by the injected one: the latest scan's time plus the
-/// time elapsed since it came in. A live source stamped with the wall clock thus runs on the
+/// Live time is the scans' clock carried on by the injected one: the latest scan's time (its
+/// ``Scan/arrival`` when it has one) plus the time elapsed since it came in. A live source stamped with the wall clock thus runs on the
 /// wall clock, and one stamped otherwise (an old recording piped in) still gives its exits the
 /// timeout after its last scan. A scan already waiting always comes before the passing of time,
 /// so a recording piped in faster than it is processed gives exactly the replay's output.
@@ -102,14 +102,18 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
                 // deadline by a rounding of the scan times; at most 115 days ahead.
                 let wait = min(max(0, deadline - latest.time), 1e7)
                 let wake = latest.arrival + .microseconds(Int64((wait * 1e6).rounded(.down)))
-                // A wake-up already past returns at once (a test clock would wait for its next
-                // advance even for the present instant).
+                // A wake-up already past returns at once (some test clocks wait for their next
+                // advance even for the present instant; ``ManualClock`` does not, and decides
+                // that under its own lock, so a late timer cannot miss an advance).
                 timer = { if wake > clock.elapsed() { try? await clock.sleep(until: wake) } }
             }
             switch await mailbox.receive(timer: timer) {
             case .scan(let scan, let arrival):
-                if scan.time.isFinite, scan.time >= (latest?.time ?? -.infinity) {
-                    latest = (scan.time, arrival)
+                // A report from elsewhere (a fixed receiver's) is on the timeline's clock when it
+                // arrived, not on its receiver's.
+                let time = scan.arrival ?? scan.time
+                if time.isFinite, time >= (latest?.time ?? -.infinity) {
+                    latest = (time, arrival)
                 }
                 return .scan(scan)
             case .timeout:

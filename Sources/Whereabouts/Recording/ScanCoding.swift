@@ -22,7 +22,7 @@ public enum ScanCoding {
     /// what an unknown key is compared with for "did you mean".
     public static func knownKeys(at pattern: String) -> [String] {
         switch pattern {
-        case "": ["t", "device", "track", "readings", "truth"]
+        case "": ["t", "device", "track", "readings", "truth", "arrival"]
         case "truth": ["x", "y", "z", "floor", "place"]
         case "readings[]": ["beacon", "rssi", "txPower", "distance", "uuid", "major", "minor", "namespace", "instance"]
         default: []
@@ -41,7 +41,7 @@ public enum ScanCoding {
     /// ``checkedDecode(_:)``, which finds and names the problem (or decodes the rarer forms).
     static func quickDecode(_ value: JSONValue) -> Decoded? {
         guard case .object(let members) = value else { return nil }
-        var time: Double?, device: String?, track: String?, truth: GroundTruth?
+        var time: Double?, device: String?, track: String?, truth: GroundTruth?, arrival: Double?
         var readingValues: [JSONValue]?
         var unknownKeys: [String] = []
         for member in members {
@@ -61,12 +61,16 @@ public enum ScanCoding {
             case "truth":
                 guard let t = quickTruth(member.value, unknownKeys: &unknownKeys) else { return nil }
                 truth = t
+            case "arrival":
+                guard case .number(let a) = member.value else { return nil }
+                arrival = a
             default:
                 unknownKeys.append(member.key)
             }
         }
         guard let time, let readingValues else { return nil }
         var scan = Scan(time: time, device: device, track: track, readings: [], truth: truth)
+        scan.arrival = arrival
         scan.readings.reserveCapacity(readingValues.count)
         var skipped = 0
         for item in readingValues {
@@ -120,6 +124,7 @@ public enum ScanCoding {
         var scan = Scan(time: time, readings: [])
         scan.device = try root.optionalString("device")
         scan.track = try root.optionalString("track")
+        scan.arrival = try root.optionalDouble("arrival")
         var skipped = 0
         let readings = try root.required("readings").elements()
         scan.readings.reserveCapacity(readings.count)
@@ -166,6 +171,7 @@ public enum ScanCoding {
             if let place = truth.place { t.append(("place", .string(place))) }
             members.append(("truth", .object(t)))
         }
+        if let arrival = scan.arrival { members.append(("arrival", .number(arrival))) }
         return .object(members)
     }
 

@@ -32,11 +32,21 @@ public struct Venue: Hashable, Sendable {
     /// `whereabouts calibrate -o`): every solver and classifier subtracts a device's offset from
     /// its readings, and a device listed here is not one whose offset is learnt online.
     public var devices: [Device] = []
+    /// The fixed receivers (gateways, ESPresense nodes) that hear moving tags: what
+    /// ``ReceiverFusion`` turns into one scan per tag, located as a phone is from beacons
+    /// (``receiversAsBeacons()``).
+    public var receivers: [Receiver] = []
+    /// Names for the tags the receivers hear, by their advertised identity; a tag not listed
+    /// is named by its identity.
+    public var tags: [Tag] = []
 
     /// Creates a venue, unchecked; ``VenueFile/read(from:)`` checks the venues it reads.
     public init(name: String? = nil, units: LengthUnit = .metre, origin: Origin? = nil, floors: [Floor] = [],
-                defaults: Defaults = Defaults(), beacons: [Beacon] = [], places: [Place] = [], devices: [Device] = []) {
+                defaults: Defaults = Defaults(), beacons: [Beacon] = [], places: [Place] = [], devices: [Device] = [],
+                receivers: [Receiver] = [], tags: [Tag] = []) {
         self.devices = devices
+        self.receivers = receivers
+        self.tags = tags
         self.name = name
         self.units = units
         self.origin = origin
@@ -201,6 +211,79 @@ extension Venue {
             self.id = id
             self.rssiOffset = rssiOffset
         }
+    }
+
+    /// A fixed receiver: a gateway or node at a known spot that reports the tags it hears.
+    ///
+    /// To a tag it is what a beacon is to a phone, so the engine locates tags from receivers with
+    /// the same solvers (``Venue/receiversAsBeacons()``).
+    public struct Receiver: Hashable, Sendable {
+        /// Unique among the venue's receivers and beacons; a receiver's scans give it as their
+        /// ``Scan/device``.
+        public var id: String
+        /// East coordinate in the local frame (converted from `latitude`/`longitude` when given so).
+        public var x: Double?
+        /// North coordinate in the local frame.
+        public var y: Double?
+        /// Height; ``Defaults/z`` when absent.
+        public var z: Double?
+        /// The coordinate the venue file gave instead of `x`/`y`.
+        public var coordinate: GeoCoordinate?
+        /// Floor level; 0 when absent.
+        public var floor: Int?
+        /// dB the receiver reads above the venue's calibration (``Defaults/txPower`` at 1 m).
+        public var rssiOffset: Double
+        /// The path-loss exponent around this receiver; ``Defaults/pathLossExponent`` when absent.
+        public var pathLossExponent: Double?
+
+        /// Creates a receiver.
+        public init(id: String, x: Double? = nil, y: Double? = nil, z: Double? = nil, coordinate: GeoCoordinate? = nil,
+                    floor: Int? = nil, rssiOffset: Double = 0, pathLossExponent: Double? = nil) {
+            self.id = id
+            self.x = x
+            self.y = y
+            self.z = z
+            self.coordinate = coordinate
+            self.floor = floor
+            self.rssiOffset = rssiOffset
+            self.pathLossExponent = pathLossExponent
+        }
+    }
+
+    /// A tag's name and the identity it advertises.
+    public struct Tag: Hashable, Sendable {
+        /// The name its fixes and events carry (``Scan/device``).
+        public var id: String
+        /// iBeacon/AltBeacon identity, when it advertises one.
+        public var iBeacon: IBeaconIdentity?
+        /// Eddystone-UID identity, when it advertises one.
+        public var eddystone: EddystoneIdentity?
+
+        /// Creates a tag.
+        public init(id: String, iBeacon: IBeaconIdentity? = nil, eddystone: EddystoneIdentity? = nil) {
+            self.id = id
+            self.iBeacon = iBeacon
+            self.eddystone = eddystone
+        }
+    }
+
+    /// The venue as a tag's locator sees it: the receivers are its beacons, each with the
+    /// venue's calibration shifted by its RSSI offset (`txPower` + `rssiOffset`) and its own
+    /// path-loss exponent; floors, places, defaults and devices are kept.
+    ///
+    /// ```swift
+    /// let setup = PositioningAlgorithm.default.setup(venue: venue.receiversAsBeacons())
+    /// var fixes = FusedPipeline(fusion: ReceiverFusion(venue: venue), then: FixPipeline(setup: setup))
+    /// ```
+    public func receiversAsBeacons() -> Venue {
+        var venue = self
+        venue.beacons = receivers.map { receiver in
+            Beacon(id: receiver.id, x: receiver.x, y: receiver.y, z: receiver.z, coordinate: receiver.coordinate,
+                   floor: receiver.floor,
+                   txPower: receiver.rssiOffset == 0 ? nil : defaults.txPower + receiver.rssiOffset,
+                   pathLossExponent: receiver.pathLossExponent)
+        }
+        return venue
     }
 
     /// Each listed device's offset by its id.

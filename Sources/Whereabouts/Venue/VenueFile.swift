@@ -193,9 +193,78 @@ public enum VenueFile {
                 venue.devices.append(Venue.Device(id: id, rssiOffset: offset))
             }
         }
+        if let receivers = root.member("receivers") {
+            let items = try receivers.elements()
+            guard items.count <= maximumReceivers else {
+                throw receivers.fail("at most \(maximumReceivers) receivers, found \(items.count)")
+            }
+            var seen: [String: String] = [:]
+            for item in items {
+                let idReader = try item.required("id")
+                let id = try idReader.string()
+                if let previous = seen[id] { throw idReader.fail("duplicate receiver id \"\(id)\" (also \(previous))") }
+                if let beacon = beaconIDs[id] {
+                    throw idReader.fail("receiver id \"\(id)\" is also a beacon's (\(beacon)): a receiver's scans name it, so it must be unique")
+                }
+                seen[id] = item.path
+                let (point, coordinate) = try location(item)
+                var receiver = Venue.Receiver(id: id, x: point?.x, y: point?.y, z: try item.optionalDouble("z"),
+                                              coordinate: coordinate, floor: try checkFloor(item))
+                if let offsetReader = item.member("rssiOffset") {
+                    let offset = try offsetReader.double()
+                    guard abs(offset) <= maximumDeviceOffset else {
+                        throw offsetReader.fail("an RSSI offset lies within ±\(Int(maximumDeviceOffset)) dB, found \(offset)")
+                    }
+                    receiver.rssiOffset = offset
+                }
+                receiver.pathLossExponent = try item.optionalDouble("pathLossExponent")
+                if let n = receiver.pathLossExponent, !(n > 0) {
+                    throw FormatError(key: item.childPath("pathLossExponent"), message: "must be positive")
+                }
+                venue.receivers.append(receiver)
+            }
+        }
+        if let tags = root.member("tags") {
+            let items = try tags.elements()
+            guard items.count <= maximumTags else {
+                throw tags.fail("at most \(maximumTags) tags, found \(items.count)")
+            }
+            var seen: [String: String] = [:]
+            var tagIBeacons: [IBeaconIdentity: String] = [:]
+            var tagEddystones: [EddystoneIdentity: String] = [:]
+            for item in items {
+                let idReader = try item.required("id")
+                let id = try idReader.string()
+                if let previous = seen[id] { throw idReader.fail("duplicate tag id \"\(id)\" (also \(previous))") }
+                seen[id] = item.path
+                var tag = Venue.Tag(id: id)
+                if let identity = try IBeaconIdentity.decode(item) {
+                    if let previous = tagIBeacons[identity] {
+                        throw FormatError(key: item.childPath("uuid"), message: "duplicate uuid/major/minor \(identity) (also \(previous))")
+                    }
+                    tagIBeacons[identity] = item.path
+                    tag.iBeacon = identity
+                }
+                if let identity = try EddystoneIdentity.decode(item) {
+                    if let previous = tagEddystones[identity] {
+                        throw FormatError(key: item.childPath("namespace"), message: "duplicate namespace/instance \(identity) (also \(previous))")
+                    }
+                    tagEddystones[identity] = item.path
+                    tag.eddystone = identity
+                }
+                guard tag.iBeacon != nil || tag.eddystone != nil else {
+                    throw item.fail("a tag needs the identity it advertises: uuid/major/minor or namespace/instance")
+                }
+                venue.tags.append(tag)
+            }
+        }
         return venue
     }
 
+    /// The most receivers a venue lists.
+    static let maximumReceivers = 10_000
+    /// The most tags a venue names.
+    static let maximumTags = 100_000
     /// The most devices a venue lists.
     static let maximumDevices = 10_000
     /// The largest RSSI offset a device may have, either way, dB.
@@ -267,6 +336,34 @@ public enum VenueFile {
         if !venue.devices.isEmpty {
             root.append(("devices", .array(venue.devices.map { device in
                 .object([("id", .string(device.id)), ("rssiOffset", .number(device.rssiOffset))])
+            })))
+        }
+        if !venue.receivers.isEmpty {
+            root.append(("receivers", .array(venue.receivers.map { receiver in
+                var members: [(key: String, value: JSONValue)] = [("id", .string(receiver.id))]
+                if let coordinate = receiver.coordinate {
+                    members += [("latitude", .number(coordinate.latitude)), ("longitude", .number(coordinate.longitude))]
+                } else if let x = receiver.x, let y = receiver.y {
+                    members += [("x", .number(x)), ("y", .number(y))]
+                }
+                if let z = receiver.z { members.append(("z", .number(z))) }
+                if let floor = receiver.floor { members.append(("floor", .number(Double(floor)))) }
+                if receiver.rssiOffset != 0 { members.append(("rssiOffset", .number(receiver.rssiOffset))) }
+                if let n = receiver.pathLossExponent { members.append(("pathLossExponent", .number(n))) }
+                return .object(members)
+            })))
+        }
+        if !venue.tags.isEmpty {
+            root.append(("tags", .array(venue.tags.map { tag in
+                var members: [(key: String, value: JSONValue)] = [("id", .string(tag.id))]
+                if let identity = tag.iBeacon {
+                    members += [("uuid", .string(identity.uuid.uuidString)), ("major", .number(Double(identity.major))),
+                                ("minor", .number(Double(identity.minor)))]
+                }
+                if let identity = tag.eddystone {
+                    members += [("namespace", .string(identity.namespace)), ("instance", .string(identity.instance))]
+                }
+                return .object(members)
             })))
         }
         return .object(root)

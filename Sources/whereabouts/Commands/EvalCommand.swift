@@ -24,7 +24,10 @@ struct EvalCommand: LongWorkCommand {
         (or a JSON array). --plot writes an SVG with the error CDF of each algorithm and a map of \
         truth against the first algorithm's estimates. --smooth scores the offline smoother instead \
         of the online pipeline (each fix also learns from the scans after it); --lag S scores a live \
-        pipeline that reports each fix S seconds late, smoothed with the scans of those seconds.
+        pipeline that reports each fix S seconds late, smoothed with the scans of those seconds. \
+        --fuse scores fixed receivers locating tags: the recording holds the receivers' reports \
+        (FORMATS.md §8, as `simulate --receivers` writes them), fused into each tag's scans as \
+        `whereabouts fuse` does, each scan's truth taken from the reports' around its time.
 
         Algorithms: \(PositioningAlgorithm.valueList).
 
@@ -35,6 +38,7 @@ struct EvalCommand: LongWorkCommand {
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --smooth
           whereabouts eval --venue v.json --test walk.jsonl --rssi-filter none --tracking stop-and-go --lag 1
+          whereabouts eval --venue receivers.json --test reports.jsonl --fuse
         """)
     )
 
@@ -62,6 +66,9 @@ struct EvalCommand: LongWorkCommand {
 
     @OptionGroup var recordings: RecordingOptions
 
+    @Flag(name: .long, help: "The recording holds fixed receivers' reports (FORMATS.md §8): fuse them into each tag's scans first, as `whereabouts fuse` does, and locate the tags from the venue's receivers.")
+    var fuse = false
+
     @OptionGroup var placeVote: PlaceVoteOption
 
     @OptionGroup var progressOptions: ProgressOptions
@@ -77,7 +84,13 @@ struct EvalCommand: LongWorkCommand {
             }
         }
         let venueURL = URL(fileURLWithPath: venue.path)
-        let venueValue = try venue.read()
+        let venueFile = try venue.read()
+        if fuse, venueFile.receivers.isEmpty {
+            throw CommandFailure("\(venue.path) lists no receivers, so there is nothing to fuse: --fuse needs the venue's \"receivers\" (FORMATS.md §1).")
+        }
+        // Fused, the tags are located from the receivers as a phone is from beacons.
+        let venueValue = fuse ? venueFile.receiversAsBeacons() : venueFile
+        var fusion = fuse ? ReceiverFusion(venue: venueFile) : nil
         let reader = try RecordingReader.open(test, lenient: recordings.lenient)
         if self.algorithm == nil, !venueValue.beacons.contains(where: { $0.x != nil }) { algorithms = [] }
         let training = try PositioningOptions.readTraining(train, for: algorithms, lenient: recordings.lenient)
@@ -97,10 +110,16 @@ struct EvalCommand: LongWorkCommand {
             if let choice = pipeline.choice(of: entry.pipeline.setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
         }
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
-        while let scan = try reader.next() {
+        while let report = try reader.next() {
+            for scan in fusion?.process(report) ?? [report] {
+                run.add(scan)
+                for index in places.indices { places[index].add(scan) }
+            }
+            progress.update(reader.bytesRead)
+        }
+        for scan in fusion?.finish() ?? [] {
             run.add(scan)
             for index in places.indices { places[index].add(scan) }
-            progress.update(reader.bytesRead)
         }
         run.finish()
         progress.finish()

@@ -22,6 +22,14 @@ struct SimulateCommand: LongWorkCommand {
         (train.jsonl) and two visitors' walks with other phones (test.jsonl): a venue no setting \
         was chosen on, to check that accuracy holds (Scripts/generalization.sh runs a range of seeds).
 
+        --receivers turns it around: the venue's receivers (or its beacons, taken as receivers) \
+        listen and the walker carries a tag, and the output is each receiver's reports as they \
+        reach `whereabouts fuse` (FORMATS.md §8): every --interval seconds from a phase of its own \
+        (± 0.1 s), stamped with its own clock (off by up to --clock-offset seconds), arriving 0.02–0.2 s \
+        later, --report-loss of them lost and --duplicates of them twice; --export-venue then writes \
+        the venue with its receivers. Without --receivers the same walk gives the ideal recording \
+        (every receiver's RSSI at once, each second) to compare the fusion with.
+
         Presets: \(SimulationPreset.allCases.map(\.name).joined(separator: ", ")). \
         "example" is the bundled example (Examples/); "espresense-room" is ESPresense's accuracy \
         scenario: 4 receivers in a 6 × 4 m room, σ 2.5 dB, 10 % of samples 6 dB down.
@@ -33,6 +41,7 @@ struct SimulateCommand: LongWorkCommand {
           whereabouts simulate --venue venue.json --walk survey.json --seed 1 --persistent-shadowing 4 --field-seed 9 -o train.jsonl
           whereabouts simulate --venue venue.json --walk visit.json --seed 2 --persistent-shadowing 4 --field-seed 9 -o test.jsonl
           whereabouts simulate --family --seed 6 --directory family-6
+          whereabouts simulate --preset espresense-room --seed 1 --receivers --export-venue room.json -o reports.jsonl
         """)
     )
 
@@ -104,6 +113,18 @@ struct SimulateCommand: LongWorkCommand {
     @Flag(name: .long, help: "Keep fractional RSSI instead of rounding to whole dBm as phones do.")
     var fractionalRSSI = false
 
+    @Flag(name: .long, help: "Fixed receivers hear a tag the walker carries: write each receiver's reports (FORMATS.md §8).")
+    var receivers = false
+
+    @Option(name: .long, help: ArgumentHelp("With --receivers: how far each receiver's clock may be off, either way, seconds (default 0.5).", valueName: "seconds"))
+    var clockOffset: Double?
+
+    @Option(name: .long, help: ArgumentHelp("With --receivers: share of reports lost on the way, 0–1 (default 0.1).", valueName: "share"))
+    var reportLoss: Double?
+
+    @Option(name: .long, help: ArgumentHelp("With --receivers: share of reports that arrive twice, 0–1 (default 0.05).", valueName: "share"))
+    var duplicates: Double?
+
     /// Whether any option of the radio model was given.
     private var setsRadio: Bool {
         let values: [Double?] = [shadowing, persistentShadowing, shadowingDistance, multipathShare, multipathLoss, packetLoss,
@@ -121,6 +142,13 @@ struct SimulateCommand: LongWorkCommand {
             return
         }
         if directory != nil { throw ValidationError("--directory goes with --family; write a recording with -o.") }
+        if !receivers, clockOffset != nil || reportLoss != nil || duplicates != nil {
+            throw ValidationError("--clock-offset, --report-loss and --duplicates go with --receivers.")
+        }
+        if let clockOffset, !(0...3_600).contains(clockOffset) { throw ValidationError("--clock-offset must lie in 0...3600 seconds.") }
+        for (name, value) in [("--report-loss", reportLoss), ("--duplicates", duplicates)] {
+            if let value, !(0...1).contains(value) { throw ValidationError("\(name) must lie between 0 and 1.") }
+        }
         if preset != nil && (venue != nil || walk != nil) {
             throw ValidationError("Give either --preset or --venue with --walk, not both.")
         }
@@ -171,6 +199,7 @@ struct SimulateCommand: LongWorkCommand {
         if let deviceGain { simulator.radio.receiverGain = deviceGain }
         if fractionalRSSI { simulator.radio.roundsRSSI = false }
 
+        if receivers { return try writeReports(of: simulator) }
         if let exportVenue {
             try VenueFile.write(simulator.venue, to: URL(fileURLWithPath: exportVenue))
         }
@@ -179,6 +208,26 @@ struct SimulateCommand: LongWorkCommand {
         let readings = try write([simulator], to: writer)
         if let output {
             Terminal.error("Wrote \(output): \(writer.scansWritten.counted("scan")), \(readings.counted("reading")), seed \(seed).")
+        }
+    }
+
+    /// Writes the reports of fixed receivers hearing the walker's tag (`--receivers`).
+    private func writeReports(of simulator: Simulator) throws {
+        var network = ReceiverReportSimulator.Network(reportInterval: simulator.radio.scanInterval)
+        if let clockOffset { network.clockOffset = clockOffset }
+        if let reportLoss { network.reportLoss = reportLoss }
+        if let duplicates { network.duplicates = duplicates }
+        let reports = ReceiverReportSimulator(venue: simulator.venue, walk: simulator.walk, radio: simulator.radio,
+                                              network: network, seed: seed)
+        if let exportVenue {
+            try VenueFile.write(reports.receiverVenue, to: URL(fileURLWithPath: exportVenue))
+        }
+        let writer = try output.map { try RecordingWriter(url: URL(fileURLWithPath: $0)) }
+            ?? RecordingWriter(handle: FileHandle.standardOutput)
+        for report in reports.reports() { try writer.write(report) }
+        try writer.finish()
+        if let output {
+            Terminal.error("Wrote \(output): \(writer.scansWritten.counted("report")) of \(reports.receiverVenue.receivers.count.counted("receiver")), seed \(seed).")
         }
     }
 

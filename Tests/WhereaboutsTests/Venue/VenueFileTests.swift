@@ -62,6 +62,25 @@ struct VenueFileTests {
         #expect(try VenueFile.read(from: url) == venue)
     }
 
+    /// Fixed receivers and named tags (FORMATS.md §1), read and written back.
+    @Test func receiversAndTagsRoundTrip() throws {
+        let text = #"""
+        {"origin": {"latitude": 41.355, "longitude": 2.132}, "beacons": [],
+         "receivers": [{"id": "kitchen", "x": 1, "y": 2, "z": 2.2, "floor": 0, "rssiOffset": -3, "pathLossExponent": 2.4},
+                       {"id": "hall", "latitude": 41.3551, "longitude": 2.1321}],
+         "tags": [{"id": "anna", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 1}]}
+        """#
+        let venue = try VenueFile.decode(Array(text.utf8))
+        #expect(venue.receivers.first == Venue.Receiver(id: "kitchen", x: 1, y: 2, z: 2.2, floor: 0, rssiOffset: -3, pathLossExponent: 2.4))
+        #expect(abs((venue.receivers.last?.y ?? 0) - 11.10) < 0.01 && venue.receivers.last?.rssiOffset == 0)
+        #expect(venue.tags == [Venue.Tag(id: "anna", iBeacon: IBeaconIdentity(uuid: UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!, major: 7, minor: 1))])
+        let again = try VenueFile.decode(Array(JSONWriter(indent: 2).string(from: VenueFile.encode(venue)).utf8))
+        #expect(again == venue)
+        var unknown: [UnknownKey] = []
+        _ = try JSONDocument.decode(Array(text.utf8), file: "venue.json", unknownKeys: &unknown, with: VenueFile.decode(root:))
+        #expect(unknown.isEmpty)
+    }
+
     @Test func devicesAndTheirOffsetsRoundTrip() throws {
         let text = #"{"beacons": [], "devices": [{"id": "Pixel 7", "rssiOffset": 3.5}, {"id": "iPhone", "rssiOffset": -2}]}"#
         let venue = try VenueFile.decode(Array(text.utf8))
@@ -108,6 +127,14 @@ struct VenueFileTests {
          #"venue.json:1:66: devices[1].id: duplicate device id "p" (also devices[0])"#),
         (#"{"beacons": [], "devices": [{"id": "p", "rssiOffset": 55}]}"#, "venue.json:1:55: devices[0].rssiOffset: an RSSI offset lies within ±40 dB, found 55"),
         (#"{"beacons": [], "devices": [{"id": "p"}]}"#, "venue.json:1:29: devices[0].rssiOffset: missing required key"),
+        (#"{"beacons": [], "receivers": [{"id": "r"}, {"id": "r"}]}"#, #"receivers[1].id: duplicate receiver id "r" (also receivers[0])"#),
+        (#"{"beacons": [{"id": "r"}], "receivers": [{"id": "r"}]}"#, #"receivers[0].id: receiver id "r" is also a beacon's (beacons[0])"#),
+        (#"{"beacons": [], "receivers": [{"id": "r", "rssiOffset": -41}]}"#, "receivers[0].rssiOffset: an RSSI offset lies within ±40 dB, found -41"),
+        (#"{"beacons": [], "receivers": [{"id": "r", "pathLossExponent": 0}]}"#, "receivers[0].pathLossExponent: must be positive"),
+        (#"{"beacons": [], "receivers": [{"id": "r", "floor": 3}]}"#, "receivers[0].floor: floor 3 is not defined"),
+        (#"{"beacons": [], "tags": [{"id": "t"}]}"#, "tags[0]: a tag needs the identity it advertises"),
+        (#"{"beacons": [], "tags": [{"id": "t", "namespace": "EDD1EBEAC04E5DEFA017", "instance": "0BDB87539B67"}, {"id": "u", "namespace": "edd1ebeac04e5defa017", "instance": "0bdb87539b67"}]}"#,
+         "tags[1].namespace: duplicate namespace/instance"),
     ])
     func invalid(text: String, message: String) {
         #expect {

@@ -1,0 +1,213 @@
+import ArgumentParser
+import Foundation
+import Whereabouts
+
+/// `whereabouts fuse`
+struct FuseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fuse",
+        abstract: "Locate moving tags from what fixed receivers heard: one position per tag, and its places entered and left.",
+        discussion: HelpText.fitting("""
+        The recording holds the receivers' reports (FORMATS.md §8): each line is what one receiver \
+        heard, its "device" the receiver's id in the venue's "receivers", its readings the tags, \
+        "t" the receiver's clock and "arrival" (optional) when the report came in. Every \
+        --interval seconds each tag heard gets one scan with a reading per receiver that heard it \
+        (the mean of its sightings in the interval, or its latest within --window), given out \
+        --lateness seconds after the interval so that late reports still count; each receiver's \
+        clock is put on the fusion's by its reports' arrival. The tag is then located from the \
+        receivers as a phone is from beacons (the receivers are its beacons, their rssiOffset \
+        shifting the venue's txPower), and its place goes through the place monitor as in `watch`.
+
+        Output, one JSON object a line: each fix as `locate` writes it (the tag as "device"), and \
+        each place entered or left as `watch --json` writes it ({"t", "device", "topic", "data"}); \
+        --no-events leaves the events out. A report from a receiver the venue does not list, a \
+        duplicate, a report later than --lateness or stamped ahead of its receiver's clock is \
+        counted and dropped; the counts are printed at the end (standard error).
+
+        Time: a file is a replay (its "arrival", or "t", is the clock); standard input or a FIFO \
+        is live: a report without "arrival" is stamped when it is read, and a tag's scans, fixes \
+        and exits fall due on the wall clock while the receivers are silent.
+
+        Algorithms: \(PositioningAlgorithm.valueList).
+
+        Examples:
+          whereabouts fuse --venue venue.json --recording reports.jsonl
+          whereabouts fuse --venue venue.json --recording reports.jsonl --no-events --window 5
+          mosquitto_sub -t 'reports/#' | whereabouts fuse --venue venue.json --recording -
+        """)
+    )
+
+    @OptionGroup var positioning: PositioningOptions
+
+    @OptionGroup var pipeline: PipelineOptions
+
+    @Option(name: .long, help: ArgumentHelp("The receivers' reports (\"-\" for standard input).", valueName: "reports.jsonl"))
+    var recording: String
+
+    @Option(name: .long, help: ArgumentHelp("Seconds between a tag's scans.", valueName: "seconds"))
+    var interval: Double = ReceiverFusion.Configuration().interval
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a receiver's latest sighting of a tag stands in when it heard none in an interval; a tag nobody heard that long is away.", valueName: "seconds"))
+    var window: Double = ReceiverFusion.Configuration().window
+
+    @Option(name: .long, help: ArgumentHelp("Seconds a tag's scan waits for reports that arrive late.", valueName: "seconds"))
+    var lateness: Double = ReceiverFusion.Configuration().lateness
+
+    @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a tag's place is left.", valueName: "seconds"))
+    var exitTimeout: Double = 30
+
+    @OptionGroup var placeVote: PlaceVoteOption
+
+    @Flag(name: .long, help: "Write the fixes only, not the places entered and left.")
+    var noEvents = false
+
+    @Flag(name: .long, help: "Write the tags' fused scans (a recording, FORMATS.md §2, with the receivers as beacons) instead of fixes and events.")
+    var scans = false
+
+    func validate() throws {
+        guard interval >= 0.05, interval <= 3_600 else { throw ValidationError("--interval must lie in 0.05...3600 seconds, found \(interval).") }
+        guard window >= interval, window <= 3_600 else {
+            throw ValidationError("--window must be at least --interval (\(interval)) and at most 3600 seconds, found \(window).")
+        }
+        guard lateness >= 0, lateness <= 10 else { throw ValidationError("--lateness must lie in 0...10 seconds, found \(lateness).") }
+        guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
+    }
+
+    func run() async throws {
+        let venueValue = try positioning.venue.read()
+        guard !venueValue.receivers.isEmpty else {
+            throw CommandFailure("\(positioning.venue.path) lists no receivers: `fuse` locates tags from fixed receivers, "
+                                 + "listed in the venue's \"receivers\" (FORMATS.md §1); `locate` locates a listener from beacons.")
+        }
+        let tagVenue = venueValue.receiversAsBeacons()
+        let setup = positioning.algorithm.setup(venue: tagVenue, training: try positioning.readTraining(), configuration: pipeline.configuration)
+        if let choice = pipeline.choice(of: setup, units: tagVenue.units.rawValue) { Terminal.error(choice) }
+        let fusion = ReceiverFusion(venue: venueValue, configuration: ReceiverFusion.Configuration(interval: interval, window: window, lateness: lateness))
+        let events = noEvents ? nil : ScanPipeline(
+            setup: setup, places: .containment(PlaceContainment(venue: tagVenue)),
+            monitor: MonitorPipeline(venue: tagVenue, configuration: EventHub.Configuration(
+                regionExitTimeout: exitTimeout,
+                placeMonitor: PlaceMonitor.Configuration(minimumProbability: placeVote.placeVote, exitTimeout: exitTimeout))))
+        var stages = FusedPipeline(fusion: fusion, then: TagOutputs(fixes: FixPipeline(setup: setup, timing: pipeline.timing), events: events))
+
+        if scans { return try await writeScans(fusion) }
+        let reader = SightingSource(name: recording, recording: try RecordingReader.open(recording, lenient: positioning.recordings.lenient),
+                                    live: RecordingReader.isStream(recording))
+        let live = reader.isLive
+        var out = TextOutput(live: live)
+        var timeline = ScanTimeline(scans: ArrivalStamped(reader: reader, live: live), pace: live ? .live(ContinuousClock()) : .replay)
+        try await timeline.run(&stages) { outputs in
+            for output in outputs {
+                switch output {
+                case .fix(let fix): out.line(FixCoding.line(for: fix, decimalPlaces: 3))
+                case .event(let item):
+                    guard WatchCommand.isChange(item.event) else { continue }
+                    out.line(WatchCommand.jsonLine(item.event, device: item.device ?? ""))
+                }
+            }
+        }
+        out.flush()
+        reader.recordingReader?.warnAboutSkippedLines()
+        try reader.recordingReader?.requireScans(toDo: "fuse")
+        Terminal.error(Self.summary(stages.fusion.statistics))
+    }
+
+    /// Writes the fused scans, each as it falls due.
+    private func writeScans(_ fusion: ReceiverFusion) async throws {
+        let reader = SightingSource(name: recording, recording: try RecordingReader.open(recording, lenient: positioning.recordings.lenient),
+                                    live: RecordingReader.isStream(recording))
+        let live = reader.isLive
+        var out = TextOutput(live: live)
+        var stage = FusionOnly(fusion: fusion)
+        var timeline = ScanTimeline(scans: ArrivalStamped(reader: reader, live: live), pace: live ? .live(ContinuousClock()) : .replay)
+        try await timeline.run(&stage) { scans in
+            for scan in scans { out.line(ScanCoding.line(for: scan)) }
+        }
+        out.flush()
+        reader.recordingReader?.warnAboutSkippedLines()
+        try reader.recordingReader?.requireScans(toDo: "fuse")
+        Terminal.error(Self.summary(stage.fusion.statistics))
+    }
+
+    /// `Fused 1,204 sightings into 310 tag scans; dropped: 3 duplicates, 1 late; 12 from unknown receivers (C, D).`
+    static func summary(_ statistics: ReceiverFusion.Statistics) -> String {
+        var dropped: [String] = []
+        if statistics.duplicates > 0 { dropped.append(statistics.duplicates.counted("duplicate")) }
+        if statistics.late > 0 { dropped.append("\(statistics.late) late") }
+        if statistics.future > 0 { dropped.append("\(statistics.future) stamped ahead of their receiver's clock") }
+        if statistics.flooded > 0 { dropped.append("\(statistics.flooded) pushed out by a flooding receiver") }
+        if statistics.unknownReceiver > 0 {
+            dropped.append("\(statistics.unknownReceiver) from receivers the venue does not list (\(statistics.unknownReceivers.joined(separator: ", ")))")
+        }
+        if statistics.notTags > 0 { dropped.append("\(statistics.notTags) of venue beacons or with an invalid RSSI") }
+        if statistics.tagsEvicted > 0 { dropped.append("\(statistics.tagsEvicted.counted("tag")) forgotten to stay within memory") }
+        return "Fused \(statistics.sightings.counted("sighting")) into \(statistics.scans.counted("tag scan"))"
+            + (dropped.isEmpty ? "." : "; dropped: " + dropped.joined(separator: ", ") + ".")
+    }
+}
+
+/// What `fuse` gives out for the tag scans: each one's fix, and the tags' events.
+struct TagOutputs: TimedStage, Sendable {
+    enum Output: Sendable {
+        case fix(Fix)
+        case event(DeviceEvent)
+    }
+
+    var fixes: FixPipeline
+    var events: ScanPipeline?
+
+    mutating func process(_ scan: Scan) async -> [Output] {
+        var outputs = fixes.process(scan).map(Output.fix)
+        if events != nil { outputs += await events!.process(scan).map(Output.event) }
+        return outputs
+    }
+
+    mutating func advance(to time: Double) async -> [Output] {
+        var outputs = fixes.advance(to: time).map(Output.fix)
+        if events != nil { outputs += await events!.advance(to: time).map(Output.event) }
+        return outputs
+    }
+
+    func nextDeadline() async -> Double? {
+        let own = fixes.nextDeadline()
+        guard let theirs = await events?.nextDeadline() else { return own }
+        return min(own ?? theirs, theirs)
+    }
+
+    mutating func finish() async -> [Output] {
+        var outputs = fixes.finish().map(Output.fix)
+        if events != nil { outputs += await events!.finish().map(Output.event) }
+        return outputs
+    }
+}
+
+/// The fusion alone, as a stage: its output is the tag scans.
+struct FusionOnly: TimedStage, Sendable {
+    var fusion: ReceiverFusion
+
+    mutating func process(_ scan: Scan) -> [Scan] { fusion.process(scan) }
+    mutating func advance(to time: Double) -> [Scan] { fusion.advance(to: time) }
+    func nextDeadline() -> Double? { fusion.nextDeadline() }
+    mutating func finish() -> [Scan] { fusion.finish() }
+}
+
+/// A live source's reports stamped with their arrival (the wall clock) when they came without
+/// one, so that the fusion and the timeline run on the clock they were read by.
+struct ArrivalStamped: AsyncSequence, Sendable {
+    typealias Element = Scan
+    let reader: SightingSource
+    let live: Bool
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: SightingSource.AsyncIterator
+        let live: Bool
+
+        mutating func next() async throws -> Scan? {
+            guard var scan = try await base.next() else { return nil }
+            if live, scan.arrival == nil { scan.arrival = Date().timeIntervalSince1970 }
+            return scan
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: reader.makeAsyncIterator(), live: live) }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// `whereabouts fuse`, `simulate --receivers` and `eval --fuse`: fixed receivers' reports become
+/// each tag's fixes and events, from a file or live from a pipe.
+@Suite("whereabouts fuse")
+struct FuseCommandTests {
+    /// The ESPresense room with its four nodes as receivers and one named tag; the place is
+    /// wide, so that a centroid fix's accuracy Gaussian lies in it.
+    static let venueJSON = """
+    {"name": "ESPresense room", "floors": [{"level": 0, "name": "ground", "elevation": 0}], "beacons": [],
+     "receivers": [{"id": "node1", "x": 0.2, "y": 0.2, "z": 2}, {"id": "node2", "x": 5.8, "y": 0.2, "z": 2},
+                   {"id": "node3", "x": 5.8, "y": 3.8, "z": 2}, {"id": "node4", "x": 0.2, "y": 3.8, "z": 2}],
+     "tags": [{"id": "anna", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 1}],
+     "places": [{"id": "room", "polygon": [[-20, -20], [26, -20], [26, 24], [-20, 24]], "floor": 0}]}
+    """
+
+    /// The mean error of an `eval --json` report.
+    static func meanError(_ json: String) throws -> Double? {
+        let report = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        return (report?["error"] as? [String: Any])?["mean"] as? Double
+    }
+
+    static func lines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    /// The preset's walk as receivers' reports, fused: fixes of the walker's tag in time order,
+    /// its room entered then left, and the counts on standard error; the same reports scored by
+    /// `eval --fuse` land near the ideal recording's score.
+    @Test func simulatedReportsAreFusedIntoTheTagsFixesAndEvents() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json"), reports = directory.appendingPathComponent("reports.jsonl")
+        let simulated = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--receivers",
+                                                     "--export-venue", venue.path, "-o", reports.path])
+        #expect(simulated.status == 0, "\(simulated.standardError)")
+        let written = try Self.lines(String(contentsOf: reports, encoding: .utf8))
+        #expect(written.count > 300)
+        #expect(Set(written.compactMap { $0["device"] as? String }) == ["node1", "node2", "node3", "node4"])
+        let arrivals = written.compactMap { $0["arrival"] as? Double }
+        #expect(arrivals.count == written.count && arrivals == arrivals.sorted())
+
+        let fused = try await CommandRunner.run(["fuse", "--venue", venue.path, "--recording", reports.path])
+        #expect(fused.status == 0, "\(fused.standardError)")
+        let output = try Self.lines(fused.standardOutput)
+        let fixes = output.filter { $0["topic"] == nil }, events = output.filter { $0["topic"] != nil }
+        #expect(fixes.count > 90)
+        #expect(fixes.allSatisfy { $0["device"] as? String == "phone" && ($0["x"] as? Double)?.isFinite == true })
+        let times = fixes.compactMap { $0["t"] as? Double }
+        #expect(times == times.sorted())
+        #expect(events.map { $0["topic"] as? String } == ["enterLocation", "exitLocation"])
+        #expect(fused.standardError.contains("Fused \(written.count) sightings into "))
+
+        let ideal = directory.appendingPathComponent("ideal.jsonl"), room = directory.appendingPathComponent("room.json")
+        _ = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--export-venue", room.path, "-o", ideal.path])
+        let fusedScore = try await CommandRunner.run(["eval", "--venue", venue.path, "--test", reports.path, "--fuse", "--json"])
+        let idealScore = try await CommandRunner.run(["eval", "--venue", room.path, "--test", ideal.path, "--json"])
+        #expect(fusedScore.status == 0 && idealScore.status == 0, "\(fusedScore.standardError)")
+        let fusedMean = try #require(try Self.meanError(fusedScore.standardOutput))
+        let idealMean = try #require(try Self.meanError(idealScore.standardOutput))
+        // One seed: the noise differs between the two, so only a gross loss shows (the figure
+        // over many seeds is in Documentation/Accuracy.md).
+        #expect(fusedMean < 1.5 * idealMean, "fused \(fusedMean) m, ideal \(idealMean) m")
+    }
+
+    /// `--scans` writes the fused scans as a recording that `validate` accepts.
+    @Test func theFusedScansAreARecording() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json")
+        try Data(Self.venueJSON.utf8).write(to: venue)
+        let reports = [
+            #"{"t": 100.25, "device": "node1", "readings": [{"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 1, "rssi": -60}]}"#,
+            #"{"t": 100.5, "device": "node2", "readings": [{"beacon": "wristband", "rssi": -70}]}"#,
+            #"{"t": 100.75, "device": "node9", "readings": [{"beacon": "wristband", "rssi": -70}]}"#,
+            #"{"t": 101.25, "device": "node3", "readings": [{"beacon": "wristband", "rssi": -72}]}"#,
+        ].joined(separator: "\n") + "\n"
+        let fused = try await CommandRunner.run(["fuse", "--venue", venue.path, "--recording", "-", "--scans"], input: Data(reports.utf8))
+        #expect(fused.status == 0, "\(fused.standardError)")
+        let scans = try Self.lines(fused.standardOutput)
+        #expect(scans.map { $0["device"] as? String } == ["anna", "wristband"])
+        let readings = try #require(scans.last?["readings"] as? [[String: Any]])
+        #expect(readings.map { $0["beacon"] as? String } == ["node2", "node3"])
+        #expect(fused.standardError.contains("1 from receivers the venue does not list (node9)"))
+        let recording = directory.appendingPathComponent("fused.jsonl")
+        try Data(fused.standardOutput.utf8).write(to: recording)
+        let validated = try await CommandRunner.run(["validate", recording.path])
+        #expect(validated.status == 0, "\(validated.standardOutput)\(validated.standardError)")
+    }
+
+    /// A venue without receivers, and options out of range, are refused with what to do.
+    @Test func badInputIsRefused() async throws {
+        let noReceivers = try await CommandRunner.run(["fuse", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"])
+        #expect(noReceivers.status == 1)
+        #expect(noReceivers.standardError.contains("Examples/venue.json lists no receivers"))
+        let window = try await CommandRunner.run(["fuse", "--venue", "Examples/venue.json", "--recording", "-", "--window", "0.5"])
+        #expect(window.status != 0 && window.standardError.contains("--window must be at least --interval"))
+        let evalFuse = try await CommandRunner.run(["eval", "--venue", "Examples/venue.json", "--test", "Examples/visit.jsonl", "--fuse"])
+        #expect(evalFuse.status == 1 && evalFuse.standardError.contains("lists no receivers, so there is nothing to fuse"))
+        let loss = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--report-loss", "0.5"])
+        #expect(loss.status != 0 && loss.standardError.contains("go with --receivers"))
+    }
+
+    /// Live, on a pipe that stays open: a tag's first fix comes within the window + 0.5 s of its
+    /// first report, and its place is left within the exit timeout + 1 s of its last, before the
+    /// input ends.
+    @Test func livePipeGivesFixesAndExitsOnTime() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json")
+        try Data(Self.venueJSON.utf8).write(to: venue)
+        let fuse = try LiveCommandTests.LiveProcess(["fuse", "--venue", venue.path, "--recording", "-", "--exit-timeout", "2",
+                                                     "--algorithm", "centroid"])
+        defer { if fuse.process.isRunning { fuse.process.terminate() } }
+        func report(_ receiver: String, _ tag: String) -> String {
+            "{\"t\": \(String(format: "%.3f", Date().timeIntervalSince1970)), \"device\": \"\(receiver)\", \"readings\": [{\"beacon\": \"\(tag)\", \"rssi\": -65}]}"
+        }
+        // A first tag, until the command answers (a debug build takes a while to start).
+        fuse.send(report("node1", "warm-up"))
+        try #require(fuse.waitForLine(containing: "\"warm-up\"", limit: LiveCommandTests.startup) != nil)
+        // Then anna, heard by all four nodes a quarter of a second apart, for four seconds.
+        let first = ContinuousClock.now
+        var last = first
+        for _ in 0..<4 {
+            for node in 1...4 {
+                last = ContinuousClock.now
+                fuse.send(report("node\(node)", "anna"))
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+        }
+        let firstFix = try #require(fuse.lines.first { $0.line.contains("\"anna\"") }?.at, "no fix of anna")
+        #expect(firstFix - first <= .milliseconds(3_500), "anna's first fix \(firstFix - first) after her first report")
+        // Due the exit timeout after her last located scan, dated the mean time of its reports.
+        let left = try #require(fuse.waitForLine(containing: "\"exitLocation\"", limit: .seconds(10)), "anna never left")
+        #expect(left - last <= .seconds(3), "exitLocation \(left - last) after her last report (timeout 2 s)")
+        #expect(left - last >= .seconds(1), "exitLocation \(left - last) after her last report (timeout 2 s)")
+        #expect(fuse.lines.contains { $0.line.contains("\"enterLocation\"") && $0.line.contains("\"anna\"") })
+        #expect(fuse.close() == 0)
+    }
+}
