@@ -12,4 +12,5 @@ let benchmarks: @Sendable () -> Void = {
     registerServerBenchmarks()
     registerRequestBenchmarks()
     registerTrackingBenchmarks()
+    registerReceiverBenchmarks()
 }

@@ -69,6 +69,8 @@ struct EvalCommand: LongWorkCommand {
     @Flag(name: .long, help: "The recording holds fixed receivers' reports (FORMATS.md §8): fuse them into each tag's scans first, as `whereabouts fuse` does, and locate the tags from the venue's receivers.")
     var fuse = false
 
+    @OptionGroup var fusion: FusionOptions
+
     @OptionGroup var placeVote: PlaceVoteOption
 
     @OptionGroup var progressOptions: ProgressOptions
@@ -90,7 +92,7 @@ struct EvalCommand: LongWorkCommand {
         }
         // Fused, the tags are located from the receivers as a phone is from beacons.
         let venueValue = fuse ? venueFile.receiversAsBeacons() : venueFile
-        var fusion = fuse ? ReceiverFusion(venue: venueFile) : nil
+        var fused = fuse ? ReceiverFusion(venue: venueFile, configuration: fusion.configuration) : nil
         let reader = try RecordingReader.open(test, lenient: recordings.lenient)
         if self.algorithm == nil, !venueValue.beacons.contains(where: { $0.x != nil }) { algorithms = [] }
         let training = try PositioningOptions.readTraining(train, for: algorithms, lenient: recordings.lenient)
@@ -111,13 +113,13 @@ struct EvalCommand: LongWorkCommand {
         }
         var progress = Progress("evaluating", total: test == "-" ? 0 : URL(fileURLWithPath: test).fileSize)
         while let report = try reader.next() {
-            for scan in fusion?.process(report) ?? [report] {
+            for scan in fused?.process(report) ?? [report] {
                 run.add(scan)
                 for index in places.indices { places[index].add(scan) }
             }
             progress.update(reader.bytesRead)
         }
-        for scan in fusion?.finish() ?? [] {
+        for scan in fused?.finish() ?? [] {
             run.add(scan)
             for index in places.indices { places[index].add(scan) }
         }

@@ -44,14 +44,7 @@ struct FuseCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The receivers' reports (\"-\" for standard input).", valueName: "reports.jsonl"))
     var recording: String
 
-    @Option(name: .long, help: ArgumentHelp("Seconds between a tag's scans.", valueName: "seconds"))
-    var interval: Double = ReceiverFusion.Configuration().interval
-
-    @Option(name: .long, help: ArgumentHelp("Seconds a receiver's latest sighting of a tag stands in when it heard none in an interval; a tag nobody heard that long is away.", valueName: "seconds"))
-    var window: Double = ReceiverFusion.Configuration().window
-
-    @Option(name: .long, help: ArgumentHelp("Seconds a tag's scan waits for reports that arrive late.", valueName: "seconds"))
-    var lateness: Double = ReceiverFusion.Configuration().lateness
+    @OptionGroup var fusion: FusionOptions
 
     @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a tag's place is left.", valueName: "seconds"))
     var exitTimeout: Double = 30
@@ -65,11 +58,6 @@ struct FuseCommand: AsyncParsableCommand {
     var scans = false
 
     func validate() throws {
-        guard interval >= 0.05, interval <= 3_600 else { throw ValidationError("--interval must lie in 0.05...3600 seconds, found \(interval).") }
-        guard window >= interval, window <= 3_600 else {
-            throw ValidationError("--window must be at least --interval (\(interval)) and at most 3600 seconds, found \(window).")
-        }
-        guard lateness >= 0, lateness <= 10 else { throw ValidationError("--lateness must lie in 0...10 seconds, found \(lateness).") }
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
     }
 
@@ -82,15 +70,15 @@ struct FuseCommand: AsyncParsableCommand {
         let tagVenue = venueValue.receiversAsBeacons()
         let setup = positioning.algorithm.setup(venue: tagVenue, training: try positioning.readTraining(), configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: tagVenue.units.rawValue) { Terminal.error(choice) }
-        let fusion = ReceiverFusion(venue: venueValue, configuration: ReceiverFusion.Configuration(interval: interval, window: window, lateness: lateness))
+        let receiverFusion = ReceiverFusion(venue: venueValue, configuration: fusion.configuration)
         let events = noEvents ? nil : ScanPipeline(
             setup: setup, places: .containment(PlaceContainment(venue: tagVenue)),
             monitor: MonitorPipeline(venue: tagVenue, configuration: EventHub.Configuration(
                 regionExitTimeout: exitTimeout,
                 placeMonitor: PlaceMonitor.Configuration(minimumProbability: placeVote.placeVote, exitTimeout: exitTimeout))))
-        var stages = FusedPipeline(fusion: fusion, then: TagOutputs(fixes: FixPipeline(setup: setup, timing: pipeline.timing), events: events))
+        var stages = FusedPipeline(fusion: receiverFusion, then: TagOutputs(fixes: FixPipeline(setup: setup, timing: pipeline.timing), events: events))
 
-        if scans { return try await writeScans(fusion) }
+        if scans { return try await writeScans(receiverFusion) }
         let reader = SightingSource(name: recording, recording: try RecordingReader.open(recording, lenient: positioning.recordings.lenient),
                                     live: RecordingReader.isStream(recording))
         let live = reader.isLive
