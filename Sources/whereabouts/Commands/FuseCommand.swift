@@ -10,11 +10,12 @@ struct FuseCommand: AsyncParsableCommand {
         discussion: HelpText.fitting("""
         The recording holds the receivers' reports (FORMATS.md §8): each line is what one receiver \
         heard, its "device" the receiver's id in the venue's "receivers", its readings the tags, \
-        "t" the receiver's clock and "arrival" (optional) when the report came in. Every \
-        --interval seconds each tag heard gets one scan with a reading per receiver that heard it \
-        (the mean of its sightings in the interval, or its latest within --window), given out \
-        --lateness seconds after the interval so that late reports still count; each receiver's \
-        clock is put on the fusion's by its reports' arrival. The tag is then located from the \
+        "t" the receiver's clock and "arrival" (optional) when the report came in. For every \
+        --interval in which some receiver heard a tag, the tag gets one scan with a reading per \
+        receiver that heard it within --window (the mean of its sightings in the interval, or else \
+        its latest), dated when those sightings were heard and given out --lateness seconds after \
+        the interval so that late reports still count; each receiver's clock is put on the \
+        fusion's by its reports' arrival. The tag is then located from the \
         receivers as a phone is from beacons (the receivers are its beacons, their rssiOffset \
         shifting the venue's txPower), and its place goes through the place monitor as in `watch`.
 
