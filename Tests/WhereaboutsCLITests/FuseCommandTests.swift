@@ -89,6 +89,42 @@ struct FuseCommandTests {
         #expect(validated.status == 0, "\(validated.standardOutput)\(validated.standardError)")
     }
 
+    /// `calibrate --receivers` on a walk whose receivers read +6, −4, 0 and 0 dB (the last with a
+    /// path-loss exponent of 3) against a venue that says 0 for all: the offsets it writes have
+    /// the right signs and order, and the venue it writes locates another walk better.
+    @Test func calibratingTheReceivers() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String, _ text: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        let receivers = #"[{"id": "a", "x": 0, "y": 0, "z": 2, "rssiOffset": 6}, {"id": "b", "x": 10, "y": 0, "z": 2, "rssiOffset": -4}, {"id": "c", "x": 10, "y": 10, "z": 2}, {"id": "d", "x": 0, "y": 10, "z": 2, "pathLossExponent": 3}]"#
+        let truth = try file("true.json", #"{"beacons": [], "receivers": "# + receivers + "}")
+        let flat = try file("flat.json", #"{"beacons": [], "receivers": [{"id": "a", "x": 0, "y": 0, "z": 2}, {"id": "b", "x": 10, "y": 0, "z": 2}, {"id": "c", "x": 10, "y": 10, "z": 2}, {"id": "d", "x": 0, "y": 10, "z": 2}]}"#)
+        let walk = try file("walk.json", #"{"device": "anna", "speed": 0.8, "start": 1700000000, "waypoints": [{"x": 1, "y": 1, "dwell": 20}, {"x": 9, "y": 1, "dwell": 20}, {"x": 9, "y": 9, "dwell": 20}, {"x": 1, "y": 9, "dwell": 20}, {"x": 5, "y": 5, "dwell": 20}, {"x": 1, "y": 1}]}"#)
+        let survey = directory.appendingPathComponent("survey.jsonl").path, test = directory.appendingPathComponent("test.jsonl").path
+        let fitted = directory.appendingPathComponent("fitted.json").path
+        for (seed, path) in [("4", survey), ("5", test)] {
+            let simulated = try await CommandRunner.run(["simulate", "--venue", truth, "--walk", walk, "--seed", seed, "--receivers", "-o", path])
+            try #require(simulated.status == 0, "\(simulated.standardError)")
+        }
+        let calibrated = try await CommandRunner.run(["calibrate", "--venue", flat, "--recording", survey, "--receivers", "--per-beacon", "-o", fitted])
+        #expect(calibrated.status == 0, "\(calibrated.standardError)")
+        #expect(calibrated.standardOutput.contains("Wrote \(fitted): receivers' offsets a +"))
+        let venue = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fitted))) as? [String: Any])
+        let fits = try #require(venue["receivers"] as? [[String: Any]])
+        let offsets = fits.map { $0["rssiOffset"] as? Double ?? .nan }, exponents = fits.map { $0["pathLossExponent"] as? Double ?? .nan }
+        #expect(offsets[0] > 2 && offsets[1] < -1 && abs(offsets[2]) < 1.5, "\(offsets)")
+        #expect(exponents[3] > exponents[2] + 0.3, "\(exponents)")
+        let before = try #require(try Self.meanError(try await CommandRunner.run(["eval", "--venue", flat, "--test", test, "--fuse", "--json"]).standardOutput))
+        let after = try #require(try Self.meanError(try await CommandRunner.run(["eval", "--venue", fitted, "--test", test, "--fuse", "--json"]).standardOutput))
+        #expect(after < 0.9 * before, "mean error \(before) m with the flat venue, \(after) m calibrated")
+        let noReceivers = try await CommandRunner.run(["calibrate", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl", "--receivers"])
+        #expect(noReceivers.status == 1 && noReceivers.standardError.contains("lists no receivers, so there is nothing to fit"))
+    }
+
     /// A venue without receivers, and options out of range, are refused with what to do.
     @Test func badInputIsRefused() async throws {
         let noReceivers = try await CommandRunner.run(["fuse", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"])

@@ -139,6 +139,25 @@ public struct ReceiverFusion: Sendable {
         }
     }
 
+    /// One receiver's report seen from each tag it heard, unfused: per valid tag reading, a scan
+    /// named after the tag with the receiver's one reading, at the report's time and with its
+    /// truth — what a calibration fits each receiver's offset and path loss from, one sighting
+    /// at a time. Empty for a receiver the venue does not list.
+    ///
+    /// ```swift
+    /// var calibration = Calibration(venue: venue.receiversAsBeacons())
+    /// for report in reports { for sighting in fusion.sightings(in: report) { calibration.add(sighting) } }
+    /// ```
+    public func sightings(in report: Scan) -> [Scan] {
+        guard let device = report.device, let receiver = receiverIndex[device] else { return [] }
+        return report.readings.compactMap { reading in
+            guard reading.isValid, beacons.index(for: reading.beacon) == nil else { return nil }
+            return Scan(time: report.time, device: tagName(for: reading.beacon), track: report.track,
+                        readings: [Reading(beacon: .id(receivers[receiver].id), rssi: reading.rssi, txPower: reading.txPower)],
+                        truth: report.truth)
+        }
+    }
+
     /// Takes in one receiver's report and returns the tag scans that fell due by its arrival,
     /// in time order.
     public mutating func process(_ report: Scan) -> [Scan] {

@@ -134,6 +134,22 @@ import Testing
         #expect(Self.summary(out) == ["t2@10.250: A=-60.0", "t3@11.083: A=-60.0 B=-62.5"])
     }
 
+    /// Unfused, each tag reading of a report is the tag's one-reading scan of the receiver, with
+    /// the report's time and truth; a venue beacon, a bad RSSI and an unknown receiver give none.
+    @Test func sightingsInAReport() {
+        let fusion = ReceiverFusion(venue: Self.venue)
+        let report = Scan(time: 7, device: "B", readings: [Reading(beacon: .iBeacon(Self.anna), rssi: -61), Reading(beacon: .id("door"), rssi: -50),
+                                                          Reading(beacon: .id("t2"), rssi: 4), Reading(beacon: .id("t3"), rssi: -77)],
+                          truth: GroundTruth(x: 1, y: 2))
+        #expect(fusion.sightings(in: report) == [
+            Scan(time: 7, device: "anna", readings: [Reading(beacon: .id("B"), rssi: -61)], truth: GroundTruth(x: 1, y: 2)),
+            Scan(time: 7, device: "t3", readings: [Reading(beacon: .id("B"), rssi: -77)], truth: GroundTruth(x: 1, y: 2)),
+        ])
+        var unknown = report
+        unknown.device = "Z"
+        #expect(fusion.sightings(in: unknown).isEmpty)
+    }
+
     /// Tags are named by the venue's list, or by their identity.
     @Test func tagNames() {
         let fusion = ReceiverFusion(venue: Self.venue)

@@ -158,6 +158,29 @@ public struct CalibrationResult: Hashable, Sendable, CustomStringConvertible {
         return venue
     }
 
+    /// A copy of `venue` whose ``Venue/receivers`` carry this fit — a fit made with the receivers
+    /// as beacons (``Venue/receiversAsBeacons()``, ``ReceiverFusion/sightings(in:)``): each
+    /// receiver's `rssiOffset` is its fitted txPower (its own when `perReceiver` is true and it had
+    /// samples, else the venue fit's) over the venue's ``Venue/Defaults/txPower``, held within
+    /// ±40 dB, and its `pathLossExponent` the fitted one. The defaults are kept, so that the
+    /// venue's beacons read as before; the fit's devices (the tags) join ``Venue/devices`` with
+    /// their offsets.
+    public func appliedToReceivers(of venue: Venue, perReceiver: Bool) -> Venue {
+        var venue = venue
+        let fitted = offsetsByDevice
+        if !fitted.isEmpty {
+            venue.devices.removeAll { fitted[$0.id] != nil }
+            venue.devices += fitted.keys.sorted().map { Venue.Device(id: $0, rssiOffset: fitted[$0] ?? 0) }
+        }
+        for index in venue.receivers.indices {
+            let own = perReceiver ? beaconFit(id: venue.receivers[index].id)?.fit : nil
+            let fit = own ?? venueFit
+            venue.receivers[index].rssiOffset = min(40, max(-40, fit.txPower - venue.defaults.txPower))
+            venue.receivers[index].pathLossExponent = fit.pathLossExponent
+        }
+        return venue
+    }
+
     /// ``summary``.
     public var description: String { summary }
 
