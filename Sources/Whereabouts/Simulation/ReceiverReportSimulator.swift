@@ -48,12 +48,25 @@ public struct ReceiverReportSimulator: Sendable {
         }
     }
 
+    /// A tag carried along a walk, heard through a radio model of its own (a tag's power, a
+    /// phone's gain).
+    public struct Visit: Sendable {
+        /// The path the tag follows; its `device` names the tag (`"tag"` when it has none).
+        public var walk: Walk
+        /// How the receivers hear this tag.
+        public var radio: RadioModel
+
+        /// A visit.
+        public init(walk: Walk, radio: RadioModel) {
+            self.walk = walk
+            self.radio = radio
+        }
+    }
+
     /// The venue whose receivers listen (its beacons when it lists no receivers).
     public var venue: Venue
-    /// The path the tag follows.
-    public var walk: Walk
-    /// How the receivers hear the tag.
-    public var radio: RadioModel
+    /// The tags' walks, heard by the same receivers (with the same clocks).
+    public var visits: [Visit]
     /// How the reports travel.
     public var network: Network
     /// The seed of the random numbers.
@@ -62,11 +75,15 @@ public struct ReceiverReportSimulator: Sendable {
     /// The most reports one simulation makes (a bound on a long walk with many receivers).
     public static let maximumReports = 10_000_000
 
-    /// Creates a simulator.
+    /// A simulator of one tag's walk.
     public init(venue: Venue, walk: Walk, radio: RadioModel = RadioModel(), network: Network = Network(), seed: UInt64 = 0) {
+        self.init(venue: venue, visits: [Visit(walk: walk, radio: radio)], network: network, seed: seed)
+    }
+
+    /// A simulator of several tags' walks (at the same time or one after the other).
+    public init(venue: Venue, visits: [Visit], network: Network = Network(), seed: UInt64 = 0) {
         self.venue = venue
-        self.walk = walk
-        self.radio = radio
+        self.visits = visits
         self.network = network
         self.seed = seed
     }
@@ -85,53 +102,66 @@ public struct ReceiverReportSimulator: Sendable {
         return receivers
     }
 
-    /// The reports, in the order they arrive (at most ``maximumReports``).
+    /// The reports, in the order they arrive (at most ``maximumReports``). Each receiver's reach
+    /// the fusion in the order it sent them, as over one connection.
     public func reports() -> [Scan] {
         let listeners = receiverVenue.receiversAsBeacons()
-        let world = Simulator.World(venue: listeners, radio: radio, seed: radio.shadowingFieldSeed ?? seed)
-        let schedule = Walk.Schedule(walk)
-        let duration = schedule.duration
-        guard duration.isFinite, duration >= 0 else { return [] }
-        let tag = walk.device ?? "tag"
         var random = SeededRandom(seed: seed)
-        var reports: [(report: Scan, order: Int)] = []
         func uniform(_ range: ClosedRange<Double>) -> Double {
             range.lowerBound + (range.upperBound - range.lowerBound) * random.nextUniform()
         }
-        for beacon in world.beacons {
-            let clock = uniform(-network.clockOffset...network.clockOffset)
-            var scheduled = uniform(0...network.reportInterval)
-            var cursor = 0
-            while scheduled <= duration, reports.count < Self.maximumReports {
-                let moment = min(duration, max(0, scheduled + uniform(-network.jitter...network.jitter)))
-                scheduled += network.reportInterval
-                let lost = random.nextUniform() < network.reportLoss
-                let repeated = random.nextUniform() < network.duplicates
-                let position = schedule.position(atOffset: moment, cursor: &cursor)
-                guard let rssi = radio.sample(mean: world.meanRSSI(of: beacon, at: position), using: &random), !lost else { continue }
-                let truth = GroundTruth(x: position.x, y: position.y, z: radio.receiverHeight, floor: position.floor,
-                                        place: world.place(containing: position))
-                var report = Scan(time: walk.start + moment + clock, device: beacon.id, track: walk.track,
-                                  readings: [Reading(beacon: .id(tag), rssi: rssi)], truth: truth)
-                report.arrival = walk.start + moment + uniform(network.delay)
-                reports.append((report, reports.count))
-                if repeated, let arrival = report.arrival {
-                    report.arrival = arrival + uniform(network.delay)
-                    reports.append((report, reports.count))
+        // Each receiver's clock, the same for every tag it hears.
+        var clocks: [String: Double] = [:]
+        for receiver in listeners.beacons where clocks[receiver.id] == nil {
+            clocks[receiver.id] = uniform(-network.clockOffset...network.clockOffset)
+        }
+        var byReceiver: [String: [(moment: Double, report: Scan, repeated: Bool)]] = [:]
+        var count = 0
+        for visit in visits {
+            let world = Simulator.World(venue: listeners, radio: visit.radio, seed: visit.radio.shadowingFieldSeed ?? seed)
+            let schedule = Walk.Schedule(visit.walk)
+            let duration = schedule.duration
+            guard duration.isFinite, duration >= 0 else { continue }
+            let tag = visit.walk.device ?? "tag"
+            for beacon in world.beacons {
+                let clock = clocks[beacon.id] ?? 0
+                var scheduled = uniform(0...network.reportInterval)
+                var cursor = 0
+                while scheduled <= duration, count < Self.maximumReports {
+                    let moment = min(duration, max(0, scheduled + uniform(-network.jitter...network.jitter)))
+                    scheduled += network.reportInterval
+                    let lost = random.nextUniform() < network.reportLoss
+                    let repeated = random.nextUniform() < network.duplicates
+                    let position = schedule.position(atOffset: moment, cursor: &cursor)
+                    guard let rssi = visit.radio.sample(mean: world.meanRSSI(of: beacon, at: position), using: &random), !lost else { continue }
+                    let truth = GroundTruth(x: position.x, y: position.y, z: visit.radio.receiverHeight, floor: position.floor,
+                                            place: world.place(containing: position))
+                    let report = Scan(time: visit.walk.start + moment + clock, device: beacon.id, track: visit.walk.track,
+                                      readings: [Reading(beacon: .id(tag), rssi: rssi)], truth: truth)
+                    byReceiver[beacon.id, default: []].append((visit.walk.start + moment, report, repeated))
+                    count += repeated ? 2 : 1
                 }
             }
         }
-        // In arrival order; a receiver's reports keep theirs, so its stamps never go back.
-        reports.sort { ($0.report.arrival ?? 0, $0.order) < ($1.report.arrival ?? 0, $1.order) }
-        var last: [String: Double] = [:]
-        var ordered: [Scan] = []
-        ordered.reserveCapacity(reports.count)
-        for (report, _) in reports {
-            let device = report.device ?? ""
-            guard report.time >= (last[device] ?? -.infinity) else { continue }
-            last[device] = report.time
-            ordered.append(report)
+        // Per receiver, in the order it heard: each report arrives after its delay, but never
+        // before the one sent before it; a repeated one arrives again right after.
+        var arrived: [(report: Scan, order: Int)] = []
+        arrived.reserveCapacity(count)
+        for id in byReceiver.keys.sorted() {
+            var last = -Double.infinity
+            for (moment, report, repeated) in (byReceiver[id] ?? []).sorted(by: { $0.moment < $1.moment }) {
+                var sent = report
+                last = max(last, moment + uniform(network.delay))
+                sent.arrival = last
+                arrived.append((sent, arrived.count))
+                if repeated {
+                    last += uniform(network.delay)
+                    sent.arrival = last
+                    arrived.append((sent, arrived.count))
+                }
+            }
         }
-        return ordered
+        arrived.sort { ($0.report.arrival ?? 0, $0.order) < ($1.report.arrival ?? 0, $1.order) }
+        return arrived.map(\.report)
     }
 }

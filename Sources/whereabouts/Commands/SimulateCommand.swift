@@ -27,8 +27,10 @@ struct SimulateCommand: LongWorkCommand {
         reach `whereabouts fuse` (FORMATS.md §8): every --interval seconds from a phase of its own \
         (± 0.1 s), stamped with its own clock (off by up to --clock-offset seconds), arriving 0.02–0.2 s \
         later, --report-loss of them lost and --duplicates of them twice; --export-venue then writes \
-        the venue with its receivers. Without --receivers the same walk gives the ideal recording \
-        (every receiver's RSSI at once, each second) to compare the fusion with.
+        the venue with its receivers; with --family it also writes receivers.json, reports.jsonl \
+        (the visitors' phones as tags) and train-reports.jsonl (the survey). Without --receivers \
+        the same walk gives the ideal recording (every receiver's RSSI at once, each second) to \
+        compare the fusion with.
 
         Presets: \(SimulationPreset.allCases.map(\.name).joined(separator: ", ")). \
         "example" is the bundled example (Examples/); "espresense-room" is ESPresense's accuracy \
@@ -135,16 +137,17 @@ struct SimulateCommand: LongWorkCommand {
     func validate() throws {
         if family {
             guard preset == nil, venue == nil, walk == nil, output == nil, exportVenue == nil else {
-                throw ValidationError("--family draws its own venue and walks: give it only --seed and --directory.")
+                throw ValidationError("--family draws its own venue and walks: give it only --seed and --directory (and --receivers with its options).")
             }
             guard directory != nil else { throw ValidationError("--family needs --directory, where its three files go.") }
             guard !setsRadio else { throw ValidationError("--family draws its own radio model: leave out the radio options.") }
-            return
+        } else if directory != nil {
+            throw ValidationError("--directory goes with --family; write a recording with -o.")
         }
-        if directory != nil { throw ValidationError("--directory goes with --family; write a recording with -o.") }
         if !receivers, clockOffset != nil || reportLoss != nil || duplicates != nil {
             throw ValidationError("--clock-offset, --report-loss and --duplicates go with --receivers.")
         }
+        if family { return }
         if let clockOffset, !(0...3_600).contains(clockOffset) { throw ValidationError("--clock-offset must lie in 0...3600 seconds.") }
         for (name, value) in [("--report-loss", reportLoss), ("--duplicates", duplicates)] {
             if let value, !(0...1).contains(value) { throw ValidationError("\(name) must lie between 0 and 1.") }
@@ -213,10 +216,7 @@ struct SimulateCommand: LongWorkCommand {
 
     /// Writes the reports of fixed receivers hearing the walker's tag (`--receivers`).
     private func writeReports(of simulator: Simulator) throws {
-        var network = ReceiverReportSimulator.Network(reportInterval: simulator.radio.scanInterval)
-        if let clockOffset { network.clockOffset = clockOffset }
-        if let reportLoss { network.reportLoss = reportLoss }
-        if let duplicates { network.duplicates = duplicates }
+        let network = self.network(reportInterval: simulator.radio.scanInterval)
         let reports = ReceiverReportSimulator(venue: simulator.venue, walk: simulator.walk, radio: simulator.radio,
                                               network: network, seed: seed)
         if let exportVenue {
@@ -260,5 +260,30 @@ struct SimulateCommand: LongWorkCommand {
         _ = try write(member.visits, to: test)
         Terminal.error("Wrote \(directory)/venue.json, train.jsonl (\(train.scansWritten.counted("scan"))) and "
             + "test.jsonl (\(test.scansWritten.counted("scan"))): family seed \(seed), \(member.summary).")
+        guard receivers else { return }
+        // The same walks heard by the beacons taken as fixed receivers, the visitors' phones as tags.
+        let network = self.network(reportInterval: member.survey.radio.scanInterval)
+        let visits = ReceiverReportSimulator(venue: member.venue, visits: member.visits.map { .init(walk: $0.walk, radio: $0.radio) },
+                                             network: network, seed: seed)
+        let survey = ReceiverReportSimulator(venue: member.venue, walk: member.survey.walk, radio: member.survey.radio,
+                                             network: network, seed: seed &+ 1)
+        try VenueFile.write(visits.receiverVenue, to: folder.appendingPathComponent("receivers.json"))
+        let reports = try RecordingWriter(url: folder.appendingPathComponent("reports.jsonl"))
+        for report in visits.reports() { try reports.write(report) }
+        try reports.finish()
+        let trainReports = try RecordingWriter(url: folder.appendingPathComponent("train-reports.jsonl"))
+        for report in survey.reports() { try trainReports.write(report) }
+        try trainReports.finish()
+        Terminal.error("Wrote \(directory)/receivers.json, reports.jsonl (\(reports.scansWritten.counted("report"))) and "
+            + "train-reports.jsonl (\(trainReports.scansWritten.counted("report"))): the same walks heard by the beacons as receivers.")
+    }
+
+    /// The network of `--receivers`, with the options given.
+    private func network(reportInterval: Double) -> ReceiverReportSimulator.Network {
+        var network = ReceiverReportSimulator.Network(reportInterval: reportInterval)
+        if let clockOffset { network.clockOffset = clockOffset }
+        if let reportLoss { network.reportLoss = reportLoss }
+        if let duplicates { network.duplicates = duplicates }
+        return network
     }
 }
