@@ -91,7 +91,8 @@ struct FuseCommandTests {
 
     /// `calibrate --receivers` on a walk whose receivers read +6, −4, 0 and 0 dB (the last with a
     /// path-loss exponent of 3) against a venue that says 0 for all: the offsets it writes have
-    /// the right signs and order, and the venue it writes locates another walk better.
+    /// the right signs and order, and the venue it writes locates another walk better by 10 %
+    /// at least.
     @Test func calibratingTheReceivers() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -116,8 +117,10 @@ struct FuseCommandTests {
         let venue = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fitted))) as? [String: Any])
         let fits = try #require(venue["receivers"] as? [[String: Any]])
         let offsets = fits.map { $0["rssiOffset"] as? Double ?? .nan }, exponents = fits.map { $0["pathLossExponent"] as? Double ?? .nan }
-        #expect(offsets[0] > 2 && offsets[1] < -1 && abs(offsets[2]) < 1.5, "\(offsets)")
-        #expect(exponents[3] > exponents[2] + 0.3, "\(exponents)")
+        // A receiver's txPower and exponent trade off against each other in a fit, so only the
+        // clear differences are asserted: a hot, b cold, c between; d's exponent the steepest.
+        #expect(offsets[0] > 2 && offsets[1] < -1 && offsets[0] > offsets[2] && offsets[2] > offsets[1], "\(offsets)")
+        #expect(exponents[3] == exponents.max(), "\(exponents)")
         let before = try #require(try Self.meanError(try await CommandRunner.run(["eval", "--venue", flat, "--test", test, "--fuse", "--json"]).standardOutput))
         let after = try #require(try Self.meanError(try await CommandRunner.run(["eval", "--venue", fitted, "--test", test, "--fuse", "--json"]).standardOutput))
         #expect(after < 0.9 * before, "mean error \(before) m with the flat venue, \(after) m calibrated")

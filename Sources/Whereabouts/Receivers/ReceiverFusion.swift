@@ -10,7 +10,8 @@
 /// its latest. A scan is dated the mean time of the interval's sightings (when what it says was
 /// heard), and given out once the interval is over; a tag's first scan comes a whole interval
 /// after its first sighting, so that every receiver in range has had its say, and holds every
-/// sighting so far. Intervals lie on a grid all tags share, so that tags fall due together.
+/// sighting so far. Intervals lie on a grid all tags share, so that tags fall due together. A
+/// tag's scans carry no ``Scan/track``: a report's track is its receiver's, not the tag's.
 ///
 /// Real receivers report on their own, at their own rate, with their own clock, losses,
 /// duplicates and late arrivals:
@@ -152,7 +153,7 @@ public struct ReceiverFusion: Sendable {
         guard let device = report.device, let receiver = receiverIndex[device] else { return [] }
         return report.readings.compactMap { reading in
             guard reading.isValid, beacons.index(for: reading.beacon) == nil else { return nil }
-            return Scan(time: report.time, device: tagName(for: reading.beacon), track: report.track,
+            return Scan(time: report.time, device: tagName(for: reading.beacon),
                         readings: [Reading(beacon: .id(receivers[receiver].id), rssi: reading.rssi, txPower: reading.txPower)],
                         truth: report.truth)
         }
@@ -189,7 +190,7 @@ public struct ReceiverFusion: Sendable {
                 continue
             }
             take(Sighting(time: time, stamp: report.time, rssi: reading.rssi), of: tagName(for: reading.beacon),
-                 by: receiver, txPower: reading.txPower, truth: report.truth, track: report.track)
+                 by: receiver, txPower: reading.txPower, truth: report.truth)
         }
         return due
     }
@@ -242,7 +243,6 @@ public struct ReceiverFusion: Sendable {
         var txPower: Double?
         /// The latest truths the reports gave, with their times (for evaluation).
         var truths: [(time: Double, value: GroundTruth)] = []
-        var track: String?
 
         /// Keeps a report's truth, the latest few only.
         mutating func note(_ truth: GroundTruth?, at time: Double) {
@@ -253,7 +253,7 @@ public struct ReceiverFusion: Sendable {
     }
 
     private mutating func take(_ sighting: Sighting, of name: String, by receiver: Int, txPower: Double?,
-                               truth: GroundTruth?, track: String?) {
+                               truth: GroundTruth?) {
         if var tag = tags[name] {
             guard sighting.time > tag.last, sighting.time > now - configuration.window else {
                 statistics.late += 1
@@ -271,7 +271,6 @@ public struct ReceiverFusion: Sendable {
             tag.heard = max(tag.heard, sighting.time)
             if let txPower { tag.txPower = txPower }
             tag.note(truth, at: sighting.time)
-            if let track { tag.track = track }
             tags[name] = tag
         } else {
             guard sighting.time > now - configuration.window else {
@@ -292,7 +291,6 @@ public struct ReceiverFusion: Sendable {
             tag.sightings[receiver] = [sighting]
             tag.txPower = txPower
             tag.note(truth, at: sighting.time)
-            tag.track = track
             tags[name] = tag
             let due = next + configuration.lateness
             earliestDue = min(earliestDue ?? due, due)
@@ -383,7 +381,7 @@ public struct ReceiverFusion: Sendable {
         guard timeCount > 0 else { return .quiet }
         let time = max(timeSum / Double(timeCount), tag.given)
         tag.given = time
-        var scan = Scan(time: time, device: name, track: tag.track, readings: readings)
+        var scan = Scan(time: time, device: name, readings: readings)
         scan.truth = Self.truth(at: time, from: tag.truths)
         return .scan(scan)
     }

@@ -108,28 +108,14 @@ public enum VenueFile {
         }
 
         var beaconIDs: [String: String] = [:]
-        var iBeacons: [IBeaconIdentity: String] = [:]
-        var eddystones: [EddystoneIdentity: String] = [:]
+        var beaconIdentities = UniqueIdentities()
         for item in try root.required("beacons").elements() {
             let idReader = try item.required("id")
             let id = try idReader.string()
             if let previous = beaconIDs[id] { throw idReader.fail("duplicate beacon id \"\(id)\" (also \(previous))") }
             beaconIDs[id] = item.path
             var beacon = Venue.Beacon(id: id)
-            if let identity = try IBeaconIdentity.decode(item) {
-                if let previous = iBeacons[identity] {
-                    throw FormatError(key: item.childPath("uuid"), message: "duplicate uuid/major/minor \(identity) (also \(previous))")
-                }
-                iBeacons[identity] = item.path
-                beacon.iBeacon = identity
-            }
-            if let identity = try EddystoneIdentity.decode(item) {
-                if let previous = eddystones[identity] {
-                    throw FormatError(key: item.childPath("namespace"), message: "duplicate namespace/instance \(identity) (also \(previous))")
-                }
-                eddystones[identity] = item.path
-                beacon.eddystone = identity
-            }
+            (beacon.iBeacon, beacon.eddystone) = try beaconIdentities.decode(item)
             let (point, coordinate) = try location(item)
             beacon.x = point?.x
             beacon.y = point?.y
@@ -230,28 +216,14 @@ public enum VenueFile {
                 throw tags.fail("at most \(maximumTags) tags, found \(items.count)")
             }
             var seen: [String: String] = [:]
-            var tagIBeacons: [IBeaconIdentity: String] = [:]
-            var tagEddystones: [EddystoneIdentity: String] = [:]
+            var tagIdentities = UniqueIdentities()
             for item in items {
                 let idReader = try item.required("id")
                 let id = try idReader.string()
                 if let previous = seen[id] { throw idReader.fail("duplicate tag id \"\(id)\" (also \(previous))") }
                 seen[id] = item.path
                 var tag = Venue.Tag(id: id)
-                if let identity = try IBeaconIdentity.decode(item) {
-                    if let previous = tagIBeacons[identity] {
-                        throw FormatError(key: item.childPath("uuid"), message: "duplicate uuid/major/minor \(identity) (also \(previous))")
-                    }
-                    tagIBeacons[identity] = item.path
-                    tag.iBeacon = identity
-                }
-                if let identity = try EddystoneIdentity.decode(item) {
-                    if let previous = tagEddystones[identity] {
-                        throw FormatError(key: item.childPath("namespace"), message: "duplicate namespace/instance \(identity) (also \(previous))")
-                    }
-                    tagEddystones[identity] = item.path
-                    tag.eddystone = identity
-                }
+                (tag.iBeacon, tag.eddystone) = try tagIdentities.decode(item)
                 guard tag.iBeacon != nil || tag.eddystone != nil else {
                     throw item.fail("a tag needs the identity it advertises: uuid/major/minor or namespace/instance")
                 }
@@ -259,6 +231,31 @@ public enum VenueFile {
             }
         }
         return venue
+    }
+
+    /// The advertised identities of one list (the beacons, the tags), each allowed once.
+    private struct UniqueIdentities {
+        private var iBeacons: [IBeaconIdentity: String] = [:]
+        private var eddystones: [EddystoneIdentity: String] = [:]
+
+        /// The identities `item` gives, or an error naming the item that gave one of them first.
+        mutating func decode(_ item: JSONReader) throws(FormatError) -> (IBeaconIdentity?, EddystoneIdentity?) {
+            let iBeacon = try IBeaconIdentity.decode(item)
+            if let iBeacon {
+                if let previous = iBeacons[iBeacon] {
+                    throw FormatError(key: item.childPath("uuid"), message: "duplicate uuid/major/minor \(iBeacon) (also \(previous))")
+                }
+                iBeacons[iBeacon] = item.path
+            }
+            let eddystone = try EddystoneIdentity.decode(item)
+            if let eddystone {
+                if let previous = eddystones[eddystone] {
+                    throw FormatError(key: item.childPath("namespace"), message: "duplicate namespace/instance \(eddystone) (also \(previous))")
+                }
+                eddystones[eddystone] = item.path
+            }
+            return (iBeacon, eddystone)
+        }
     }
 
     /// The most receivers a venue lists.
