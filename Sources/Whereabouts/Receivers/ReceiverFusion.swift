@@ -230,9 +230,9 @@ public struct ReceiverFusion: Sendable {
     }
 
     private struct TagState: Sendable {
-        /// The time of the tag's next scan (the end of its interval).
+        /// The end of the tag's next interval.
         var next: Double
-        /// The time of its last scan given out.
+        /// The end of its last interval given out (a sighting before it is late).
         var last = -Double.infinity
         /// The latest sighting's time.
         var heard: Double
@@ -259,10 +259,12 @@ public struct ReceiverFusion: Sendable {
                 statistics.late += 1
                 return
             }
-            tags[name] = nil   // edited in place below, without a copy of its arrays
-            var kept = tag.sightings[receiver] ?? []
+            // Taken out while edited, so that its arrays are not copied.
+            tags[name] = nil
+            var kept = tag.sightings.removeValue(forKey: receiver) ?? []
             if kept.contains(where: { $0.stamp == sighting.stamp && $0.rssi == sighting.rssi }) {
                 statistics.duplicates += 1
+                tag.sightings[receiver] = kept
                 tags[name] = tag
                 return
             }
