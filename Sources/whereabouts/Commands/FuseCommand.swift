@@ -68,54 +68,45 @@ struct FuseCommand: AsyncParsableCommand {
             throw CommandFailure("\(positioning.venue.path) lists no receivers: `fuse` locates tags from fixed receivers, "
                                  + "listed in the venue's \"receivers\" (FORMATS.md §1); `locate` locates a listener from beacons.")
         }
+        let receiverFusion = ReceiverFusion(venue: venueValue, configuration: fusion.configuration)
+        if scans {
+            var stage = FusionOnly(fusion: receiverFusion)
+            try await drive(&stage) { ScanCoding.line(for: $0) }
+            Terminal.error(Self.summary(stage.fusion.statistics))
+            return
+        }
         let tagVenue = venueValue.receiversAsBeacons()
         let setup = positioning.algorithm.setup(venue: tagVenue, training: try positioning.readTraining(), configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: tagVenue.units.rawValue) { Terminal.error(choice) }
-        let receiverFusion = ReceiverFusion(venue: venueValue, configuration: fusion.configuration)
         let events = noEvents ? nil : ScanPipeline(
             setup: setup, places: .containment(PlaceContainment(venue: tagVenue)),
             monitor: MonitorPipeline(venue: tagVenue, configuration: EventHub.Configuration(
                 regionExitTimeout: exitTimeout,
                 placeMonitor: PlaceMonitor.Configuration(minimumProbability: placeVote.placeVote, exitTimeout: exitTimeout))))
         var stages = FusedPipeline(fusion: receiverFusion, then: TagOutputs(fixes: FixPipeline(setup: setup, timing: pipeline.timing), events: events))
-
-        if scans { return try await writeScans(receiverFusion) }
-        let reader = SightingSource(name: recording, recording: try RecordingReader.open(recording, lenient: positioning.recordings.lenient),
-                                    live: RecordingReader.isStream(recording))
-        let live = reader.isLive
-        var out = TextOutput(live: live)
-        var timeline = ScanTimeline(scans: ArrivalStamped(reader: reader, live: live), pace: live ? .live(ContinuousClock()) : .replay)
-        try await timeline.run(&stages) { outputs in
-            for output in outputs {
-                switch output {
-                case .fix(let fix): out.line(FixCoding.line(for: fix, decimalPlaces: 3))
-                case .event(let item):
-                    guard WatchCommand.isChange(item.event) else { continue }
-                    out.line(WatchCommand.jsonLine(item.event, device: item.device ?? ""))
-                }
+        try await drive(&stages) { output in
+            switch output {
+            case .fix(let fix): FixCoding.line(for: fix, decimalPlaces: 3)
+            case .event(let item): WatchCommand.isChange(item.event) ? WatchCommand.jsonLine(item.event, device: item.device ?? "") : nil
             }
         }
-        out.flush()
-        reader.recordingReader?.warnAboutSkippedLines()
-        try reader.recordingReader?.requireScans(toDo: "fuse")
         Terminal.error(Self.summary(stages.fusion.statistics))
     }
 
-    /// Writes the fused scans, each as it falls due.
-    private func writeScans(_ fusion: ReceiverFusion) async throws {
+    /// Reads the reports through `stage` — a file as a replay, standard input or a FIFO live —
+    /// writing the line of each output as it comes (`nil`: none).
+    private func drive<Stage: TimedStage>(_ stage: inout Stage, line: (Stage.Output) -> String?) async throws {
         let reader = SightingSource(name: recording, recording: try RecordingReader.open(recording, lenient: positioning.recordings.lenient),
                                     live: RecordingReader.isStream(recording))
         let live = reader.isLive
         var out = TextOutput(live: live)
-        var stage = FusionOnly(fusion: fusion)
         var timeline = ScanTimeline(scans: ArrivalStamped(reader: reader, live: live), pace: live ? .live(ContinuousClock()) : .replay)
-        try await timeline.run(&stage) { scans in
-            for scan in scans { out.line(ScanCoding.line(for: scan)) }
+        try await timeline.run(&stage) { outputs in
+            for output in outputs { if let text = line(output) { out.line(text) } }
         }
         out.flush()
         reader.recordingReader?.warnAboutSkippedLines()
         try reader.recordingReader?.requireScans(toDo: "fuse")
-        Terminal.error(Self.summary(stage.fusion.statistics))
     }
 
     /// `Fused 1,204 sightings into 310 tag scans; dropped: 3 duplicates, 1 late; 12 from unknown receivers (C, D).`
