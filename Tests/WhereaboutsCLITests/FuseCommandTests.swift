@@ -41,6 +41,10 @@ struct FuseCommandTests {
         let arrivals = written.compactMap { $0["arrival"] as? Double }
         #expect(arrivals.count == written.count && arrivals == arrivals.sorted())
 
+        let validated = try await CommandRunner.run(["validate", "--venue", venue.path, reports.path])
+        #expect(validated.status == 0 && validated.standardOutput.contains("\(written.count) receivers' reports"),
+                "\(validated.standardOutput)\(validated.standardError)")
+
         let fused = try await CommandRunner.run(["fuse", "--venue", venue.path, "--recording", reports.path])
         #expect(fused.status == 0, "\(fused.standardError)")
         let output = try Self.lines(fused.standardOutput)

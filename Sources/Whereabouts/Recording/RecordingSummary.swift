@@ -15,6 +15,7 @@ public struct RecordingSummary: Sendable {
     private let directory: BeaconDirectory?
     private let floorLevels: Set<Int>
     private let placeIDs: Set<String>
+    private let receiverIDs: Set<String>
 
     /// Scans seen.
     public private(set) var scans = 0
@@ -34,6 +35,11 @@ public struct RecordingSummary: Sendable {
     public private(set) var tracks: Set<String> = []
     /// Readings whose beacon the venue does not know, by how the reading named it.
     public private(set) var unknownBeacons: [BeaconReference: Int] = [:]
+    /// Scans from one of the venue's receivers (their readings are tags, any tag).
+    public private(set) var receiverReports = 0
+    /// Scans whose device the venue does not know, where it lists receivers and no beacons (so
+    /// that every scan is a receiver's report), by device (`""`: scans without one).
+    public private(set) var unknownReceivers: [String: Int] = [:]
     /// Problems found, with their line, up to ``problemLimit``.
     public private(set) var problems: [FormatError] = []
     /// Problems found in all, also those past ``problemLimit``.
@@ -49,6 +55,7 @@ public struct RecordingSummary: Sendable {
         directory = venue.map(BeaconDirectory.init)
         floorLevels = Set(venue?.floors.map(\.level) ?? [])
         placeIDs = Set(venue?.places.map(\.id) ?? [])
+        receiverIDs = Set(venue?.receivers.map(\.id) ?? [])
     }
 
     /// Adds the next scan of the file; `line` locates problems.
@@ -65,11 +72,23 @@ public struct RecordingSummary: Sendable {
             if truth.place != nil { scansWithPlace += 1 }
         }
         guard let venue, let directory else { return }
-        for (index, reading) in scan.readings.enumerated() where directory.index(for: reading.beacon) == nil {
-            if unknownBeacons[reading.beacon] == nil {
-                report(FormatError(line: line, key: "readings[\(index)]", message: "the venue has no beacon \(describe(reading.beacon))"))
+        if let device = scan.device, receiverIDs.contains(device) {
+            // A receiver's report (FORMATS.md §8): its readings are the tags it heard.
+            receiverReports += 1
+        } else if !receiverIDs.isEmpty, venue.beacons.isEmpty {
+            let device = scan.device ?? ""
+            if unknownReceivers[device] == nil {
+                report(FormatError(line: line, key: "device", message: scan.device.map { "the venue has no receiver \"\($0)\"" }
+                    ?? "a receiver's report names its receiver as \"device\""))
             }
-            unknownBeacons[reading.beacon, default: 0] += 1
+            unknownReceivers[device, default: 0] += 1
+        } else {
+            for (index, reading) in scan.readings.enumerated() where directory.index(for: reading.beacon) == nil {
+                if unknownBeacons[reading.beacon] == nil {
+                    report(FormatError(line: line, key: "readings[\(index)]", message: "the venue has no beacon \(describe(reading.beacon))"))
+                }
+                unknownBeacons[reading.beacon, default: 0] += 1
+            }
         }
         if let floor = scan.truth?.floor, venue.floors.isEmpty ? floor != 0 : !floorLevels.contains(floor) {
             report(FormatError(line: line, key: "truth.floor", message: "floor \(floor) is not defined in the venue"))

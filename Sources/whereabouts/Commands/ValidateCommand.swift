@@ -135,11 +135,15 @@ struct ValidateCommand: ParsableCommand {
         }
         if summary.scansWithPosition > 0 { line += ", \(summary.scansWithPosition) with true position" }
         if summary.scansWithPlace > 0 { line += ", \(summary.scansWithPlace) with true place" }
+        if summary.receiverReports > 0 { line += ", \(summary.receiverReports.counted("receiver's report", "receivers' reports"))" }
         if reader.skippedReadings > 0 { line += "; \(reader.skippedReadings.counted("invalid reading")) (rssi ≥ 0) skipped" }
         print(line + verdict(problems: problemCount, unknownKeys: reader.unknownKeys))
         for problem in problems { Terminal.error("error: \(problem)") }
         InputFiles.warn(about: reader.unknownKeys)
         if problemCount > problems.count { Terminal.error("… and \(problemCount - problems.count) more problems") }
+        if !summary.unknownReceivers.isEmpty {
+            Terminal.error("\(path): \(summary.unknownReceivers.values.reduce(0, +).counted("report")) of \(summary.unknownReceivers.count.counted("receiver")) the venue does not have")
+        }
         if !summary.unknownBeacons.isEmpty {
             Terminal.error("\(path): \(summary.unknownBeacons.values.reduce(0, +).counted("reading")) of \(summary.unknownBeacons.count.counted("beacon")) the venue does not have")
         }

@@ -150,6 +150,25 @@ import Testing
         #expect(fusion.sightings(in: unknown).isEmpty)
     }
 
+    /// Checked against a venue with receivers, a receiver's report may name any tag; a scan from
+    /// a device that is no receiver is a problem where the venue has receivers only, and is
+    /// checked against the beacons otherwise.
+    @Test func recordingSummaryKnowsReports() {
+        var summary = RecordingSummary(venue: Self.venue)
+        summary.add(Self.report("A", at: 1, -60, tag: .id("any-tag")), line: 1)
+        summary.add(Self.report("Z", at: 2, -60, tag: .id("any-tag")), line: 2)   // the venue has beacons too: a phone's scan
+        #expect(summary.receiverReports == 1 && summary.unknownReceivers.isEmpty)
+        #expect(summary.unknownBeacons == [.id("any-tag"): 1] && summary.problems.map(\.message) == [#"the venue has no beacon "any-tag""#])
+        var receiversOnly = Self.venue
+        receiversOnly.beacons = []
+        var reports = RecordingSummary(venue: receiversOnly)
+        reports.add(Self.report("A", at: 1, -60, tag: .id("any-tag")), line: 1)
+        reports.add(Self.report("Z", at: 2, -60), line: 2)
+        reports.add(Self.report("Z", at: 3, -60), line: 3)
+        #expect(reports.receiverReports == 1 && reports.unknownReceivers == ["Z": 2] && reports.unknownBeacons.isEmpty)
+        #expect(reports.problems.map(\.message) == [#"the venue has no receiver "Z""#])
+    }
+
     /// Tags are named by the venue's list, or by their identity.
     @Test func tagNames() {
         let fusion = ReceiverFusion(venue: Self.venue)
