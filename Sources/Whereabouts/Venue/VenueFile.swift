@@ -293,20 +293,8 @@ public enum VenueFile {
         }
         root.append(("beacons", .array(venue.beacons.map { beacon in
             var members: [(key: String, value: JSONValue)] = [("id", .string(beacon.id))]
-            if let identity = beacon.iBeacon {
-                members += [("uuid", .string(identity.uuid.uuidString)), ("major", .number(Double(identity.major))),
-                            ("minor", .number(Double(identity.minor)))]
-            }
-            if let identity = beacon.eddystone {
-                members += [("namespace", .string(identity.namespace)), ("instance", .string(identity.instance))]
-            }
-            if let coordinate = beacon.coordinate {
-                members += [("latitude", .number(coordinate.latitude)), ("longitude", .number(coordinate.longitude))]
-            } else if let x = beacon.x, let y = beacon.y {
-                members += [("x", .number(x)), ("y", .number(y))]
-            }
-            if let z = beacon.z { members.append(("z", .number(z))) }
-            if let floor = beacon.floor { members.append(("floor", .number(Double(floor)))) }
+            members += identityMembers(iBeacon: beacon.iBeacon, eddystone: beacon.eddystone)
+            members += placementMembers(coordinate: beacon.coordinate, x: beacon.x, y: beacon.y, z: beacon.z, floor: beacon.floor)
             if let txPower = beacon.txPower { members.append(("txPower", .number(txPower))) }
             if let n = beacon.pathLossExponent { members.append(("pathLossExponent", .number(n))) }
             return .object(members)
@@ -338,13 +326,8 @@ public enum VenueFile {
         if !venue.receivers.isEmpty {
             root.append(("receivers", .array(venue.receivers.map { receiver in
                 var members: [(key: String, value: JSONValue)] = [("id", .string(receiver.id))]
-                if let coordinate = receiver.coordinate {
-                    members += [("latitude", .number(coordinate.latitude)), ("longitude", .number(coordinate.longitude))]
-                } else if let x = receiver.x, let y = receiver.y {
-                    members += [("x", .number(x)), ("y", .number(y))]
-                }
-                if let z = receiver.z { members.append(("z", .number(z))) }
-                if let floor = receiver.floor { members.append(("floor", .number(Double(floor)))) }
+                members += placementMembers(coordinate: receiver.coordinate, x: receiver.x, y: receiver.y, z: receiver.z,
+                                            floor: receiver.floor)
                 if receiver.rssiOffset != 0 { members.append(("rssiOffset", .number(receiver.rssiOffset))) }
                 if let n = receiver.pathLossExponent { members.append(("pathLossExponent", .number(n))) }
                 return .object(members)
@@ -352,18 +335,38 @@ public enum VenueFile {
         }
         if !venue.tags.isEmpty {
             root.append(("tags", .array(venue.tags.map { tag in
-                var members: [(key: String, value: JSONValue)] = [("id", .string(tag.id))]
-                if let identity = tag.iBeacon {
-                    members += [("uuid", .string(identity.uuid.uuidString)), ("major", .number(Double(identity.major))),
-                                ("minor", .number(Double(identity.minor)))]
-                }
-                if let identity = tag.eddystone {
-                    members += [("namespace", .string(identity.namespace)), ("instance", .string(identity.instance))]
-                }
-                return .object(members)
+                .object([("id", .string(tag.id))] + identityMembers(iBeacon: tag.iBeacon, eddystone: tag.eddystone))
             })))
         }
         return .object(root)
+    }
+
+    /// The keys of an advertised identity, as a beacon or a tag gives it.
+    private static func identityMembers(iBeacon: IBeaconIdentity?, eddystone: EddystoneIdentity?) -> [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = []
+        if let iBeacon {
+            members += [("uuid", .string(iBeacon.uuid.uuidString)), ("major", .number(Double(iBeacon.major))),
+                        ("minor", .number(Double(iBeacon.minor)))]
+        }
+        if let eddystone {
+            members += [("namespace", .string(eddystone.namespace)), ("instance", .string(eddystone.instance))]
+        }
+        return members
+    }
+
+    /// The keys of where a beacon or a receiver is: the latitude/longitude the file gave, or x/y;
+    /// then z and floor.
+    private static func placementMembers(coordinate: GeoCoordinate?, x: Double?, y: Double?, z: Double?,
+                                         floor: Int?) -> [(key: String, value: JSONValue)] {
+        var members: [(key: String, value: JSONValue)] = []
+        if let coordinate {
+            members += [("latitude", .number(coordinate.latitude)), ("longitude", .number(coordinate.longitude))]
+        } else if let x, let y {
+            members += [("x", .number(x)), ("y", .number(y))]
+        }
+        if let z { members.append(("z", .number(z))) }
+        if let floor { members.append(("floor", .number(Double(floor)))) }
+        return members
     }
 
     /// Writes a venue as indented JSON.

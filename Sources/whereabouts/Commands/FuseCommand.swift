@@ -109,7 +109,7 @@ struct FuseCommand: AsyncParsableCommand {
         try reader.recordingReader?.requireScans(toDo: "fuse")
     }
 
-    /// `Fused 1,204 sightings into 310 tag scans; dropped: 3 duplicates, 1 late; 12 from unknown receivers (C, D).`
+    /// `Fused 1204 sightings into 310 tag scans; dropped: 3 duplicates, 1 late, 12 from receivers the venue does not list (C, D).`
     static func summary(_ statistics: ReceiverFusion.Statistics) -> String {
         var dropped: [String] = []
         if statistics.duplicates > 0 { dropped.append(statistics.duplicates.counted("duplicate")) }
@@ -138,13 +138,19 @@ struct TagOutputs: TimedStage, Sendable {
 
     mutating func process(_ scan: Scan) async -> [Output] {
         var outputs = fixes.process(scan).map(Output.fix)
-        if events != nil { outputs += await events!.process(scan).map(Output.event) }
+        if var pipeline = events {
+            outputs += await pipeline.process(scan).map(Output.event)
+            events = pipeline
+        }
         return outputs
     }
 
     mutating func advance(to time: Double) async -> [Output] {
         var outputs = fixes.advance(to: time).map(Output.fix)
-        if events != nil { outputs += await events!.advance(to: time).map(Output.event) }
+        if var pipeline = events {
+            outputs += await pipeline.advance(to: time).map(Output.event)
+            events = pipeline
+        }
         return outputs
     }
 
@@ -156,7 +162,10 @@ struct TagOutputs: TimedStage, Sendable {
 
     mutating func finish() async -> [Output] {
         var outputs = fixes.finish().map(Output.fix)
-        if events != nil { outputs += await events!.finish().map(Output.event) }
+        if var pipeline = events {
+            outputs += await pipeline.finish().map(Output.event)
+            events = pipeline
+        }
         return outputs
     }
 }
