@@ -22,7 +22,7 @@ struct GatewayExample: AsyncParsableCommand {
         abstract: "Locate beacon sightings and keep the track on a Whereabouts server.")
 
     @Option(help: "The venue.") var venue = "Examples/venue.json"
-    @Option(help: "A recording to replay (the default source).") var recording = "Examples/visit.jsonl"
+    @Option(help: "A recording to replay (the default source; \"-\" reads standard input as it comes).") var recording = "Examples/visit.jsonl"
     @Option(help: "A btsnoop capture to replay instead.") var btsnoop: String?
     @Option(help: "A Bluetooth adapter to scan live instead (Linux, CAP_NET_RAW and CAP_NET_ADMIN).") var adapter: String?
     @Option(help: "The server.") var server = ProcessInfo.processInfo.environment["WHEREABOUTS_SERVER"] ?? "http://127.0.0.1:8080"
@@ -39,7 +39,13 @@ struct GatewayExample: AsyncParsableCommand {
         // on disk before it counts), and the sender that delivers in the background, in order,
         // retrying while the server is away. A replay is decided in lots of 256; a live scan
         // fix by fix, each delivered as it comes.
-        let source: SourceIdentity = if let adapter { .adapter(adapter) } else { .replay(ofFile: btsnoop ?? recording) }
+        let source: SourceIdentity = if let adapter {
+            .adapter(adapter)
+        } else if btsnoop == nil, recording == "-" {
+            .standardInput
+        } else {
+            .replay(ofFile: btsnoop ?? recording)
+        }
         let client = try TrackingClient(server: server, token: token)
         _ = try? await client.start()   // measures the server's clock; the sender retries if it is away
         let run = try await TrackingRun(
@@ -70,7 +76,16 @@ struct GatewayExample: AsyncParsableCommand {
 
     /// Locates every sighting of the source and records each fix in the run.
     private func replay(into run: TrackingRun, venue: Venue) async throws {
-        let engine = LocationEngine(configuration: .init(venue: venue))
+        // The same source `whereabouts track` opens: a recording (a pipe or standard input read
+        // live), a capture, or an adapter scanned live.
+        let source: ScanSource = if let adapter {
+            try ScanSource.adapter(.init(adapter: adapter))
+        } else if let btsnoop {
+            try ScanSource.capture(atPath: btsnoop)
+        } else {
+            try ScanSource.recording(atPath: recording)
+        }
+        var pipeline = FixPipeline(setup: LocationEngine.Configuration(venue: venue).makeSetup(), timing: .immediate)
         var fixes = 0
         func show(_ decided: [TrackingRun.DecidedFix]) {
             for item in decided {
@@ -78,18 +93,13 @@ struct GatewayExample: AsyncParsableCommand {
                 print("\(Int(item.fix.time))  \(event.id)  ±\((item.fix.accuracy * 10).rounded() / 10) m")
             }
         }
-        func track<Scans: AsyncSequence>(_ scans: Scans) async throws where Scans.Element == Scan {
-            for try await fix in engine.fixes(from: scans) {
+        // A live source runs on the clock between scans, so each fix is on its way as it comes.
+        var timeline = ScanTimeline(source: source)
+        try await timeline.run(&pipeline) { due in
+            for fix in due {
                 show(try await run.record(fix))
                 fixes += 1
             }
-        }
-        if let adapter {
-            try await track(HCIScanner(configuration: .init(adapter: adapter)))
-        } else if let btsnoop {
-            try await track(BTSnoopReplay(url: URL(fileURLWithPath: btsnoop)))
-        } else {
-            try await track(RecordingReader(url: URL(fileURLWithPath: recording)))
         }
         show(try await run.finish())
         print("\(fixes) fixes")

@@ -5,7 +5,7 @@ import Whereabouts
 /// that feeds the same pipeline as live scanning, without hardware.
 ///
 /// ```swift
-/// let replay = try BTSnoopReplay(url: URL(fileURLWithPath: "btsnoop_hci.log"), pace: .recorded)
+/// let replay = try BTSnoopReplay(url: URL(fileURLWithPath: "btsnoop_hci.log"), pace: .live(ContinuousClock()))
 /// for try await scan in replay { print(scan.time, scan.readings.count) }
 /// ```
 ///
@@ -13,15 +13,12 @@ import Whereabouts
 /// report holding a wanted beacon becomes a scan at the record's time. Other records, and
 /// malformed events (counted in ``Statistics``), are skipped; a malformed capture ends the
 /// sequence with a ``BTSnoopError``.
-public struct BTSnoopReplay: AsyncSequence, Sendable {
-    /// How fast to replay.
-    public enum Pace: Hashable, Sendable {
-        /// As fast as the consumer takes the scans.
-        case asFastAsPossible
-        /// With the capture's own gaps between events (from the first event, when iteration starts).
-        case recorded
-    }
-
+///
+/// Its ``pace`` says how fast: `ScanPace/replay` as fast as the consumer takes the scans,
+/// `ScanPace/live(_:)` with the capture's own gaps between events, slept on that clock (a test
+/// passes a `ManualClock`). A replay at its recorded pace is a live source: a `ScanTimeline`
+/// or `LocationEngine.fixes(from:)` moves time between its scans too.
+public struct BTSnoopReplay: PacedScans {
     /// What a replay read, for a summary.
     public struct Statistics: Hashable, Sendable {
         /// Records read.
@@ -38,22 +35,22 @@ public struct BTSnoopReplay: AsyncSequence, Sendable {
     public let reader: BTSnoopReader
     /// Which reports become readings.
     public let decoder: SightingDecoder
-    /// How fast to replay.
-    public let pace: Pace
+    /// How fast to replay: as fast as possible, or (live) with the capture's own gaps.
+    public let pace: ScanPace
     private let statistics = StatisticsBox()
 
     /// A replay of the capture in `bytes`.
-    public init(bytes: [UInt8], decoder: SightingDecoder = SightingDecoder(), pace: Pace = .asFastAsPossible) throws(BTSnoopError) {
+    public init(bytes: [UInt8], decoder: SightingDecoder = SightingDecoder(), pace: ScanPace = .replay) throws(BTSnoopError) {
         try self.init(reader: BTSnoopReader(bytes: bytes), decoder: decoder, pace: pace)
     }
 
     /// A replay of the capture at `url`.
-    public init(url: URL, decoder: SightingDecoder = SightingDecoder(), pace: Pace = .asFastAsPossible) throws(BTSnoopError) {
+    public init(url: URL, decoder: SightingDecoder = SightingDecoder(), pace: ScanPace = .replay) throws(BTSnoopError) {
         try self.init(reader: BTSnoopReader(url: url), decoder: decoder, pace: pace)
     }
 
     /// A replay from a reader.
-    public init(reader: BTSnoopReader, decoder: SightingDecoder = SightingDecoder(), pace: Pace = .asFastAsPossible) {
+    public init(reader: BTSnoopReader, decoder: SightingDecoder = SightingDecoder(), pace: ScanPace = .replay) {
         self.reader = reader
         self.decoder = decoder
         self.pace = pace
@@ -94,11 +91,15 @@ public struct BTSnoopReplay: AsyncSequence, Sendable {
         public struct AsyncIterator: AsyncIteratorProtocol {
             let replay: BTSnoopReplay
             private var reader: BTSnoopReader
-            private var start: (clock: ContinuousClock.Instant, time: Double)?
+            /// The clock a replay at its recorded pace sleeps on.
+            private let clock: LiveClock?
+            /// When (on ``clock``) the first event was given, and its time in the capture.
+            private var start: (elapsed: Duration, time: Double)?
 
             init(replay: BTSnoopReplay) {
                 self.replay = replay
                 reader = replay.reader
+                if case .live(let clock) = replay.pace { self.clock = LiveClock(clock) } else { clock = nil }
             }
 
             /// The next event's sightings, or `nil` at the end of the capture (or when the task
@@ -122,13 +123,13 @@ public struct BTSnoopReplay: AsyncSequence, Sendable {
                         continue
                     }
                     guard !sightings.isEmpty else { continue }
-                    if replay.pace == .recorded {
-                        let now = ContinuousClock.now
+                    if let clock {
+                        let now = clock.elapsed()
                         let origin = start ?? (now, time)
                         start = origin
-                        let due = origin.clock + .microseconds(Int64(Swift.max(0, Swift.min(time - origin.time, 1e9)) * 1_000_000))
+                        let due = origin.elapsed + .microseconds(Int64(Swift.max(0, Swift.min(time - origin.time, 1e9)) * 1_000_000))
                         if due > now {
-                            do { try await Task.sleep(until: due, clock: .continuous) } catch { return nil }
+                            do { try await clock.sleep(until: due) } catch { return nil }
                         }
                     }
                     return sightings

@@ -25,7 +25,7 @@ import Whereabouts
 ///
 /// The process needs `CAP_NET_RAW` and `CAP_NET_ADMIN` (or root). Another program scanning at
 /// the same time (such as `bluetoothctl scan on`) makes the adapter busy.
-public struct HCIScanner: AsyncSequence, PausableScanning, Sendable {
+public struct HCIScanner: PacedScans, PausableScanning {
     /// What to scan and how.
     public struct Configuration: Sendable {
         /// The adapter, `hci0` by default.
@@ -65,6 +65,9 @@ public struct HCIScanner: AsyncSequence, PausableScanning, Sendable {
     private let transportFactory: @Sendable (String) throws(BluetoothError) -> any HCITransport
 
     /// A scanner of the adapter the configuration names.
+    /// A live scan: time passes on the wall clock between its scans (`ScanPace/live(_:)`).
+    public var pace: ScanPace { .live(ContinuousClock()) }
+
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         transportFactory = { adapter throws(BluetoothError) in try HCISocket.open(adapter: adapter) }

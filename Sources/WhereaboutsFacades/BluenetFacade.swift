@@ -137,13 +137,31 @@ public enum BluenetFacade {
         public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans, clock: (any Clock<Duration>)? = nil) async throws
         where Scans.Element == Scan {
             var timeline = ScanTimeline(scans: scans, pace: clock.map { .live($0) } ?? .replay)
-            while let input = try await timeline.next(deadline: clock == nil ? nil : await hub.nextDeadline()) {
-                switch input {
-                case .scan(let scan): await hub.process(scan)
-                case .time(let time): await hub.advance(to: time)
-                }
+            var stage = HubStage(hub: hub)
+            try await timeline.run(&stage) { _ in }
+        }
+
+        /// The hub as a stage of a ``ScanTimeline``: its events reach the app through the
+        /// subscriptions, so the stage gives out nothing itself.
+        private struct HubStage: TimedStage {
+            let hub: EventHub
+
+            func process(_ scan: Scan) async -> [Never] {
+                _ = await hub.process(scan)
+                return []
             }
-            await hub.finish()
+
+            func advance(to time: Double) async -> [Never] {
+                _ = await hub.advance(to: time)
+                return []
+            }
+
+            func nextDeadline() async -> Double? { await hub.nextDeadline() }
+
+            func finish() async -> [Never] {
+                _ = await hub.finish()
+                return []
+            }
         }
     }
 

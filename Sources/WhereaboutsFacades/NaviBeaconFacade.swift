@@ -173,13 +173,19 @@ public enum NaviBeaconFacade {
             if paused { radio?.pauseScanning() }
             defer { state.withValue { $0.radio = nil } }
             var timeline = ScanTimeline(scans: scans, pace: clock.map { .live($0) } ?? .replay)
-            while let input = try await timeline.next(deadline: state.value.pipeline.nextRoundEnd) {
-                switch input {
-                case .scan(let scan): process(scan)
-                case .time(let time): advance(to: time)
-                }
-            }
-            finish()
+            var rounds = Rounds(navi: self)
+            try await timeline.run(&rounds) { _ in }
+        }
+
+        /// The facade as a stage of a ``ScanTimeline``: each step runs under the facade's lock and
+        /// applies what fired (its fixes reach the app through the device state and the callback).
+        private struct Rounds: TimedStage {
+            let navi: NaviBeacon
+
+            func process(_ scan: Scan) -> [AnchorFix] { navi.process(scan) }
+            func advance(to time: Double) -> [AnchorFix] { navi.advance(to: time) }
+            func nextDeadline() -> Double? { navi.state.value.pipeline.nextRoundEnd }
+            func finish() -> [AnchorFix] { navi.finish() }
         }
 
         /// Runs one step of the pipeline under the lock, applies what fired to the device, then hands

@@ -93,7 +93,7 @@ import Testing
         writer.append(BTSnoopRecord(data: [0x02, 0x01, 0x20, 0x00, 0x00], flags: 1, timestamp: 0))     // ACL
         writer.append(.event(Vectors.legacyEvent(data: Vectors.iBeacon(uuid: Vectors.otherUUID, major: 2, minor: 2), rssi: 0xB0),
                              time: 10.3, datalink: .h4))
-        for pace in [BTSnoopReplay.Pace.asFastAsPossible, .recorded] {
+        for pace in [ScanPace.replay, .live(ContinuousClock())] {
             let replay = try BTSnoopReplay(bytes: writer.bytes, pace: pace)
             var scans: [Scan] = []
             for try await scan in replay { scans.append(scan) }
@@ -107,5 +107,36 @@ import Testing
         for try await batch in filtered.sightings { sightings.append(batch) }
         #expect(sightings.map { $0.map(\.address.description) } == [["C0:FF:EE:00:00:01"]])
         #expect(sightings.first?.first?.reading.beacon == .iBeacon(IBeaconIdentity(uuid: Vectors.otherUUID, major: 2, minor: 2)))
+    }
+
+    /// At its recorded pace a replay gives its first scan at once and each next one after the
+    /// capture's own gap, slept on the pace's clock.
+    @Test func aReplayAtItsRecordedPaceSleepsTheGapsOnItsClock() async throws {
+        var writer = BTSnoopWriter(datalink: .h4)
+        for (minor, time) in [(1, 10.0), (2, 10.3), (3, 12.3)] {
+            writer.append(.event(Vectors.legacyEvent(data: Vectors.iBeacon(major: 1, minor: UInt16(minor))), time: time, datalink: .h4))
+        }
+        let clock = ManualClock()
+        let replay = try BTSnoopReplay(bytes: writer.bytes, pace: .live(clock))
+        #expect(replay.pace.isLive)
+        let (times, sink) = AsyncStream.makeStream(of: Double.self)
+        let replaying = Task {
+            for try await scan in replay { sink.yield(scan.time) }
+            sink.finish()
+        }
+        var received = times.makeAsyncIterator()
+        #expect(await received.next() == 10)
+        for (gap, time) in [(Duration.milliseconds(300), 10.3), (.seconds(2), 12.3)] {
+            let sleeping = ContinuousClock.now + .seconds(60)
+            while clock.sleeperCount == 0, ContinuousClock.now < sleeping { try await Task.sleep(for: .milliseconds(1)) }
+            // It sleeps exactly until the gap after the first scan (on the capture's clock).
+            let expected = ManualClock.Instant(offset: .milliseconds(Int64(((time - 10) * 1000).rounded())))
+            #expect(clock.nextDeadline == expected)
+            #expect(clock.now.advanced(by: gap) == expected)
+            await clock.advance(to: clock.nextDeadline ?? expected)
+            #expect(await received.next() == time)
+        }
+        #expect(await received.next() == nil)
+        try await replaying.value
     }
 }

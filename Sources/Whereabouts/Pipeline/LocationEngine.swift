@@ -4,7 +4,7 @@
 /// readings → RSSI filters → ranges → solver → tracking → fix, given out at once, a fixed time
 /// late, or a track at a time (``FixPipeline/Timing``). It keeps that state for as long as it
 /// lives, so that several sources (a live scanner, a replayed recording) can feed it
-/// concurrently; ``fixes(from:)`` runs a stream through a pipeline of its own, without the
+/// concurrently; `fixes(from:)` runs a stream through a pipeline of its own, without the
 /// actor's hops — what `whereabouts locate` does.
 ///
 /// ```swift
@@ -135,7 +135,7 @@ public actor LocationEngine {
         FixSequence(scans: scans, pipeline: FixPipeline(setup: setup, timing: timing))
     }
 
-    /// The fixes of a stream of scans with a timing of their own (see ``fixes(from:)``).
+    /// The fixes of a stream of scans with a timing of their own (see `fixes(from:)`).
     public nonisolated func fixes<Scans: AsyncSequence>(from scans: Scans, timing: FixPipeline.Timing) -> FixSequence<Scans>
     where Scans.Element == Scan {
         FixSequence(scans: scans, pipeline: FixPipeline(setup: setup, timing: timing))
@@ -154,5 +154,46 @@ public actor LocationEngine {
     public nonisolated func fixes<Scans: AsyncSequence>(from scans: Scans, lag: Double?) -> FixSequence<Scans>
     where Scans.Element == Scan {
         fixes(from: scans, timing: lag.map { .fixedLag(seconds: $0) } ?? timing)
+    }
+
+    /// The fixes of a stream of scans at `pace` (see `fixes(from:)`). Live, time also passes
+    /// between scans (a ``ScanTimeline`` reads them), so a fixed lag's fix comes out on time even
+    /// when no later scan comes; a replay gives the same fixes every time.
+    ///
+    /// ```swift
+    /// let engine = LocationEngine(configuration: .init(venue: venue, timing: .fixedLag(seconds: 1)))
+    /// for try await fix in engine.fixes(from: scans, pace: .live(ContinuousClock())) {
+    ///     print(fix.time, fix.point)   // one second after its scan, whatever comes next
+    /// }
+    /// ```
+    public nonisolated func fixes<Scans: AsyncSequence & Sendable>(from scans: Scans, pace: ScanPace) -> FixSequence<Scans>
+    where Scans.Element == Scan {
+        FixSequence(scans: scans, pipeline: FixPipeline(setup: setup, timing: timing), pace: pace)
+    }
+
+    /// The fixes of a stream of scans at `pace`, each `lag` seconds of scans late when a lag is
+    /// given (see `fixes(from:lag:)` and ``fixes(from:pace:)``).
+    public nonisolated func fixes<Scans: AsyncSequence & Sendable>(from scans: Scans, lag: Double?, pace: ScanPace) -> FixSequence<Scans>
+    where Scans.Element == Scan {
+        FixSequence(scans: scans, pipeline: FixPipeline(setup: setup, timing: lag.map { .fixedLag(seconds: $0) } ?? timing),
+                    pace: pace)
+    }
+
+    /// The fixes of a source that knows its pace (a live adapter, a pipe, a capture at its
+    /// recorded pace, a file), at that pace (see ``fixes(from:pace:)``).
+    public nonisolated func fixes<Scans: PacedScans>(from scans: Scans) -> FixSequence<Scans> {
+        fixes(from: scans, pace: scans.pace)
+    }
+
+    /// The fixes of a source that knows its pace, with a timing of their own (see
+    /// `fixes(from:timing:)`).
+    public nonisolated func fixes<Scans: PacedScans>(from scans: Scans, timing: FixPipeline.Timing) -> FixSequence<Scans> {
+        FixSequence(scans: scans, pipeline: FixPipeline(setup: setup, timing: timing), pace: scans.pace)
+    }
+
+    /// The fixes of a source that knows its pace, each `lag` seconds of scans late when a lag is
+    /// given (see `fixes(from:lag:)`): from a live adapter, each on time.
+    public nonisolated func fixes<Scans: PacedScans>(from scans: Scans, lag: Double?) -> FixSequence<Scans> {
+        fixes(from: scans, lag: lag, pace: scans.pace)
     }
 }

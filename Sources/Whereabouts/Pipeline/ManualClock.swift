@@ -1,6 +1,6 @@
 import Foundation
 
-/// A clock that moves only when told: for testing a live pipeline (``ScanTimeline/Pace/live(_:)``)
+/// A clock that moves only when told: for testing a live pipeline (``ScanPace/live(_:)``)
 /// without waiting for real time to pass.
 ///
 /// A sleep until an instant that is not later than ``now`` returns at once, decided under the

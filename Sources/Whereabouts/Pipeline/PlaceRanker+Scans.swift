@@ -17,25 +17,41 @@ extension PlaceRanker {
     /// try await ranker.follow(scanner, nearestBeaconIn: venue, clock: ContinuousClock())   // live
     /// try await ranker.follow(RecordingReader(url: recording), nearestBeaconIn: venue)      // a replay
     /// ```
-    public func follow<Scans: AsyncSequence>(_ scans: sending Scans, nearestBeaconIn venue: Venue,
-                                             ranger: BeaconRanger? = nil,
-                                             clock: (any Clock<Duration>)? = nil) async throws where Scans.Element == Scan {
-        var ranger = ranger ?? BeaconRanger(venue: venue)
+    public nonisolated func follow<Scans: AsyncSequence>(_ scans: sending Scans, nearestBeaconIn venue: Venue,
+                                                         ranger: BeaconRanger? = nil,
+                                                         clock: (any Clock<Duration>)? = nil) async throws where Scans.Element == Scan {
+        var rounds = RangingRounds(ranger: ranger ?? BeaconRanger(venue: venue))
         var timeline = ScanTimeline(scans: scans, pace: clock.map { .live($0) } ?? .replay)
         do {
-            while let input = try await timeline.next(deadline: ranger.nextRoundEnd) {
-                let rounds: [[RangedBeacon]]
-                switch input {
-                case .scan(let scan): rounds = ranger.add(scan)
-                case .time(let time): rounds = ranger.advance(to: time)
-                }
-                for round in rounds { update(nearestOf: round, in: venue) }
+            try await timeline.run(&rounds) { closed in
+                for round in closed { _ = await update(nearestOf: round, in: venue) }
             }
         } catch {
-            update(position: nil)
+            _ = await update(position: nil)
             throw error
         }
-        if let last = ranger.finish() { update(nearestOf: last, in: venue) }
-        update(position: nil)
+        _ = await update(position: nil)
+    }
+}
+
+/// A ``BeaconRanger`` as a stage of a ``ScanTimeline``: it gives out each ranging round as it
+/// closes, with a scan or (live) on time, and the round still open at the end.
+struct RangingRounds: TimedStage {
+    var ranger: BeaconRanger
+
+    mutating func process(_ scan: Scan) -> [[RangedBeacon]] {
+        ranger.add(scan)
+    }
+
+    mutating func advance(to time: Double) -> [[RangedBeacon]] {
+        ranger.advance(to: time)
+    }
+
+    func nextDeadline() -> Double? {
+        ranger.nextRoundEnd
+    }
+
+    mutating func finish() -> [[RangedBeacon]] {
+        ranger.finish().map { [$0] } ?? []
     }
 }

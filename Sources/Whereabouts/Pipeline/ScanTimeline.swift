@@ -1,9 +1,9 @@
 /// A source of scans with the time that passes between them: what moves a ``TimedStage`` on.
 ///
-/// - ``Pace/replay``: the scans' own clock and nothing else. Time moves only with the scans, and
+/// - ``ScanPace/replay``: the scans' own clock and nothing else. Time moves only with the scans, and
 ///   what is still pending falls due at the end of the input (the stage's `finish()`), so a
 ///   replay as fast as possible gives the same output every time.
-/// - ``Pace/live(_:)``: the scans come as they happen (a Bluetooth adapter, a recording read
+/// - ``ScanPace/live(_:)``: the scans come as they happen (a Bluetooth adapter, a recording read
 ///   from a pipe, a capture replayed at its own pace), and silence moves time too. When the
 ///   stage's next deadline falls due before another scan comes, the timeline gives
 ///   ``PipelineInput/time(_:)`` — a region's exit, a ranging round's end, a fixed-lag fix are
@@ -25,19 +25,8 @@
 /// }
 /// ```
 public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
-    /// How time moves.
-    public enum Pace: Sendable {
-        /// With the scans only (a replay as fast as possible).
-        case replay
-        /// With the scans, and with the clock between them (a live source).
-        case live(any Clock<Duration>)
-
-        /// Whether time also moves between scans.
-        public var isLive: Bool {
-            if case .live = self { return true }
-            return false
-        }
-    }
+    /// How time moves (``ScanPace``, the one pace every part shares).
+    public typealias Pace = ScanPace
 
     /// How time moves.
     public let pace: Pace
@@ -88,11 +77,13 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
     /// due with no scan; `nil` at the end of the scans. A replay ignores the deadline. A deadline
     /// no later than the last time given is ignored too (the stage had nothing due after all),
     /// so that a stage can never make the timeline spin.
-    public mutating func next(deadline: Double?) async throws -> PipelineInput? {
+    /// It runs in the caller's isolation (`isolation`), so that a timeline held by an actor or
+    /// by an iterator moved on in one is never sent anywhere else.
+    public mutating func next(deadline: Double?, isolation: isolated (any Actor)? = #isolation) async throws -> PipelineInput? {
         switch backing {
         case .replay(var iterator):
             backing = .ended
-            let scan = try await iterator.next()
+            let scan = try await iterator.next(isolation: isolation)
             backing = scan == nil ? .ended : .replay(iterator)
             return scan.map(PipelineInput.scan)
         case .live(let mailbox, let clock, let reader):
@@ -122,7 +113,7 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
                     backing = .ended
                     return nil
                 }
-                guard let latest, let deadline else { return try await next(deadline: nil) }
+                guard let latest, let deadline else { return try await next(deadline: nil, isolation: isolation) }
                 let now = latest.time + (clock.elapsed() - latest.arrival).inSeconds
                 lastGivenTime = max(deadline, now)
                 return .time(lastGivenTime)
@@ -177,13 +168,13 @@ private final class ScanReading: @unchecked Sendable {
 
 /// A clock reduced to what a timeline needs, elapsed time since it was made and sleeping until a
 /// later elapsed time, so that any `Clock<Duration>` (its instants hidden) can be stored.
-struct LiveClock: Sendable {
+package struct LiveClock: Sendable {
     /// The time elapsed since the clock was made.
-    let elapsed: @Sendable () -> Duration
+    package let elapsed: @Sendable () -> Duration
     /// Sleeps until that much time has elapsed since the clock was made.
     let sleep: @Sendable (Duration) async throws -> Void
 
-    init(_ clock: any Clock<Duration>) {
+    package init(_ clock: any Clock<Duration>) {
         self.init(opening: clock)
     }
 
@@ -193,7 +184,15 @@ struct LiveClock: Sendable {
         sleep = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
     }
 
-    func sleep(until elapsed: Duration) async throws {
+    package func sleep(until elapsed: Duration) async throws {
         try await sleep(elapsed)
+    }
+}
+
+extension ScanTimeline where Scans: PacedScans {
+    /// A timeline over a source at the source's own pace (live for an adapter, a pipe or a
+    /// capture replayed at its recorded pace; a replay for a file).
+    public init(source: Scans) {
+        self.init(scans: source, pace: source.pace)
     }
 }

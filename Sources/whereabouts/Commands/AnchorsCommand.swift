@@ -54,30 +54,19 @@ struct AnchorsCommand: AsyncParsableCommand {
         let anchors = venueValue.beacons.filter { $0.x != nil && $0.y != nil }.map { AnchorBeacon(venueBeacon: $0, in: venueValue) }
         guard !anchors.isEmpty else { throw CommandFailure("\(venue.path): no beacon has a position, so there is no anchor.") }
         let reader = try source.open(lenient: recordings.lenient)
-        var pipeline = AnchorPipeline(anchors: anchors, venue: venueValue, rangingInterval: round, rearmRounds: rearm)
+        var stage = DevicesInOrder(pipeline: AnchorPipeline(anchors: anchors, venue: venueValue, rangingInterval: round, rearmRounds: rearm))
         var out = TextOutput(live: reader.isLive)
-        func write(_ events: [AnchorEvent]) {
+        // Live, rounds also close on time (a device that falls silent gets its last round).
+        var timeline = ScanTimeline(source: reader)
+        try await timeline.run(&stage) { events in
             for event in events { out.line(json ? Self.jsonLine(event) : Self.textLine(event)) }
         }
-        var devices: [String?] = []
-        // Live, rounds also close on time (a device that falls silent gets its last round).
-        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
-        while let input = try await timeline.next(deadline: pipeline.nextRoundEnd) {
-            switch input {
-            case .scan(let scan):
-                if pipeline.state(of: scan.device) == nil { devices.append(scan.device) }
-                write(pipeline.process(scan))
-            case .time(let time):
-                write(pipeline.advance(to: time))
-            }
-        }
-        write(pipeline.finish())
         out.flush()
         reader.recordingReader?.warnAboutSkippedLines()
         if let summary = reader.summary { Terminal.error(summary) }
         try reader.recordingReader?.requireScans(toDo: "anchors")
-        for device in devices {
-            guard let state = pipeline.state(of: device) else { continue }
+        for device in stage.devices {
+            guard let state = stage.pipeline.state(of: device) else { continue }
             Terminal.error("\(device ?? "-"): " + Self.describe(state))
         }
     }
@@ -122,4 +111,19 @@ struct AnchorsCommand: AsyncParsableCommand {
         if let floor = event.fix.floor { members.append(("floor", .number(Double(floor)))) }
         return JSONWriter().string(from: .object(members))
     }
+}
+
+/// The anchor stage, noting its devices in the order they were first heard (for the summary).
+private struct DevicesInOrder: TimedStage {
+    var pipeline: AnchorPipeline
+    var devices: [String?] = []
+
+    mutating func process(_ scan: Scan) -> [AnchorEvent] {
+        if pipeline.state(of: scan.device) == nil { devices.append(scan.device) }
+        return pipeline.process(scan)
+    }
+
+    mutating func advance(to time: Double) -> [AnchorEvent] { pipeline.advance(to: time) }
+    func nextDeadline() -> Double? { pipeline.nextRoundEnd }
+    mutating func finish() -> [AnchorEvent] { pipeline.finish() }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Whereabouts
+import WhereaboutsBluetooth
 
 /// `whereabouts fuse`
 struct FuseCommand: AsyncParsableCommand {
@@ -96,11 +97,10 @@ struct FuseCommand: AsyncParsableCommand {
     /// Reads the reports through `stage` — a file as a replay, standard input or a FIFO live —
     /// writing the line of each output as it comes (`nil`: none).
     private func drive<Stage: TimedStage>(_ stage: inout Stage, line: (Stage.Output) -> String?) async throws {
-        let reader = SightingSource(name: recording, recording: try RecordingReader.open(recording, lenient: positioning.recordings.lenient),
-                                    live: RecordingReader.isStream(recording))
+        let reader = try SightingSourceOptions.openRecording(recording, lenient: positioning.recordings.lenient)
         let live = reader.isLive
         var out = TextOutput(live: live)
-        var timeline = ScanTimeline(scans: ArrivalStamped(reader: reader, live: live), pace: live ? .live(ContinuousClock()) : .replay)
+        var timeline = ScanTimeline(scans: ArrivalStamped(reader: reader, live: live), pace: reader.pace)
         try await timeline.run(&stage) { outputs in
             for output in outputs { if let text = line(output) { out.line(text) } }
         }
@@ -184,11 +184,11 @@ struct FusionOnly: TimedStage, Sendable {
 /// one, so that the fusion and the timeline run on the clock they were read by.
 struct ArrivalStamped: AsyncSequence, Sendable {
     typealias Element = Scan
-    let reader: SightingSource
+    let reader: ScanSource
     let live: Bool
 
     struct AsyncIterator: AsyncIteratorProtocol {
-        var base: SightingSource.AsyncIterator
+        var base: ScanSource.AsyncIterator
         let live: Bool
 
         mutating func next() async throws -> Scan? {

@@ -72,8 +72,8 @@ struct LocateCommand: AsyncParsableCommand {
             // Live, the fixes go straight into the file, each as it comes; a replay's file appears whole at the end.
             live ? try FixWriter(appendingTo: URL(fileURLWithPath: path)) : try FixWriter(url: URL(fileURLWithPath: path))
         } ?? FixWriter(handle: FileHandle.standardOutput)
-        var progress = Progress("locating", total: reader.progressTotal)
-        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        var progress = Progress("locating", total: reader.size)
+        var timeline = ScanTimeline(source: reader)
         try await timeline.run(&fixes) { due in
             for fix in due { try writer.write(fix) }
             if live, !due.isEmpty { try writer.flush() }

@@ -59,43 +59,21 @@ struct RankCommand: AsyncParsableCommand {
         if !venueValue.places.contains(where: { $0.shape.area != nil }) {
             throw CommandFailure("\(positioning.venue.path): the venue has no circle or polygon place to rank.")
         }
-        let reader = try RecordingReader.open(recording, lenient: positioning.recordings.lenient)
-        let source = SightingSource(name: recording, recording: reader, live: RecordingReader.isStream(recording))
+        let source = try SightingSourceOptions.openRecording(recording, lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
-        var fixes = algorithm.setup(venue: venueValue, training: training).makePipeline()
         // With --top, a change below the places shown is no change.
-        var rankings = RankingPipeline(places: venueValue.places, top: top, positionTimeout: source.isLive ? forgetAfter : nil)
+        var stage = RankingStage(fixes: algorithm.setup(venue: venueValue, training: training).makePipeline(),
+                                 rankings: RankingPipeline(places: venueValue.places, top: top,
+                                                           positionTimeout: source.isLive ? forgetAfter : nil),
+                                 venue: venueValue, json: json)
         var out = TextOutput(live: source.isLive)
-        var timeline = ScanTimeline(scans: source, pace: source.pace)
-        while let input = try await timeline.next(deadline: rankings.nextDeadline) {
-            guard case .scan(let scan) = input else {
-                // Live silence: the devices whose position is now too old show the venue's order.
-                if case .time(let time) = input {
-                    for forgotten in rankings.advance(to: time) {
-                        out.line(json ? Self.jsonLine(forgotten) : Self.textLine(forgotten))
-                    }
-                }
-                continue
-            }
-            fixes.add(scan, located: { scan, fix in
-                if let fix {
-                    guard let places = rankings.update(with: fix) else { return }
-                    out.line(json ? Self.jsonLine(fix: fix, places: places) : Self.textLine(fix: fix, places: places))
-                } else if let scan, let nearest = Self.nearestBeacon(of: scan, in: venueValue) {
-                    // No fix: Hekaerge's position, the strongest heard beacon with a known place.
-                    let position = nearest.position
-                    guard let places = rankings.update(device: scan.device, position: position, at: scan.time) else { return }
-                    let stand = Fix(time: scan.time, device: scan.device, point: SpatialPoint(x: position.point.x, y: position.point.y, z: 0),
-                                    floor: position.floor, accuracy: 0, method: "nearest-beacon")
-                    let beacon = nearest.beacon.id
-                    out.line(json ? Self.jsonLine(fix: stand, places: places, beacon: beacon)
-                                  : Self.textLine(fix: stand, places: places, beacon: beacon))
-                }
-            })
+        var timeline = ScanTimeline(source: source)
+        try await timeline.run(&stage) { lines in
+            for line in lines { out.line(line) }
         }
         out.flush()
-        reader.warnAboutSkippedLines()
-        try reader.requireScans(toDo: "rank")
+        source.recordingReader?.warnAboutSkippedLines()
+        try source.recordingReader?.requireScans(toDo: "rank")
     }
 
     /// The strongest reading of a beacon with a known position in the venue, and that position.
@@ -143,4 +121,47 @@ struct RankCommand: AsyncParsableCommand {
         })))
         return JSONWriter().string(from: .object(members))
     }
+}
+
+/// What `rank` runs over the scans: each scan's fix (or, with none, the strongest heard beacon
+/// with a known place: Hekaerge's position) ranks the places; live, a device whose position grew
+/// too old shows the venue's order again. It gives out the output's lines.
+private struct RankingStage: TimedStage {
+    var fixes: FixPipeline
+    var rankings: RankingPipeline
+    let venue: Venue
+    let json: Bool
+
+    mutating func process(_ scan: Scan) -> [String] {
+        var lines: [String] = []
+        // The fixes' callback ranks into copies (it cannot reach into `self` while `fixes` runs).
+        var rankings = rankings
+        let venue = venue, json = json
+        defer { self.rankings = rankings }
+        fixes.add(scan, located: { scan, fix in
+            if let fix {
+                guard let places = rankings.update(with: fix) else { return }
+                lines.append(json ? RankCommand.jsonLine(fix: fix, places: places) : RankCommand.textLine(fix: fix, places: places))
+            } else if let scan, let nearest = RankCommand.nearestBeacon(of: scan, in: venue) {
+                let position = nearest.position
+                guard let places = rankings.update(device: scan.device, position: position, at: scan.time) else { return }
+                let stand = Fix(time: scan.time, device: scan.device, point: SpatialPoint(x: position.point.x, y: position.point.y, z: 0),
+                                floor: position.floor, accuracy: 0, method: "nearest-beacon")
+                let beacon = nearest.beacon.id
+                lines.append(json ? RankCommand.jsonLine(fix: stand, places: places, beacon: beacon)
+                                  : RankCommand.textLine(fix: stand, places: places, beacon: beacon))
+            }
+        })
+        return lines
+    }
+
+    /// Live silence: the devices whose position is now too old show the venue's order.
+    mutating func advance(to time: Double) -> [String] {
+        rankings.advance(to: time).map { json ? RankCommand.jsonLine($0) : RankCommand.textLine($0) }
+    }
+
+    func nextDeadline() -> Double? { rankings.nextDeadline }
+
+    /// The fixes are given at once, so nothing is held at the end.
+    mutating func finish() -> [String] { [] }
 }

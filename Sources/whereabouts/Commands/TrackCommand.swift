@@ -124,7 +124,7 @@ struct TrackCommand: AsyncParsableCommand {
         var line = TrackStatusLine()
         // A live source (an adapter, a pipe) is read as it comes and runs on the clock between
         // scans, so that each fix (a --lag one too) is on its way while the source stays open.
-        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        var timeline = ScanTimeline(source: reader)
         try await timeline.run(&fixes) { due in
             for fix in due { try await run.record(fix) }
             if line.isDue { await line.draw(run) }

@@ -88,7 +88,7 @@ struct WatchCommand: AsyncParsableCommand {
         var out = TextOutput(live: reader.isLive)
         // Live, time also passes between scans (exits fall due on time); at the end of the input
         // it runs on until every pending exit has fallen due.
-        var timeline = ScanTimeline(scans: reader, pace: reader.pace)
+        var timeline = ScanTimeline(source: reader)
         try await timeline.run(&pipeline) { events in
             for item in events where all || Self.isChange(item.event) {
                 let device = item.device ?? ""

@@ -11,17 +11,6 @@ extension RecordingReader {
         return try RecordingReader(url: URL(fileURLWithPath: path), options: options)
     }
 
-    /// Whether the recording at `path` (`-` for standard input) is a stream whose lines come as
-    /// they are written — a pipe, a FIFO, a terminal, a socket — rather than a file read as fast
-    /// as possible.
-    static func isStream(_ path: String) -> Bool {
-        var status = stat()
-        let result = path == "-" ? fstat(FileHandle.standardInput.fileDescriptor, &status) : stat(path, &status)
-        guard result == 0 else { return false }
-        let kind = status.st_mode & S_IFMT
-        return kind == S_IFIFO || kind == S_IFCHR || kind == S_IFSOCK
-    }
-
     /// Writes a warning to standard error for each key the format does not know, and when a
     /// lenient reader skipped lines.
     func warnAboutSkippedLines() {

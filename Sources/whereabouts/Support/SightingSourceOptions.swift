@@ -23,13 +23,14 @@ struct SightingSourceOptions: ParsableArguments {
     var active = false
 
     @Option(name: .long, help: ArgumentHelp("How fast to replay a capture.", valueName: "recorded|fast"))
-    var pace: Pace?
+    var pace: ReplaySpeed?
 
     @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (live scans and captures).", valueName: "seconds"))
     var duration: Double?
 
-    /// The replay speeds of a capture.
-    enum Pace: String, CaseIterable, ExpressibleByArgument {
+    /// How fast a capture is replayed (an argument; what the pipeline runs at is the
+    /// ``ScanPace`` it maps to).
+    enum ReplaySpeed: String, CaseIterable, ExpressibleByArgument {
         /// The capture's own pace.
         case recorded
         /// As fast as the scans can be read.
@@ -38,6 +39,11 @@ struct SightingSourceOptions: ParsableArguments {
         /// What each pace means, for the help.
         static var allValueDescriptions: [String: String] {
             ["recorded": "its own pace", "fast": "as fast as possible"]
+        }
+
+        /// The capture's own gaps on the wall clock, or a replay as fast as possible.
+        var scanPace: ScanPace {
+            self == .recorded ? .live(ContinuousClock()) : .replay
         }
     }
 
@@ -76,31 +82,36 @@ struct SightingSourceOptions: ParsableArguments {
 
     /// Opens the source; live adapters are checked at once, so that a missing adapter or a
     /// missing permission fails before any work.
-    func open(lenient: Bool = false, defaultPace: Pace = .fast, allowingRecording: Bool = true) throws -> SightingSource {
+    func open(lenient: Bool = false, defaultPace: ReplaySpeed = .fast, allowingRecording: Bool = true) throws -> ScanSource {
         let decoder = SightingDecoder(uuids: try uuidSet())
         switch try kind(allowingRecording: allowingRecording) {
         case .recording(let path):
-            return SightingSource(name: path, recording: try RecordingReader.open(path, lenient: lenient),
-                                  live: RecordingReader.isStream(path))
+            return try Self.openRecording(path, lenient: lenient)
         case .btsnoop(let path):
-            guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file (the btsnoop capture)") }
-            let replay: BTSnoopReplay
             do {
-                replay = try BTSnoopReplay(url: URL(fileURLWithPath: path), decoder: decoder,
-                                           pace: (pace ?? defaultPace) == .recorded ? .recorded : .asFastAsPossible)
+                return try ScanSource.capture(atPath: path, decoder: decoder, pace: (pace ?? defaultPace).scanPace, duration: duration)
+            } catch ScanSourceError.noSuchFile {
+                throw CommandFailure("\(path): no such file (the btsnoop capture)")
             } catch {
                 throw CommandFailure("\(path): \(error)")
             }
-            return SightingSource(name: path, replay: replay, duration: duration, live: (pace ?? defaultPace) == .recorded)
         case .adapter(let name):
-            let scanner = HCIScanner(configuration: .init(adapter: name, scanType: active ? .active : .passive, decoder: decoder,
-                                                          duration: duration))
             do {
-                try scanner.checkAdapter()
+                return try ScanSource.adapter(.init(adapter: name, scanType: active ? .active : .passive, decoder: decoder,
+                                                    duration: duration))
             } catch {
                 throw CommandFailure(error.description)
             }
-            return SightingSource(name: name, scanner: scanner, duration: duration)
+        }
+    }
+
+    /// The recording at `path` (`-` for standard input; live when a pipe, a FIFO or a terminal),
+    /// or an error naming the missing file.
+    static func openRecording(_ path: String, lenient: Bool) throws -> ScanSource {
+        do {
+            return try ScanSource.recording(atPath: path, options: RecordingReader.Options(lenient: lenient))
+        } catch ScanSourceError.noSuchFile {
+            throw CommandFailure("\(path): no such file (the recording)")
         }
     }
 }

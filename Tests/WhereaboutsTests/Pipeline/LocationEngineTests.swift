@@ -129,4 +129,26 @@ struct LocationEngineTests {
         let differ = live != fixes
         #expect(live.count == fixes.count && differ)
     }
+
+    /// Live, a fixed lag's fix comes out a lag after its scan although no later scan comes (a
+    /// replay would hold it until the next scan or the end).
+    @Test func liveFixesComeALagAfterTheirScanWithoutAnother() async throws {
+        let engine = LocationEngine(configuration: .init(venue: square, locator: LocatorConfiguration(filter: nil, tracking: .stopAndGo)))
+        let clock = ManualClock()
+        let (scans, input) = AsyncStream.makeStream(of: Scan.self)
+        let times = LockedValue<[Double]>([])
+        let locating = Task {
+            for await fix in engine.fixes(from: scans, lag: 1, pace: .live(clock)) { times.withValue { $0.append(fix.time) } }
+        }
+        input.yield(Scan(time: 100, device: "phone", readings: ["a", "b", "c", "d"].map { Reading(beacon: .id($0), rssi: rssi(7)) }))
+        try await ScanTimelineTests.waitUntilSleeping(clock)
+        // The timer is set for the lag: one second after the scan came in.
+        #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(1)))
+        #expect(times.value.isEmpty)
+        await clock.advance(to: clock.nextDeadline ?? ManualClock.Instant(offset: .seconds(1)))
+        try await ScanTimelineTests.wait { times.value == [100] }
+        input.finish()
+        await locating.value
+        #expect(times.value == [100])
+    }
 }

@@ -27,7 +27,7 @@ final class ThreadedRecording: @unchecked Sendable {
                 continuation.finish(throwing: error)
             }
         }
-        thread.name = "whereabouts recording reader"
+        thread.name = "Whereabouts recording reader"
         thread.start()
     }
 
