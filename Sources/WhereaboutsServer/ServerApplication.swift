@@ -48,6 +48,11 @@ public func makeServerApplication(
         store: served, streams: streams, metrics: metrics, limits: configuration.answerLimits,
         eventsDidChange: { events, userName in await liveFeed.publish(events, for: userName) },
         accessesDidEnd: { hashes in await authenticator.forget(tokenHashes: hashes) })
+    // The venue's fixed receivers, when it lists some: their reports become the tags' events.
+    let tagTracking = configuration.venue.flatMap { venue in
+        venue.receivers.isEmpty ? nil : TagTracking(venue: venue, configuration: configuration.tags, clock: configuration.clock,
+                                                    service: service, logger: logger)
+    }
     let router = Router(context: ServerRequestContext.self)
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
     let rateLimiter = configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }
@@ -59,6 +64,7 @@ public func makeServerApplication(
                           servesTLS: configuration.tls != nil),
         MapPage(venue: configuration.venue, venueIsPublic: configuration.venueAndMetricsArePublic),
         LiveRoutes(store: served, authenticator: authenticator, connections: liveConnections),
+        ReceiverRoutes(tracking: tagTracking, limits: configuration.bodyLimits),
         // Last: it checks every route above against the document.
         OpenAPIRoutes(logger: logger),
     ]
@@ -67,7 +73,8 @@ public func makeServerApplication(
     LiveWebSocketRoutes(feed: liveFeed, store: served, authenticator: authenticator, connections: liveConnections)
         .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
-    let relays: [any Service] = shared.map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
+    var services: [any Service] = shared.map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
+    if let tagTracking { services.append(TagTracking.Lifetime(tracking: tagTracking)) }
     var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter, timeouts: configuration.requestTimeouts)
     if let tls = configuration.tls {
         server = try .tls(server, tlsConfiguration: ServerSetupError.tlsConfiguration(tls))
@@ -76,7 +83,7 @@ public func makeServerApplication(
         responder: HeadRequestResponder(UserPathResponder(router.buildResponder())),
         server: server,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Whereabouts"),
-        services: relays,
+        services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

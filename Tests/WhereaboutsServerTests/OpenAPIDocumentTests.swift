@@ -145,7 +145,7 @@ struct OpenAPIDocumentTests {
             }
         }
         collect(Self.document, at: "#")
-        #expect(examples.count == 10)
+        #expect(examples.count == 11)
         for (place, example, schema) in examples {
             let errors = Self.validator.errors(example, schema)
             #expect(errors.isEmpty, "\(place): \(errors)")
@@ -243,7 +243,7 @@ struct OpenAPIDocumentTests {
                 if Self.mapRoutes.contains(operation) && !serverHasMap { continue }
                 #expect(!Self.isNoRoute(answer), "\(operation) is described but not routed: \(answer.status) \(answer.text)")
             }
-            #expect(OpenAPIDocument.operations.count == 27)
+            #expect(OpenAPIDocument.operations.count == 28)
         }
     }
 
@@ -269,6 +269,20 @@ struct OpenAPIDocumentTests {
                 let concrete = path.replacingOccurrences(of: #"\{[^}]+\}"#, with: "x", options: .regularExpression)
                 observer.record(operation, try await server.request(HTTPMethod(rawValue: method), concrete, token: token))
             }
+        }
+        // Receivers' reports need a venue with receivers (without one, the exercise above gets 404).
+        configuration = ServerConfiguration(venue: ReceiverReportsTests.venue)
+        configuration.bodyLimits = .init(json: 4_096, attachments: 8_192)
+        configuration.clock = ManualClock()
+        try await TestServer.run(.sqlite, configuration: configuration) { server in
+            let (name, token) = try await server.addUser("relay")
+            let reader = try await server.token(for: name, [Permission(streamId: Permission.receiversReports, level: .read)])
+            let operation = "POST /receivers/reports"
+            let path = "/receivers/reports"
+            observer.record(operation, try await server.request(.POST, path, token: token, json: ReceiverReportsTests.reports(at: 0)))
+            observer.record(operation, try await server.request(.POST, path, token: token, json: object(("t", .number(0)))))
+            observer.record(operation, try await server.request(.POST, path, token: reader, json: ReceiverReportsTests.reports(at: 0)))
+            observer.record(operation, try await server.request(.POST, path, token: token, json: .array(Array(repeating: ReceiverReportsTests.reports(at: 0), count: 10))))
         }
         // What must be held whole is bounded: an export cut by `limit`, and the events a stream's
         // deletion moves.
@@ -516,6 +530,10 @@ struct OpenAPIDocumentTests {
         _ = try await send("POST /events", "/events", json: note(ownTracksId, "private"))
         #expect(try await send("POST /pub", "/pub?d=phone", token: contributor, json: OwnTracksFixtures.location(tst: 7)).status == 409)
         #expect(try await send("POST /pub", "/pub", text: "{\"_type\": \"\(big)\"}").status == 413)
+
+        // Receivers' reports: this server's venue lists no receivers (see the run with one).
+        #expect(try await send("POST /receivers/reports", "/receivers/reports", json: ReceiverReportsTests.reports(at: 0)).status == 404)
+        #expect(try await send("POST /receivers/reports", "/receivers/reports", token: nil, json: ReceiverReportsTests.reports(at: 0)).status == 401)
 
         // Operations and the map
         #expect(try await send("GET /health", "/health").status == 200)

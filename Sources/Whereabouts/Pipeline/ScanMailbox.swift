@@ -59,6 +59,23 @@ final class ScanMailbox: @unchecked Sendable {
         }
     }
 
+    /// Hands over a scan without waiting: `false` (the scan not taken) when the mailbox is full or
+    /// the source has ended.
+    func offer(_ scan: Scan, arrival: Duration) -> Bool {
+        let (taken, receiver): (Bool, CheckedContinuation<Delivery, Never>?) = lock.withLock {
+            guard ending == nil else { return (false, nil) }
+            if let waiting = self.receiver {
+                self.receiver = nil
+                return (true, waiting.continuation)
+            }
+            guard scans.count - head < capacity else { return (false, nil) }
+            scans.append((scan, arrival))
+            return (true, nil)
+        }
+        receiver?.resume(returning: .scan(scan, arrival: arrival))
+        return taken
+    }
+
     /// The source ended (`error` is `nil`) or failed; receives after the scans still queued get it.
     func finish(throwing error: (any Error)?) {
         let (receiver, senders): ((id: UInt64, continuation: CheckedContinuation<Delivery, Never>)?, [CheckedContinuation<Void, Never>]) = lock.withLock {

@@ -29,7 +29,7 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
     public typealias Pace = ScanPace
 
     /// How time moves.
-    public let pace: Pace
+    public private(set) var pace: Pace
 
     private enum Backing {
         /// Replayed: the scans' iterator, read in place.
@@ -186,6 +186,47 @@ package struct LiveClock: Sendable {
 
     package func sleep(until elapsed: Duration) async throws {
         try await sleep(elapsed)
+    }
+}
+
+extension ScanTimeline where Scans == AsyncStream<Scan> {
+    /// A live timeline whose scans are handed to it (``ScanInbox/offer(_:)``) rather than read
+    /// from a sequence: for scans that come to a server in requests. A scan's arrival on the
+    /// timeline's clock is when it was offered, and once `offer` returns it comes before any
+    /// passing of time — so a test that offers a scan and then moves a ``ManualClock`` gets exact
+    /// times. At most `capacity` scans wait for the stage; more are refused, not queued.
+    ///
+    /// ```swift
+    /// let (timeline, inbox) = ScanTimeline.makeInbox(clock: ContinuousClock())
+    /// // in the request handler:
+    /// if !inbox.offer(report) { /* 1,024 wait already: refuse it */ }
+    /// ```
+    public static func makeInbox(clock: any Clock<Duration>, capacity: Int = 1_024) -> (ScanTimeline, ScanInbox) {
+        let mailbox = ScanMailbox(capacity: capacity)
+        let liveClock = LiveClock(clock)
+        var timeline = ScanTimeline(scans: AsyncStream { $0.finish() }, pace: .replay)
+        timeline.backing = .live(mailbox, liveClock, reader: Task {})
+        timeline.pace = .live(clock)
+        return (timeline, ScanInbox(mailbox: mailbox, clock: liveClock))
+    }
+}
+
+/// The way into a timeline made by ``ScanTimeline/makeInbox(clock:capacity:)``: scans offered
+/// by whoever has them, ended by ``finish()``.
+public struct ScanInbox: Sendable {
+    let mailbox: ScanMailbox
+    let clock: LiveClock
+
+    /// Hands `scan` to the timeline, arrived now on its clock; `false` (the scan not taken) when
+    /// the timeline's capacity of scans wait already or the inbox was finished.
+    @discardableResult
+    public func offer(_ scan: Scan) -> Bool {
+        mailbox.offer(scan, arrival: clock.elapsed())
+    }
+
+    /// No more scans: the timeline ends after those waiting (its stage's `finish()` follows).
+    public func finish() {
+        mailbox.finish(throwing: nil)
     }
 }
 

@@ -72,7 +72,9 @@ public struct UserAdministration: Sendable {
         if let expires, !(expires > Date().timeIntervalSince1970) { throw Failure.expiryInThePast }
         guard try await store.user(named: userName) != nil else { throw Failure.unknownUser(userName) }
         let streams = Set(try await store.streams(of: userName).map(\.id))
-        for permission in permissions where permission.streamId != Permission.allStreams && !streams.contains(permission.streamId) {
+        for permission in permissions
+        where permission.streamId != Permission.allStreams && permission.streamId != Permission.receiversReports
+            && !streams.contains(permission.streamId) {
             throw Failure.unknownStream(user: userName, stream: permission.streamId)
         }
         let token = AccessToken.generate()

@@ -150,6 +150,12 @@ public struct ServerConfiguration: Sendable {
     /// How many unknown tokens one client address may try: 5 a second on average, bursts of 20
     /// (see ``TokenAuthenticator``).
     public var failedAuthentications = RateLimit(requestsPerSecond: 5, burst: 20)
+    /// How the reports of the venue's fixed receivers are fused and their tags followed
+    /// (`POST /{username}/receivers/reports`, when ``venue`` lists receivers).
+    public var tags = TagPipeline.Configuration()
+    /// The clock the tags' pipelines run on between reports (exits fall due on it while the
+    /// receivers are silent); tests give a `ManualClock`.
+    public var clock: any Clock<Duration> = ContinuousClock()
 
     /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): the only ones
     /// plain HTTP is safe on.

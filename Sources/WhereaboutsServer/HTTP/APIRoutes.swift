@@ -198,7 +198,13 @@ struct APIRoutes: ServerRoutes {
     }
 
     private func readJSON(_ request: Request) async throws -> JSONValue {
-        let body = try await request.body.collect(upTo: limits.json)
+        try await Self.readJSON(request, upTo: limits.json)
+    }
+
+    /// The request's body as JSON, at most `limit` bytes: a 4xx when it is empty, too large or
+    /// not JSON.
+    static func readJSON(_ request: Request, upTo limit: Int) async throws -> JSONValue {
+        let body = try await request.body.collect(upTo: limit)
         guard body.readableBytes > 0 else {
             throw APIError(.invalidRequestStructure, "The request body is empty; send a JSON document.")
         }

@@ -23,7 +23,7 @@ public struct User: Hashable, Sendable {
     /// endpoint is `/{username}/`, beside them).
     public static let reservedNames: Set<String> = [
         "events", "streams", "accesses", "access-info", "service", "pub", "health", "metrics", "map", "venue",
-        "live", "reg", "access", "auth", "account", "system", "webhooks", "audit", "users",
+        "live", "reg", "access", "auth", "account", "system", "webhooks", "audit", "users", "receivers",
     ]
 }
 
@@ -57,6 +57,10 @@ public struct Permission: Hashable, Sendable {
 
     /// The stream identifier that stands for every stream.
     public static let allStreams = "*"
+    /// The grant to send fixed receivers' reports (`contribute` on it): a token whose only grant
+    /// it is may send reports (`POST /{username}/receivers/reports`) and do nothing else. It
+    /// names no stream and may be granted without one.
+    public static let receiversReports = "receivers"
 
     /// Creates a grant.
     public init(streamId: String, level: AccessLevel) {

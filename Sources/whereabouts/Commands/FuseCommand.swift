@@ -79,19 +79,16 @@ struct FuseCommand: AsyncParsableCommand {
         let tagVenue = venueValue.receiversAsBeacons()
         let setup = positioning.algorithm.setup(venue: tagVenue, training: try positioning.readTraining(), configuration: pipeline.configuration)
         if let choice = pipeline.choice(of: setup, units: tagVenue.units.rawValue) { Terminal.error(choice) }
-        let events = noEvents ? nil : ScanPipeline(
-            setup: setup, places: .containment(PlaceContainment(venue: tagVenue)),
-            monitor: MonitorPipeline(venue: tagVenue, configuration: EventHub.Configuration(
-                regionExitTimeout: exitTimeout,
-                placeMonitor: PlaceMonitor.Configuration(minimumProbability: placeVote.placeVote, exitTimeout: exitTimeout))))
-        var stages = FusedPipeline(fusion: receiverFusion, then: TagOutputs(fixes: FixPipeline(setup: setup, timing: pipeline.timing), events: events))
+        var stages = TagPipeline(venue: venueValue, setup: setup, configuration: TagPipeline.Configuration(
+            fusion: fusion.configuration, timing: pipeline.timing, exitTimeout: exitTimeout, placeVote: placeVote.placeVote,
+            raisesEvents: !noEvents))
         try await drive(&stages) { output in
             switch output {
             case .fix(let fix): FixCoding.line(for: fix, decimalPlaces: 3)
             case .event(let item): WatchCommand.isChange(item.event) ? WatchCommand.jsonLine(item.event, device: item.device ?? "") : nil
             }
         }
-        Terminal.error(Self.summary(stages.fusion.statistics))
+        Terminal.error(Self.summary(stages.statistics))
     }
 
     /// Reads the reports through `stage` — a file as a replay, standard input or a FIFO live —
@@ -123,50 +120,6 @@ struct FuseCommand: AsyncParsableCommand {
         if statistics.tagsEvicted > 0 { dropped.append("\(statistics.tagsEvicted.counted("tag")) forgotten to stay within memory") }
         return "Fused \(statistics.sightings.counted("sighting")) into \(statistics.scans.counted("tag scan"))"
             + (dropped.isEmpty ? "." : "; dropped: " + dropped.joined(separator: ", ") + ".")
-    }
-}
-
-/// What `fuse` gives out for the tag scans: each one's fix, and the tags' events.
-struct TagOutputs: TimedStage, Sendable {
-    enum Output: Sendable {
-        case fix(Fix)
-        case event(DeviceEvent)
-    }
-
-    var fixes: FixPipeline
-    var events: ScanPipeline?
-
-    mutating func process(_ scan: Scan) async -> [Output] {
-        var outputs = fixes.process(scan).map(Output.fix)
-        if var pipeline = events {
-            outputs += await pipeline.process(scan).map(Output.event)
-            events = pipeline
-        }
-        return outputs
-    }
-
-    mutating func advance(to time: Double) async -> [Output] {
-        var outputs = fixes.advance(to: time).map(Output.fix)
-        if var pipeline = events {
-            outputs += await pipeline.advance(to: time).map(Output.event)
-            events = pipeline
-        }
-        return outputs
-    }
-
-    func nextDeadline() async -> Double? {
-        let own = fixes.nextDeadline()
-        guard let theirs = await events?.nextDeadline() else { return own }
-        return min(own ?? theirs, theirs)
-    }
-
-    mutating func finish() async -> [Output] {
-        var outputs = fixes.finish().map(Output.fix)
-        if var pipeline = events {
-            outputs += await pipeline.finish().map(Output.event)
-            events = pipeline
-        }
-        return outputs
     }
 }
 
