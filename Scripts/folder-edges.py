@@ -26,7 +26,7 @@ ORDER = {
         "Positioning", "Places", "Rooms", "Monitoring", "Pipeline", "Evaluation",
     ],
     "WhereaboutsServer": [
-        "Support", "Configuration", "Model", "Storage", "Access", "Export", "API", "HTTP", "Live", "Map", ".",
+        "Support", "Configuration", "Model", "Storage", "Access", "Export", "API", "Receivers", "HTTP", "Live", "Map", ".",
     ],
     "WhereaboutsTracking": [
         "Events", "Policy", "Outbox", "Client", "Delivery", ".", "Run",

@@ -44,6 +44,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             ]),
             CommandGroup(name: "Tracking", subcommands: [
                 TrackCommand.self,
+                RelayCommand.self,
                 SyncCommand.self,
                 NoteCommand.self,
                 EventsCommand.self,

@@ -20,10 +20,10 @@ struct ServerCommandTests {
         let port: Int
         private let errorPipe = Pipe()
 
-        init(dataDir: URL, port: Int? = nil) throws {
+        init(dataDir: URL, port: Int? = nil, arguments: [String] = []) throws {
             self.port = try port ?? Self.freePort()
             process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
-            process.arguments = ["serve", "--data-dir", dataDir.path, "--port", String(self.port), "--log-level", "warning"]
+            process.arguments = ["serve", "--data-dir", dataDir.path, "--port", String(self.port), "--log-level", "warning"] + arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errorPipe
             try process.run()

@@ -250,6 +250,45 @@ public actor TrackingClient {
         }
     }
 
+    /// What the server did with receivers' reports (``sendReceiverReports(_:)``).
+    public struct ReceiverReportsAnswer: Sendable {
+        /// Reports the server took into its fusion.
+        public var accepted: Int
+        /// Reports it refused.
+        public var refused: Int
+        /// The first refusals' reasons, by index in the request (at most 20).
+        public var reasons: [(index: Int, message: String)]
+    }
+
+    /// Sends fixed receivers' reports (`POST /receivers/reports`: each scan's `device` is the
+    /// receiver, its readings the tags heard; FORMATS.md §8). The token needs the `receivers`
+    /// grant (`whereabouts users token NAME --stream receivers --level contribute`).
+    ///
+    /// - Throws: ``TrackingError/refused(status:errorId:message:)`` when the server refuses the
+    ///   whole request (a 4xx: none taken), ``TrackingError/unreachable(server:reason:)`` when it
+    ///   cannot be reached.
+    public func sendReceiverReports(_ reports: [Scan]) async throws -> ReceiverReportsAnswer {
+        var body: [UInt8] = [UInt8(ascii: "[")]
+        for (index, report) in reports.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body += Array(ScanCoding.line(for: report).utf8)
+        }
+        body.append(UInt8(ascii: "]"))
+        let answer = try await send(.POST, "/receivers/reports", body: ByteBuffer(bytes: body), contentType: "application/json")
+        guard case .number(let accepted)? = answer["accepted"], case .number(let refused)? = answer["refusedCount"] else {
+            throw TrackingError.invalidAnswer("POST /receivers/reports did not say how many reports were taken")
+        }
+        var reasons: [(index: Int, message: String)] = []
+        if case .array(let listed)? = answer["refused"] {
+            for item in listed.prefix(20) {
+                if case .number(let index)? = item["index"], case .string(let message)? = item["message"] {
+                    reasons.append((Int(index), message))
+                }
+            }
+        }
+        return ReceiverReportsAnswer(accepted: Int(accepted), refused: Int(refused), reasons: reasons)
+    }
+
     // MARK: Transport
 
     private func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json: JSONValue) async throws -> JSONValue {

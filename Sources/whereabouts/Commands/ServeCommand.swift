@@ -46,8 +46,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The port to listen on (0 picks a free one).", valueName: "port"))
     var port = 8080
 
-    @Option(name: .long, help: ArgumentHelp("A venue for the map page to draw (beacons, places, floors).", valueName: "venue.json"))
+    @Option(name: .long, help: ArgumentHelp(
+        "A venue for the map page to draw (beacons, places, floors); when it lists receivers, their reports (`whereabouts relay`) locate its tags.",
+        valueName: "venue.json"))
     var venue: String?
+
+    @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a receivers' tag leaves its place.", valueName: "seconds"))
+    var tagExitTimeout: Double = 30
 
     @Option(name: .long, help: ArgumentHelp("The largest JSON body accepted, in bytes (K and M suffixes allowed).", valueName: "size"))
     var maxJsonBody = "1M"
@@ -101,6 +106,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535.") }
+        guard tagExitTimeout > 0, tagExitTimeout <= 86_400 else {
+            throw ValidationError("--tag-exit-timeout must be a number of seconds above 0, at most a day.")
+        }
         _ = try Self.byteCount(maxJsonBody, option: "--max-json-body")
         _ = try Self.byteCount(maxAttachmentBody, option: "--max-attachment-body")
         guard (0.1...3_600).contains(headerTimeout), (0.1...86_400).contains(bodyTimeout) else {
@@ -154,6 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.requestTimeouts = .init(head: .milliseconds(Int64(headerTimeout * 1000)),
                                               body: .milliseconds(Int64(bodyTimeout * 1000)))
         if let venue { configuration.venue = try VenueOptions.read(at: venue) }
+        configuration.tags.exitTimeout = tagExitTimeout
         if let tlsCert, let tlsKey { configuration.tls = .init(certificateChain: tlsCert, privateKey: tlsKey) }
         let eventStore = try await store.open(logger: logger, creating: true)
         let summary = store.summary

@@ -1,0 +1,190 @@
+import Foundation
+import Whereabouts
+
+/// A gateway's way of sending what it hears to a server, as a fixed receiver: each scan becomes a
+/// report (its `device` the receiver's id) and goes to `POST /receivers/reports` as soon as the
+/// request before it is answered, so that reports arrive a network's delay after they were heard
+/// and in order.
+///
+/// Sightings are perishable: the server fuses a report only within its window of the present
+/// (3 s by default), so a report that waited longer than ``Configuration/keep`` is dropped here,
+/// counted, rather than sent late. During an outage the relay holds at most
+/// ``Configuration/capacity`` reports of the last ``Configuration/keep`` seconds and retries with
+/// a backoff; what the outage cost is in ``Statistics``. A refusal of a whole request by the
+/// server (a 4xx: an unknown receiver, a token without the grant) drops that request's reports
+/// and keeps the reason; a refused token stops nothing, but every later request will fail the
+/// same way, and ``Statistics/lastError`` says so.
+///
+/// ```swift
+/// let relay = ReceiverRelay(client: client, receiver: "kitchen-pi")
+/// let sending = Task { await relay.run() }
+/// for try await scan in scanner { await relay.add(scan) }
+/// let statistics = await relay.finish(waitingUpTo: .seconds(5))
+/// await sending.value
+/// ```
+public actor ReceiverRelay {
+    /// How reports are held and sent.
+    public struct Configuration: Sendable {
+        /// How long a report may wait to be sent (default 3 s, the server's fusion window).
+        public var keep: Duration
+        /// Reports held at most; the oldest go first when more come (default 10,000).
+        public var capacity: Int
+        /// Reports a request carries at most (default 500; the server takes 1,000).
+        public var batch: Int
+        /// The waits between failed requests.
+        public var backoff: Backoff
+
+        /// A configuration; by default a report waits at most 3 s, 10,000 are held, 500 go in a
+        /// request, and failed requests are retried after 0.2 s growing to 2 s.
+        public init(keep: Duration = .seconds(3), capacity: Int = 10_000, batch: Int = 500,
+                    backoff: Backoff = Backoff(initial: 0.2, maximum: 2)) {
+            self.keep = keep
+            self.capacity = max(1, capacity)
+            self.batch = min(max(1, batch), 1_000)
+            self.backoff = backoff
+        }
+    }
+
+    /// What the relay did.
+    public struct Statistics: Sendable, Hashable {
+        /// Scans taken in.
+        public var received = 0
+        /// Reports the server took.
+        public var delivered = 0
+        /// Reports the server refused (in an answer that took others, or with the whole request).
+        public var refused = 0
+        /// Reports dropped because they waited longer than ``Configuration/keep``.
+        public var expired = 0
+        /// Reports dropped because ``Configuration/capacity`` were held already.
+        public var overflowed = 0
+        /// Scans without a receiver (no `--receiver` and no `device`), not sent.
+        public var unnamed = 0
+        /// Requests that failed (the server unreachable or refusing the request).
+        public var failedRequests = 0
+        /// The latest failure or refusal, for a summary.
+        public var lastError: String?
+
+        /// A statistics value with nothing counted.
+        public init() {}
+    }
+
+    /// The receiver every scan is reported as, or `nil` to keep each scan's own `device`.
+    public let receiver: String?
+    /// How reports are held and sent.
+    public let configuration: Configuration
+    /// What the relay did so far.
+    public private(set) var statistics = Statistics()
+
+    private let client: TrackingClient
+    private let clock: LiveClock
+    private var held: [(report: Scan, at: Duration)] = []
+    private var head = 0
+    private var finished = false
+    private var wake: CheckedContinuation<Void, Never>?
+
+    /// A relay sending to `client`'s server as `receiver`; `clock` measures how long reports wait
+    /// (tests give a `ManualClock`).
+    public init(client: TrackingClient, receiver: String?, configuration: Configuration = Configuration(),
+                clock: any Clock<Duration> = ContinuousClock()) {
+        self.client = client
+        self.receiver = receiver
+        self.configuration = configuration
+        self.clock = LiveClock(clock)
+    }
+
+    /// Takes in one scan: it is sent as a report of ``receiver`` (or of its own `device`).
+    public func add(_ scan: Scan) {
+        statistics.received += 1
+        var report = scan
+        if let receiver { report.device = receiver }
+        guard report.device != nil else {
+            statistics.unnamed += 1
+            return
+        }
+        report.arrival = nil
+        if held.count - head >= configuration.capacity {
+            head += 1
+            statistics.overflowed += 1
+        }
+        held.append((report, clock.elapsed()))
+        compact()
+        wake?.resume()
+        wake = nil
+    }
+
+    /// Sends what is held, as it comes, until ``finish(waitingUpTo:)`` and then what is left.
+    public func run() async {
+        var attempt = 0
+        while true {
+            dropExpired()
+            if head == held.count {
+                if finished { return }
+                await withCheckedContinuation { wake = $0 }
+                continue
+            }
+            let end = min(held.count, head + configuration.batch)
+            let batch = held[head..<end].map(\.report)
+            do {
+                let answer = try await client.sendReceiverReports(batch)
+                head = end
+                compact()
+                statistics.delivered += answer.accepted
+                statistics.refused += answer.refused
+                if let reason = answer.reasons.first { statistics.lastError = "report refused: \(reason.message)" }
+                attempt = 0
+            } catch TrackingError.refused(let status, let id, let message) where (400..<500).contains(status) && status != 429 {
+                // The whole request refused: sending it again would be refused again.
+                head = end
+                compact()
+                statistics.refused += batch.count
+                statistics.failedRequests += 1
+                statistics.lastError = "\(status) \(id): \(message)"
+            } catch {
+                statistics.failedRequests += 1
+                statistics.lastError = "\(error)"
+                attempt += 1
+                if finished && Task.isCancelled { return }
+                let wait = configuration.backoff.ceiling(attempt: attempt)
+                try? await Task.sleep(for: .seconds(wait))
+            }
+            if Task.isCancelled { return }
+        }
+    }
+
+    /// Takes in no more scans; ``run()`` sends what is held (what has not expired) and returns.
+    /// Waits at most `limit` for that, then returns what the relay did.
+    public func finish(waitingUpTo limit: Duration) async -> Statistics {
+        finished = true
+        wake?.resume()
+        wake = nil
+        let deadline = ContinuousClock.now + limit
+        while head < held.count, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return statistics
+    }
+
+    /// Reports still held.
+    public var pending: Int { held.count - head }
+
+    /// Drops the reports that waited longer than ``Configuration/keep``.
+    private func dropExpired() {
+        let now = clock.elapsed()
+        while head < held.count, now - held[head].at > configuration.keep {
+            head += 1
+            statistics.expired += 1
+        }
+        compact()
+    }
+
+    /// Gives back the room of the reports sent or dropped.
+    private func compact() {
+        if head == held.count {
+            held.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1_024, head * 2 >= held.count {
+            held.removeFirst(head)
+            head = 0
+        }
+    }
+}
