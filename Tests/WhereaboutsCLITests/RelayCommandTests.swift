@@ -28,8 +28,10 @@ struct RelayCommandTests {
     }
 
     /// A tag's reports through the relay: its first position is on the server within the window
-    /// and a lateness (3.5 s) of its first report, it enters the room, and it leaves the exit
-    /// timeout (2 s) and at most a second after its last report.
+    /// and a lateness (3.5 s) of its first report, it enters the room, and it leaves within the
+    /// exit timeout (2 s) and a second of its last report. (That it leaves no earlier than the
+    /// timeout after its last located scan is checked exactly, on a test clock, by the server's
+    /// `ReceiverReportsTests`.)
     @Test func aPipeOfReportsLocatesTheTagOnTheServer() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -48,8 +50,8 @@ struct RelayCommandTests {
 
         let relay = try LiveCommandTests.LiveProcess(["relay", "--recording", "-", "--server", url, "--token", relayToken])
         defer { if relay.process.isRunning { relay.process.terminate() } }
-        func report(_ receiver: String, _ tag: String) -> String {
-            "{\"t\": \(String(format: "%.3f", Date().timeIntervalSince1970)), \"device\": \"\(receiver)\", \"readings\": [{\"beacon\": \"\(tag)\", \"rssi\": -65}]}"
+        func report(_ receiver: String, _ tag: String, at time: Double = Date().timeIntervalSince1970) -> String {
+            "{\"t\": \(String(format: "%.3f", time)), \"device\": \"\(receiver)\", \"readings\": [{\"beacon\": \"\(tag)\", \"rssi\": -65}]}"
         }
         // A first tag, until the server has its position (a debug build takes a while to start).
         let warmUp = Task {
@@ -64,33 +66,30 @@ struct RelayCommandTests {
         warmUp.cancel()
         try #require(warm != nil, "the warm-up tag never reached the server")
 
-        // Then anna, heard by all four nodes a quarter of a second apart, for four seconds.
-        let first = ContinuousClock.now
-        var last = first
-        let hearing = Task {
-            for _ in 0..<4 {
-                for node in 1...4 {
-                    last = ContinuousClock.now
-                    relay.send(report("node\(node)", "anna"))
-                    try await Task.sleep(for: .milliseconds(250))
-                }
+        // Then anna, heard by all four nodes a quarter of a second apart, for four seconds. The
+        // latencies are the server's own (an event's `created` against the report's stamp), not
+        // this test's polling, whose tasks may wait for a thread on a loaded machine.
+        var stamps: [Double] = []
+        for _ in 0..<4 {
+            for node in 1...4 {
+                stamps.append(Date().timeIntervalSince1970)
+                relay.send(report("node\(node)", "anna", at: stamps[stamps.count - 1]))
+                try await Task.sleep(for: .milliseconds(250))
             }
-            return last
         }
-        let located = try await Self.waitForEvents(url, token: personal, limit: .seconds(20)) { events in
-            events.contains { Self.isEvent($0, type: "position/local", tag: "anna") }
-        }
-        let firstFix = try #require(located, "anna was never located")
-        // The window and a lateness, and what polling adds (50 ms a poll).
-        #expect(firstFix - first <= .milliseconds(3_700), "anna's first position \(firstFix - first) after her first report")
-        let lastReport = try await hearing.value
-        let left = try await Self.waitForEvents(url, token: personal, limit: .seconds(20)) { events in
+        let left = try await Self.waitForEvents(url, token: personal, limit: .seconds(300)) { events in
             events.contains { Self.isEvent($0, type: "place/exit", tag: "anna") }
         }
-        let exit = try #require(left, "anna never left the room")
-        #expect(exit - lastReport <= .milliseconds(3_200), "anna left \(exit - lastReport) after her last report (timeout 2 s)")
-        #expect(exit - lastReport >= .seconds(1), "anna left \(exit - lastReport) after her last report (timeout 2 s)")
+        try #require(left != nil, "anna never left the room")
         let events = try await Self.tagEvents(url, token: personal)
+        let positions = events.filter { Self.isEvent($0, type: "position/local", tag: "anna") }
+        let firstStored = try #require(positions.compactMap { $0["created"] as? Double }.min(), "anna was never located")
+        let exitStored = try #require(events.first { Self.isEvent($0, type: "place/exit", tag: "anna") }?["created"] as? Double)
+        let first = try #require(stamps.first), last = try #require(stamps.last)
+        // The window and a lateness (3.5 s) after her first report; the exit timeout (2 s) and a
+        // second after her last.
+        #expect(firstStored - first <= 3.5, "anna's first position stored \(firstStored - first) s after her first report")
+        #expect(exitStored - last <= 3, "anna's exit stored \(exitStored - last) s after her last report")
         #expect(events.contains { Self.isEvent($0, type: "place/enter", tag: "anna") })
         #expect(relay.close() == 0)
     }

@@ -18,8 +18,7 @@ final class ScanMailbox: @unchecked Sendable {
 
     private let lock = NSLock()
     private let capacity: Int
-    private var scans: [(scan: Scan, arrival: Duration)] = []
-    private var head = 0
+    private var scans = FIFOBuffer<(scan: Scan, arrival: Duration)>(compactingAfter: 256)
     private var ending: (any Error)??
     private var receiver: (id: UInt64, continuation: CheckedContinuation<Delivery, Never>)?
     private var receives: UInt64 = 0
@@ -43,14 +42,14 @@ final class ScanMailbox: @unchecked Sendable {
                     receiver.continuation.resume(returning: .scan(scan, arrival: arrival))
                     return true
                 }
-                guard scans.count - head < capacity else { return false }
+                guard scans.count < capacity else { return false }
                 scans.append((scan, arrival))
                 return true
             }
             if accepted { return }
             await withCheckedContinuation { continuation in
                 let resumeNow: Bool = lock.withLock {
-                    if scans.count - head < capacity || ending != nil { return true }
+                    if scans.count < capacity || ending != nil { return true }
                     senders.append(continuation)
                     return false
                 }
@@ -68,7 +67,7 @@ final class ScanMailbox: @unchecked Sendable {
                 self.receiver = nil
                 return (true, waiting.continuation)
             }
-            guard scans.count - head < capacity else { return (false, nil) }
+            guard scans.count < capacity else { return (false, nil) }
             scans.append((scan, arrival))
             return (true, nil)
         }
@@ -143,16 +142,7 @@ final class ScanMailbox: @unchecked Sendable {
 
     /// A queued scan or the end, under the lock; wakes a sender waiting for room.
     private func takeLocked() -> Delivery? {
-        if head < scans.count {
-            let (scan, arrival) = scans[head]
-            head += 1
-            if head == scans.count {
-                scans.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 256, head * 2 >= scans.count {
-                scans.removeFirst(head)
-                head = 0
-            }
+        if let (scan, arrival) = scans.popFirst() {
             if !senders.isEmpty { senders.removeFirst().resume() }
             return .scan(scan, arrival: arrival)
         }

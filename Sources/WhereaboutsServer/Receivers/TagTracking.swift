@@ -5,7 +5,7 @@ import Whereabouts
 
 /// The server's half of fixed receivers: the reports that gateways send (`POST
 /// /{username}/receivers/reports`, ``take(_:from:)``) are fused per user over the server's venue
-/// (a ``TagPipeline`` on a live ``ScanTimeline``), and each tag's fixes and the places it enters
+/// (a `TagPipeline` on a live `ScanTimeline`), and each tag's fixes and the places it enters
 /// and leaves are stored as the user's events, in a stream of the tag's own under `tags`
 /// (``streamId(ofTag:)``) — so that `GET /events`, the exports, `/live` and the map show them.
 ///
@@ -17,7 +17,7 @@ import Whereabouts
 ///
 /// Bounds: at most ``maximumQueuedReports`` reports wait for a user's pipeline (more are refused
 /// and counted, never queued without end), ``maximumUsers`` users are followed at once, and the
-/// fusion bounds its tags and sightings (``ReceiverFusion``).
+/// fusion bounds its tags and sightings (`ReceiverFusion`).
 public actor TagTracking {
     /// What became of a request's reports.
     public struct Outcome: Sendable {

@@ -75,10 +75,13 @@ public actor ReceiverRelay {
     /// What the relay did so far.
     public private(set) var statistics = Statistics()
 
-    private let client: TrackingClient
+    /// Sends a batch of reports (the client's `sendReceiverReports`).
+    private let send: @Sendable ([Scan]) async throws -> TrackingClient.ReceiverReportsAnswer
     private let clock: LiveClock
-    private var held: [(report: Scan, at: Duration)] = []
-    private var head = 0
+    /// Reports waiting to be sent, oldest first, each with when it came (on ``clock``).
+    private var held = FIFOBuffer<(report: Scan, at: Duration)>(compactingAfter: 1_024)
+    /// The batch being sent, taken out of ``held``: sent again after a failure, until it expires.
+    private var inFlight: [(report: Scan, at: Duration)] = []
     private var finished = false
     private var wake: CheckedContinuation<Void, Never>?
 
@@ -86,7 +89,13 @@ public actor ReceiverRelay {
     /// (tests give a `ManualClock`).
     public init(client: TrackingClient, receiver: String?, configuration: Configuration = Configuration(),
                 clock: any Clock<Duration> = ContinuousClock()) {
-        self.client = client
+        self.init(receiver: receiver, configuration: configuration, clock: clock) { try await client.sendReceiverReports($0) }
+    }
+
+    /// A relay whose batches go to `send` (tests give one that fails or answers as they need).
+    init(receiver: String?, configuration: Configuration, clock: any Clock<Duration>,
+         send: @escaping @Sendable ([Scan]) async throws -> TrackingClient.ReceiverReportsAnswer) {
+        self.send = send
         self.receiver = receiver
         self.configuration = configuration
         self.clock = LiveClock(clock)
@@ -102,12 +111,14 @@ public actor ReceiverRelay {
             return
         }
         report.arrival = nil
-        if held.count - head >= configuration.capacity {
-            head += 1
+        if pending >= configuration.capacity {
             statistics.overflowed += 1
+            // The oldest waiting report goes; when every held report is in the request on its
+            // way, the new one does.
+            guard !held.isEmpty else { return }
+            held.removeFirst(1)
         }
         held.append((report, clock.elapsed()))
-        compact()
         wake?.resume()
         wake = nil
     }
@@ -117,25 +128,26 @@ public actor ReceiverRelay {
         var attempt = 0
         while true {
             dropExpired()
-            if head == held.count {
+            if inFlight.isEmpty {
+                inFlight = Array(held.prefix(configuration.batch))
+                held.removeFirst(inFlight.count)
+            }
+            if inFlight.isEmpty {
                 if finished { return }
                 await withCheckedContinuation { wake = $0 }
                 continue
             }
-            let end = min(held.count, head + configuration.batch)
-            let batch = held[head..<end].map(\.report)
+            let batch = inFlight.map(\.report)
             do {
-                let answer = try await client.sendReceiverReports(batch)
-                head = end
-                compact()
+                let answer = try await send(batch)
+                inFlight = []
                 statistics.delivered += answer.accepted
                 statistics.refused += answer.refused
                 if let reason = answer.reasons.first { statistics.lastError = "report refused: \(reason.message)" }
                 attempt = 0
             } catch TrackingError.refused(let status, let id, let message) where (400..<500).contains(status) && status != 429 {
                 // The whole request refused: sending it again would be refused again.
-                head = end
-                compact()
+                inFlight = []
                 statistics.refused += batch.count
                 statistics.failedRequests += 1
                 statistics.lastError = "\(status) \(id): \(message)"
@@ -158,33 +170,24 @@ public actor ReceiverRelay {
         wake?.resume()
         wake = nil
         let deadline = ContinuousClock.now + limit
-        while head < held.count, ContinuousClock.now < deadline {
+        while pending > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return statistics
     }
 
     /// Reports still held.
-    public var pending: Int { held.count - head }
+    public var pending: Int { held.count + inFlight.count }
 
     /// Drops the reports that waited longer than ``Configuration/keep``.
     private func dropExpired() {
         let now = clock.elapsed()
-        while head < held.count, now - held[head].at > configuration.keep {
-            head += 1
+        let sendable = inFlight.filter { now - $0.at <= configuration.keep }
+        statistics.expired += inFlight.count - sendable.count
+        inFlight = sendable
+        while let oldest = held.first, now - oldest.at > configuration.keep {
+            held.removeFirst(1)
             statistics.expired += 1
-        }
-        compact()
-    }
-
-    /// Gives back the room of the reports sent or dropped.
-    private func compact() {
-        if head == held.count {
-            held.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1_024, head * 2 >= held.count {
-            held.removeFirst(head)
-            head = 0
         }
     }
 }

@@ -13,9 +13,10 @@ struct ReceiverRelayTests {
         Scan(time: time, device: device, readings: [Reading(beacon: .id("anna"), rssi: -60)])
     }
 
-    /// Waits (in real time, at most a minute) until the relay's statistics satisfy `condition`.
+    /// Waits (in real time, at most 300 s: a loaded machine's tasks may wait long for a thread)
+    /// until the relay's statistics satisfy `condition`.
     private static func wait(for relay: ReceiverRelay, until condition: (ReceiverRelay.Statistics) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(300)
         while ContinuousClock.now < deadline {
             if condition(await relay.statistics) { return }
             try await Task.sleep(for: .milliseconds(5))
@@ -26,11 +27,12 @@ struct ReceiverRelayTests {
     /// With the server away, reports are held up to the capacity (the oldest go first) and for
     /// `keep` on the relay's clock, then dropped and counted; a scan without a receiver is not sent.
     @Test func reportsAreHeldBoundedAndDroppedWhenTooOld() async throws {
-        let client = try TrackingClient(server: "http://127.0.0.1:9", token: "t", timeout: 1)
         let clock = ManualClock()
-        let relay = ReceiverRelay(client: client, receiver: nil,
+        let relay = ReceiverRelay(receiver: nil,
                                   configuration: .init(keep: .seconds(3), capacity: 2, backoff: Backoff(initial: 0.01, maximum: 0.01)),
-                                  clock: clock)
+                                  clock: clock) { _ in
+            throw TrackingError.unreachable(server: "http://127.0.0.1:9", reason: "connection refused")
+        }
         await relay.add(Self.scan(1, device: "node1"))
         await relay.add(Self.scan(2, device: "node1"))
         await relay.add(Self.scan(3, device: "node2"))
@@ -68,5 +70,39 @@ struct ReceiverRelayTests {
             #expect(statistics.refused == 1 && statistics.failedRequests == 1 && statistics.delivered == 0)
             #expect(statistics.lastError?.hasPrefix("404 unknown-resource") == true)
         }
+    }
+
+    /// What a request on its way carries stays its own: reports that come meanwhile wait (the
+    /// oldest of them dropped when the relay is full), and go in the next request.
+    @Test func reportsComingWhileARequestIsOnItsWayWaitForTheNext() async throws {
+        actor Server {
+            var batches: [[Double]] = []
+            var gate: CheckedContinuation<Void, Never>?
+            func take(_ batch: [Scan]) async -> TrackingClient.ReceiverReportsAnswer {
+                batches.append(batch.map(\.time))
+                if batches.count == 1 { await withCheckedContinuation { gate = $0 } }
+                return .init(accepted: batch.count, refused: 0, reasons: [])
+            }
+            func open() { gate?.resume(); gate = nil }
+            var waiting: Bool { gate != nil }
+        }
+        let server = Server()
+        let relay = ReceiverRelay(receiver: "node1", configuration: .init(capacity: 3, batch: 2), clock: ManualClock()) {
+            await server.take($0)
+        }
+        await relay.add(Self.scan(1))
+        await relay.add(Self.scan(2))
+        let sending = Task { await relay.run() }
+        let deadline = ContinuousClock.now + .seconds(300)
+        while await !server.waiting, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(await server.batches == [[1, 2]])
+        // Full (3): the two on their way and 3; then 4 pushes 3 out, and 5 pushes 4 out.
+        for time in [3.0, 4, 5] { await relay.add(Self.scan(time)) }
+        #expect(await relay.pending == 3)
+        await server.open()
+        let statistics = await relay.finish(waitingUpTo: .seconds(30))
+        await sending.value
+        #expect(await server.batches == [[1, 2], [5]])
+        #expect(statistics.delivered == 3 && statistics.overflowed == 2, "\(statistics)")
     }
 }

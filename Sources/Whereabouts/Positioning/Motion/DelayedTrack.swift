@@ -2,16 +2,15 @@
 /// report of the smoother moves the oldest one to its smoothed position.
 struct DelayedTrack: Sendable {
     private var smoother: FixedLagSmoother
-    /// The fixes not reported yet, oldest first from `head`.
-    private var waiting: [Fix] = []
-    private var head = 0
+    /// The fixes not reported yet, oldest first.
+    private var waiting = FIFOBuffer<Fix>(compactingAfter: 64)
 
     init(smoother: FixedLagSmoother) {
         self.smoother = smoother
     }
 
     /// Fixes taken in and not yet reported.
-    var pendingCount: Int { waiting.count - head }
+    var pendingCount: Int { waiting.count }
 
     /// When the oldest waiting fix falls due, or `nil` when none waits.
     var nextDueTime: Double? { smoother.nextDueTime }
@@ -39,16 +38,9 @@ struct DelayedTrack: Sendable {
         guard !reports.isEmpty else { return [] }
         var fixes: [Fix] = []
         fixes.reserveCapacity(reports.count)
-        for report in reports where head < waiting.count {
-            fixes.append(locator.smoothed(waiting[head], by: report))
-            head += 1
-        }
-        if head == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 64, head * 2 >= waiting.count {
-            waiting.removeFirst(head)
-            head = 0
+        for report in reports {
+            guard let fix = waiting.popFirst() else { break }
+            fixes.append(locator.smoothed(fix, by: report))
         }
         return fixes
     }

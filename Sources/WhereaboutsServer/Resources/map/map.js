@@ -18,6 +18,7 @@
     floor: null,         // the floor shown (with a multi-floor venue)
     latestFloor: null,   // the floor of the latest position that has one
     floorByHand: false,  // the user picked the shown floor, away from the latest position's
+    tags: [],            // the tags drawn (fixed receivers' tags, each at its latest position)
     LocalFrame: LocalFrame,
   };
   window.whereaboutsMap = state;
@@ -149,6 +150,7 @@
         y: c.y,
         accuracy: typeof c.accuracy === "number" ? c.accuracy : null,
         floor: typeof c.floor === "number" ? c.floor : floorInClientData(event),
+        tag: tagOf(event),
       };
     }
     if (event.type !== "position/wgs84") return null;
@@ -161,7 +163,18 @@
       longitude: c.longitude,
       accuracy: typeof c.horizontalAccuracy === "number" ? c.horizontalAccuracy : null,
       floor: typeof c.floor === "number" ? c.floor : floorInClientData(event),
+      tag: tagOf(event),
     };
+  }
+
+  // The tag a position is of, when the server stored it for fixed receivers (in a stream
+  // `tag-…`, the tag's name in clientData), or null for the user's own track.
+  function tagOf(event) {
+    const stream = Array.isArray(event.streamIds) ? event.streamIds[0] : null;
+    if (typeof stream !== "string" || !stream.startsWith("tag-")) return null;
+    const data = event.clientData && event.clientData.whereabouts;
+    const name = data && typeof data.device === "string" ? data.device : stream.slice(4);
+    return name.slice(0, 60);
   }
 
   // The floor a Whereabouts tracker keeps in clientData (a position/wgs84 content has no floor).
@@ -203,7 +216,7 @@
     // A position on another floor brings its floor up first (unless the user chose one).
     const moved = followFloor();
     // The common case, a new latest position inside the view, is drawn without a redraw.
-    if (!moved && at >= 0 && index < 0 && at === track.length - 1 && appendPoint(point)) return;
+    if (!moved && at >= 0 && index < 0 && at === track.length - 1 && !point.tag && appendPoint(point)) return;
     if (index >= 0 || point || moved) render();
   }
 
@@ -472,10 +485,15 @@
     while (map.firstChild) map.removeChild(map.firstChild);
     const floor = plan ? plan.floor : null;
     // Venue coordinates need the plan; latitude/longitude need a frame, or the plain canvas.
-    const shown = track.filter(function (p) {
+    const visible = track.filter(function (p) {
       const drawable = p.local ? plan !== null : (plan === null || plan.frame !== null);
       return drawable && (floor === null || p.floor === null || p.floor === floor);
     });
+    // The user's own track; fixed receivers' tags are drawn apart, each at its latest position.
+    const shown = visible.filter(function (p) { return !p.tag; });
+    const latestOfTag = new Map();
+    for (const p of visible) if (p.tag && (!latestOfTag.has(p.tag) || latestOfTag.get(p.tag).time <= p.time)) latestOfTag.set(p.tag, p);
+    const tags = [...latestOfTag.values()].sort(function (a, b) { return a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0; });
 
     // Projection: the venue's local frame (y up); or, without a venue, metres east and north of
     // the track's median position on the mean-radius sphere (equirectangular), labelled in
@@ -591,6 +609,19 @@
       if (i < last) pointCircle(shown[i], xy[i], false); else drawPoint(shown[i], xy[i]);
     });
 
+    // The tags: a marker and a name at each one's latest position inside the view.
+    const tagLayer = svg("g", { class: "tags" }, map);
+    state.tags = [];
+    for (const p of tags) {
+      const q = project(p);
+      if (!inView(q)) continue;
+      titled(svg("circle", { class: "tag", cx: q.x, cy: -q.y, r: 1.2 * unit, "data-tag": p.tag, "data-time": p.time }, tagLayer),
+        "Tag " + p.tag + ": " + pointText(p));
+      const name = svg("text", { class: "tag-label", x: q.x + 1.8 * unit, y: -q.y - 1.2 * unit, "font-size": 2.6 * unit }, tagLayer);
+      name.textContent = p.tag;
+      state.tags.push(p.tag);
+    }
+
     // Positions outside the view: arrows at its edge, never a rescaled view.
     const markers = svg("g", { class: "outside" }, map);
     const drawn = drawOutside(outside.map(function (i) { return { point: shown[i], q: xy[i], newest: i === last }; }),
@@ -609,6 +640,7 @@
       const obstacles = [];
       for (const node of grid.querySelectorAll("text")) { const b = boxOf(node); if (b) obstacles.push(b); }
       for (const node of markers.children) { const b = boxOf(node); if (b) obstacles.push(b); }
+      for (const node of tagLayer.querySelectorAll("text")) { const b = boxOf(node); if (b) obstacles.push(b); }
       const newest = view.newest ? boxOf(view.newest) : null;
       // A label's halo is 3 px wide whatever the zoom: keep names 4 px apart on each side at least.
       const unitsPerPixel = map.clientWidth > 0 ? 2 * halfX / map.clientWidth : 0;
