@@ -132,6 +132,53 @@ struct FuseCommandTests {
         #expect(noReceivers.status == 1 && noReceivers.standardError.contains("lists no receivers, so there is nothing to fit"))
     }
 
+    /// Receivers that advertise hear each other at known distances: fitted from two minutes of
+    /// that alone (no walk, no truth in the reports), the venue locates a walked tag nearly as
+    /// well as the true one.
+    @Test func receiversHearingEachOtherAreCalibratedWithoutAWalk() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String, _ text: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
+            return url.path
+        }
+        let corners: [(id: String, x: Double, y: Double, offset: Double)] = [("a", 0, 0, 6), ("b", 10, 0, -4), ("c", 10, 10, 0), ("d", 0, 10, 0)]
+        let truth = try file("true.json", #"{"beacons": [], "receivers": ["# + corners.map {
+            #"{"id": "\#($0.id)", "x": \#($0.x), "y": \#($0.y), "z": 2, "rssiOffset": \#($0.offset)}"#
+        }.joined(separator: ", ") + "]}")
+        let flat = try file("flat.json", #"{"beacons": [], "receivers": ["# + corners.map {
+            #"{"id": "\#($0.id)", "x": \#($0.x), "y": \#($0.y), "z": 2}"#
+        }.joined(separator: ", ") + "]}")
+        // Each receiver hears the other three once a second: −59 dBm at 1 m, n = 2, its own
+        // offset, and a spread of ±2 dB.
+        var lines: [String] = []
+        for second in 0..<120 {
+            for (index, hearer) in corners.enumerated() {
+                let readings = corners.enumerated().filter { $0.offset != index }.map { other, heard in
+                    let distance = ((hearer.x - heard.x) * (hearer.x - heard.x) + (hearer.y - heard.y) * (hearer.y - heard.y)).squareRoot()
+                    let spread = Double((second * 7 + index * 13 + other * 29) % 41) / 10 - 2
+                    return #"{"beacon": "\#(heard.id)", "rssi": \#(-59 + hearer.offset - 20 * log10(distance) + spread)}"#
+                }
+                lines.append(#"{"t": \#(1_700_000_000 + Double(second) + Double(index) / 10), "device": "\#(hearer.id)", "readings": [\#(readings.joined(separator: ", "))]}"#)
+            }
+        }
+        let heard = try file("heard.jsonl", lines.joined(separator: "\n") + "\n")
+        let walk = try file("walk.json", #"{"device": "anna", "speed": 0.8, "start": 1700000000, "waypoints": [{"x": 1, "y": 1, "dwell": 20}, {"x": 9, "y": 1, "dwell": 20}, {"x": 9, "y": 9, "dwell": 20}, {"x": 1, "y": 9, "dwell": 20}, {"x": 5, "y": 5, "dwell": 20}, {"x": 1, "y": 1}]}"#)
+        let test = directory.appendingPathComponent("test.jsonl").path, fitted = directory.appendingPathComponent("fitted.json").path
+        let simulated = try await CommandRunner.run(["simulate", "--venue", truth, "--walk", walk, "--seed", "5", "--receivers", "-o", test])
+        try #require(simulated.status == 0, "\(simulated.standardError)")
+        let calibrated = try await CommandRunner.run(["calibrate", "--venue", flat, "--recording", heard, "--receivers", "--per-beacon", "-o", fitted])
+        #expect(calibrated.status == 0, "\(calibrated.standardError)")
+        #expect(calibrated.standardOutput.contains("1440 samples"), "\(calibrated.standardOutput)")
+        func mean(_ venue: String) async throws -> Double {
+            try #require(try Self.meanError(try await CommandRunner.run(["eval", "--venue", venue, "--test", test, "--fuse", "--json"]).standardOutput))
+        }
+        let before = try await mean(flat), after = try await mean(fitted), ideal = try await mean(truth)
+        #expect(after < 0.85 * before, "mean error \(before) m with the flat venue, \(after) m calibrated (true venue \(ideal) m)")
+        #expect(after < 1.1 * ideal, "mean error \(after) m calibrated, \(ideal) m with the true venue")
+    }
+
     /// A venue without receivers, and options out of range, are refused with what to do.
     @Test func badInputIsRefused() async throws {
         let noReceivers = try await CommandRunner.run(["fuse", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"])

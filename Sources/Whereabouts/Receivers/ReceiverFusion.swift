@@ -145,6 +145,11 @@ public struct ReceiverFusion: Sendable {
     /// truth — what a calibration fits each receiver's offset and path loss from, one sighting
     /// at a time. Empty for a receiver the venue does not list.
     ///
+    /// Receivers that advertise too (a gateway can) hear each other: a reading that names
+    /// another receiver (by its id, or by an identity the venue's ``Venue/tags`` give that id)
+    /// gets that receiver's place in the venue as its truth, so that receivers are fitted from
+    /// hearing each other without anyone walking; a receiver's reading of itself is left out.
+    ///
     /// ```swift
     /// var calibration = Calibration(venue: venue.receiversAsBeacons())
     /// for report in reports { for sighting in fusion.sightings(in: report) { calibration.add(sighting) } }
@@ -153,9 +158,18 @@ public struct ReceiverFusion: Sendable {
         guard let device = report.device, let receiver = receiverIndex[device] else { return [] }
         return report.readings.compactMap { reading in
             guard reading.isValid, beacons.index(for: reading.beacon) == nil else { return nil }
-            return Scan(time: report.time, device: tagName(for: reading.beacon),
+            let tag = tagName(for: reading.beacon)
+            var truth = report.truth
+            if let advertiser = receiverIndex[tag] {
+                // Another receiver, advertising: it stands where the venue has it, a truth that
+                // needs no walk. A receiver never counts as hearing itself.
+                let other = receivers[advertiser]
+                guard advertiser != receiver, let x = other.x, let y = other.y else { return nil }
+                truth = GroundTruth(x: x, y: y, z: other.z, floor: other.floor)
+            }
+            return Scan(time: report.time, device: tag,
                         readings: [Reading(beacon: .id(receivers[receiver].id), rssi: reading.rssi, txPower: reading.txPower)],
-                        truth: report.truth)
+                        truth: truth)
         }
     }
 

@@ -19,7 +19,10 @@ struct CalibrateCommand: LongWorkCommand {
         true positions (FORMATS.md §8): each sighting is fitted with the receivers as beacons, and \
         -o writes each receiver's RSSI offset and path-loss exponent (its own with --per-beacon, \
         shrunk toward the venue fit; the venue fit's otherwise) and the tags' offsets as devices, \
-        keeping the venue's defaults so that its beacons read as before.
+        keeping the venue's defaults so that its beacons read as before. Receivers that advertise \
+        can be fitted from hearing each other, without a walk: a reading naming another receiver \
+        (by its id, or an identity the venue's tags give that id) takes that receiver's place in \
+        the venue as its truth.
 
         Examples:
           whereabouts calibrate --venue venue.json --recording train.jsonl

@@ -150,6 +150,20 @@ import Testing
         #expect(fusion.sightings(in: unknown).isEmpty)
     }
 
+    /// Receivers that advertise hear each other: the one heard stands where the venue has it
+    /// (whatever truth the report carries), and a receiver does not hear itself.
+    @Test func receiversHearingEachOtherHaveTheirPlaceAsTruth() {
+        var venue = Self.venue
+        venue.receivers[1].z = 2.5
+        venue.receivers[1].floor = 1
+        let fusion = ReceiverFusion(venue: venue)
+        let report = Scan(time: 3, device: "A", readings: [Reading(beacon: .id("B"), rssi: -70), Reading(beacon: .id("A"), rssi: -20)],
+                          truth: GroundTruth(x: 1, y: 2))
+        #expect(fusion.sightings(in: report) == [
+            Scan(time: 3, device: "B", readings: [Reading(beacon: .id("A"), rssi: -70)], truth: GroundTruth(x: 10, y: 0, z: 2.5, floor: 1)),
+        ])
+    }
+
     /// Checked against a venue with receivers, a receiver's report may name any tag; a scan from
     /// a device that is no receiver is a problem where the venue has receivers only, and is
     /// checked against the beacons otherwise.
