@@ -15,6 +15,13 @@ struct FuseCommandTests {
      "places": [{"id": "room", "polygon": [[-20, -20], [26, -20], [26, 24], [-20, 24]], "floor": 0}]}
     """
 
+    /// Writes `text` to the file `name` in `directory`; returns its path.
+    static func write(_ text: String, to name: String, in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
     /// The mean error of an `eval --json` report.
     static func meanError(_ json: String) throws -> Double? {
         let report = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
@@ -100,11 +107,7 @@ struct FuseCommandTests {
     @Test func calibratingTheReceivers() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func file(_ name: String, _ text: String) throws -> String {
-            let url = directory.appendingPathComponent(name)
-            try Data(text.utf8).write(to: url)
-            return url.path
-        }
+        func file(_ name: String, _ text: String) throws -> String { try Self.write(text, to: name, in: directory) }
         let receivers = #"[{"id": "a", "x": 0, "y": 0, "z": 2, "rssiOffset": 6}, {"id": "b", "x": 10, "y": 0, "z": 2, "rssiOffset": -4}, {"id": "c", "x": 10, "y": 10, "z": 2}, {"id": "d", "x": 0, "y": 10, "z": 2, "pathLossExponent": 3}]"#
         let truth = try file("true.json", #"{"beacons": [], "receivers": "# + receivers + "}")
         let flat = try file("flat.json", #"{"beacons": [], "receivers": [{"id": "a", "x": 0, "y": 0, "z": 2}, {"id": "b", "x": 10, "y": 0, "z": 2}, {"id": "c", "x": 10, "y": 10, "z": 2}, {"id": "d", "x": 0, "y": 10, "z": 2}]}"#)
@@ -138,11 +141,7 @@ struct FuseCommandTests {
     @Test func receiversHearingEachOtherAreCalibratedWithoutAWalk() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func file(_ name: String, _ text: String) throws -> String {
-            let url = directory.appendingPathComponent(name)
-            try Data(text.utf8).write(to: url)
-            return url.path
-        }
+        func file(_ name: String, _ text: String) throws -> String { try Self.write(text, to: name, in: directory) }
         let corners: [(id: String, x: Double, y: Double, offset: Double)] = [("a", 0, 0, 6), ("b", 10, 0, -4), ("c", 10, 10, 0), ("d", 0, 10, 0)]
         let truth = try file("true.json", #"{"beacons": [], "receivers": ["# + corners.map {
             #"{"id": "\#($0.id)", "x": \#($0.x), "y": \#($0.y), "z": 2, "rssiOffset": \#($0.offset)}"#
