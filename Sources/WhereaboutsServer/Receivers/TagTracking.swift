@@ -49,6 +49,8 @@ public actor TagTracking {
     private let service: APIService
     private let logger: Logger
     private let setup: PositioningSetup
+    /// The ids of the venue's receivers.
+    private let receiverIds: Set<String>
     private var runs: [String: UserRun] = [:]
     /// Streams known to exist, per user.
     private var streams: [String: Set<String>] = [:]
@@ -74,6 +76,7 @@ public actor TagTracking {
         self.service = service
         self.logger = logger
         setup = PositioningAlgorithm.allCases[0].setup(venue: venue.receiversAsBeacons())
+        receiverIds = Set(venue.receivers.map(\.id))
     }
 
     /// Whether `access` may send reports: it contributes to ``reportsPermissionStreamId`` or to
@@ -93,8 +96,16 @@ public actor TagTracking {
             outcome.refused = reports.indices.map { ($0, "The server is stopping.") }
             return outcome
         }
-        let known = Set(venue.receivers.map(\.id))
-        let arrival = origin + elapsed.elapsed().inSeconds
+        var known: [(index: Int, report: Scan)] = []
+        for (index, report) in reports.enumerated() {
+            if let receiver = report.device, receiverIds.contains(receiver) {
+                known.append((index, report))
+            } else {
+                let name = report.device.map { "\"\($0.prefix(100))\"" } ?? "no receiver (`device` is missing)"
+                outcome.refused.append((index, "The venue lists no receiver \(name); its receivers are named in venue.json's \"receivers\"."))
+            }
+        }
+        guard !known.isEmpty else { return outcome }
         var run: UserRun
         if let existing = runs[access.userName] {
             run = existing
@@ -107,12 +118,8 @@ public actor TagTracking {
             run = start(for: access)
         }
         runs[access.userName] = run
-        for (index, report) in reports.enumerated() {
-            guard let receiver = report.device, known.contains(receiver) else {
-                let name = report.device.map { "\"\($0)\"" } ?? "no receiver (`device` is missing)"
-                outcome.refused.append((index, "The venue lists no receiver \(name); its receivers are named in venue.json's \"receivers\"."))
-                continue
-            }
+        let arrival = origin + elapsed.elapsed().inSeconds
+        for (index, report) in known {
             var stamped = report
             stamped.arrival = arrival
             if run.input.offer(stamped) {
@@ -121,6 +128,7 @@ public actor TagTracking {
                 outcome.refused.append((index, "\(Self.maximumQueuedReports) reports wait already; send again later."))
             }
         }
+        outcome.refused.sort { $0.index < $1.index }
         return outcome
     }
 

@@ -119,8 +119,7 @@ public actor ReceiverRelay {
             held.removeFirst(1)
         }
         held.append((report, clock.elapsed()))
-        wake?.resume()
-        wake = nil
+        wakeUp()
     }
 
     /// Sends what is held, as it comes, until ``finish(waitingUpTo:)`` and then what is left.
@@ -133,8 +132,13 @@ public actor ReceiverRelay {
                 held.removeFirst(inFlight.count)
             }
             if inFlight.isEmpty {
-                if finished { return }
-                await withCheckedContinuation { wake = $0 }
+                if finished || Task.isCancelled { return }
+                // Woken by a report, by finish(waitingUpTo:), or by the task's cancellation.
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { wake = $0 }
+                } onCancel: {
+                    Task { await self.wakeUp() }
+                }
                 continue
             }
             let batch = inFlight.map(\.report)
@@ -167,13 +171,18 @@ public actor ReceiverRelay {
     /// Waits at most `limit` for that, then returns what the relay did.
     public func finish(waitingUpTo limit: Duration) async -> Statistics {
         finished = true
-        wake?.resume()
-        wake = nil
+        wakeUp()
         let deadline = ContinuousClock.now + limit
         while pending > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return statistics
+    }
+
+    /// Resumes ``run()`` if it waits for reports.
+    private func wakeUp() {
+        wake?.resume()
+        wake = nil
     }
 
     /// Reports still held.

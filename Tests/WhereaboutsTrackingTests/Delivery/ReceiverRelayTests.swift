@@ -105,4 +105,21 @@ struct ReceiverRelayTests {
         #expect(await server.batches == [[1, 2], [5]])
         #expect(statistics.delivered == 3 && statistics.overflowed == 2, "\(statistics)")
     }
+
+    /// A relay waiting for reports stops when its task is cancelled.
+    @Test func aCancelledRelayStopsWaiting() async throws {
+        let relay = ReceiverRelay(receiver: "node1", configuration: .init(), clock: ManualClock()) { _ in
+            .init(accepted: 0, refused: 0, reasons: [])
+        }
+        let ended = LockedValue(false)
+        let sending = Task {
+            await relay.run()
+            ended.value = true
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        sending.cancel()
+        let deadline = ContinuousClock.now + .seconds(300)
+        while !ended.value, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(ended.value, "the relay still waits after its task was cancelled")
+    }
 }
