@@ -285,6 +285,27 @@ import Testing
         input.finish()
     }
 
+    /// An inbox's scans come in the order offered, before any passing of time, dated when they
+    /// were offered; beyond its capacity they are refused; finished, the timeline ends.
+    @Test func anInboxTakesOfferedScans() async throws {
+        let clock = ManualClock()
+        var (timeline, inbox) = ScanTimeline.makeInbox(clock: clock, capacity: 2)
+        #expect(timeline.pace.isLive)
+        #expect(inbox.offer(Scan(time: 10, readings: [])))
+        await clock.advance(by: .seconds(5))
+        #expect(inbox.offer(Scan(time: 11, readings: [])))
+        #expect(!inbox.offer(Scan(time: 12, readings: [])))
+        // Both waiting scans come first, although the deadline (10.5) is long past.
+        #expect(try await timeline.next(deadline: 10.5) == .scan(Scan(time: 10, readings: [])))
+        #expect(try await timeline.next(deadline: 10.5) == .scan(Scan(time: 11, readings: [])))
+        // The second was offered 5 s later on the clock: time runs on from it.
+        await clock.advance(by: .seconds(1))
+        #expect(try await timeline.next(deadline: 11.5) == .time(12))
+        inbox.finish()
+        #expect(!inbox.offer(Scan(time: 13, readings: [])))
+        #expect(try await timeline.next(deadline: nil) == nil)
+    }
+
     /// A failing source's error reaches the pipeline after the scans it gave.
     @Test func aSourceFailureIsThrownAfterItsScans() async throws {
         struct Broken: Error {}
