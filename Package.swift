@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "WhereaboutsServer", targets: ["WhereaboutsServer"]),
         .library(name: "WhereaboutsTracking", targets: ["WhereaboutsTracking"]),
         .library(name: "WhereaboutsFacades", targets: ["WhereaboutsFacades"]),
+        .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
         .library(name: "WhereaboutsServerTesting", targets: ["WhereaboutsServerTesting"]),
         .executable(name: "whereabouts", targets: ["whereabouts"]),
     ],
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
         // One trait, not Hummingbird's two defaults: SwiftPM passes enabled traits as -D flags in
         // no fixed order, so with two the command line changes between `swift test` and `swift
         // run` and every switch recompiles Hummingbird. ConfigurationSupport (swift-configuration)
@@ -83,6 +85,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "WhereaboutsMQTT",
+            dependencies: [
+                "Whereabouts",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -149,6 +161,15 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "WhereaboutsMQTTTests",
+            dependencies: [
+                "WhereaboutsMQTT",
+                "WhereaboutsServerTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Says what a `swift test` run really ran, from its output (the file given as the argument):
 # how many tests passed, failed and were skipped, and why each was skipped; whether the
-# PostgreSQL half (the store suites against a real server) and the browser half (the map page in
-# headless Chromium) ran. swift-testing's own last line counts a skipped test as one that passed;
-# this one's last line is "swift-testing: N passed, N failed, N skipped".
+# PostgreSQL half (the store suites against a real server), the browser half (the map page in
+# headless Chromium) and the MQTT half (the client against a real Mosquitto) ran.
+# swift-testing's own last line counts a skipped test as one that passed; this one's last line is "swift-testing: N passed, N failed, N skipped".
 #
 #     swift test 2>&1 | tee test.log; Scripts/test-summary.sh test.log
 #
-# Exits 1 when CI is set and either half was skipped, or when the run failed.
+# Exits 1 when CI is set and any half was skipped, or when the run failed.
 set -euo pipefail
 
 log="${1:?usage: Scripts/test-summary.sh FILE (the output of swift test)}"
@@ -22,7 +22,7 @@ skipped_lines=$(grep '^➜ Test .* skipped' "$log" || true)
 skipped=0
 if [ -n "$skipped_lines" ]; then skipped=$(printf '%s\n' "$skipped_lines" | wc -l); fi
 
-# Each half prints a note when it runs (StoreTestSupport.swift, HeadlessChromium.swift), and its
+# Each half prints a note when it runs (StoreTestSupport.swift, HeadlessChromium.swift, MosquittoBroker.swift), and its
 # tests are skipped with a reason when it cannot.
 postgres="not run (no test of it was selected)"
 if grep -q 'note: the PostgreSQL half of the tests runs against' "$log"; then
@@ -39,6 +39,13 @@ fi
 if printf '%s\n' "$skipped_lines" | grep -q 'chromium is not installed'; then
     browser="SKIPPED (chromium is not installed)"
 fi
+mqtt="not run (no test of it was selected)"
+if grep -q 'note: the MQTT half of the tests runs against' "$log"; then
+    mqtt="ran ($(grep -m1 -o 'runs against .*' "$log"))"
+fi
+if printf '%s\n' "$skipped_lines" | grep -q 'mosquitto is not installed'; then
+    mqtt="SKIPPED (mosquitto is not installed)"
+fi
 
 echo
 echo "== What the tests ran =="
@@ -47,12 +54,13 @@ if [ "$skipped" -gt 0 ]; then
 fi
 echo "PostgreSQL half: $postgres"
 echo "browser half:    $browser"
+echo "MQTT half:       $mqtt"
 # Last, alone on its line: the count that a reader (or a CI runner) takes for the run's.
 echo "swift-testing: $passed passed, $failed failed, $skipped skipped"
 
 status=0
 if [ "$failed" -gt 0 ]; then status=1; fi
-if [ -n "${CI:-}" ] && { [ "${postgres#ran }" = "$postgres" ] || [ "${browser#ran }" = "$browser" ]; }; then
+if [ -n "${CI:-}" ] && { [ "${postgres#ran }" = "$postgres" ] || [ "${browser#ran }" = "$browser" ] || [ "${mqtt#ran }" = "$mqtt" ]; }; then
     echo "error: CI is set, and a half of the tests did not run" >&2
     status=1
 fi
