@@ -108,7 +108,9 @@ let package = Package(
                 "WhereaboutsBluetooth",
                 "WhereaboutsServer",
                 "WhereaboutsTracking",
+                "WhereaboutsMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -180,6 +182,7 @@ let package = Package(
             name: "WhereaboutsCLITests",
             dependencies: [
                 "whereabouts",
+                "WhereaboutsMQTT",
                 "WhereaboutsServerTesting",
                 "WhereaboutsTracking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -30,6 +30,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
                 EvalCommand.self,
                 LocateCommand.self,
                 FuseCommand.self,
+                BridgeCommand.self,
             ]),
             CommandGroup(name: "Places and rooms", subcommands: [
                 TrainCommand.self,

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Whereabouts
+import WhereaboutsMQTT
+
+/// `whereabouts bridge`
+struct BridgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bridge",
+        abstract: "Locate the tags that ESPresense nodes hear, from an MQTT broker, and publish their rooms for Home Assistant.",
+        discussion: HelpText.fitting("""
+        Subscribes to what ESPresense nodes publish (espresense/devices/<tag>/<room>, unchanged; \
+        also Home Assistant's bare mqtt_room form on the topics --topic gives), takes each message \
+        as a report of the receiver its room names (the venue's "receivers"; --receiver-name maps \
+        a node's room to a receiver where the two differ), fuses them per tag as `fuse` does, and \
+        publishes each named tag as ESPresense's companion does: espresense/companion/<tag> (the \
+        place it is in, or not_home) and its retained /attributes (x, y, z, latitude, longitude, \
+        accuracy, confidence, fixes, last_seen), with Home Assistant's MQTT discovery of a \
+        device_tracker and a room sensor per tag, available while the bridge runs (its last will \
+        says offline). Only tags the venue's "tags" name are published, unless --all-tags.
+
+        Output, one JSON object a line, as `fuse` writes it: each fix, and each place entered or \
+        left. Messages that are not reports are counted and logged (standard error), and dropped.
+
+        The broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT], or mqtts:// for TLS (--mqtt-ca for a \
+        private authority). A password may come from WHEREABOUTS_MQTT_PASSWORD instead of the URL. \
+        A lost connection is reopened (subscriptions restored); a refused password ends the bridge.
+
+        Examples:
+          whereabouts bridge --venue venue.json --mqtt mqtt://ha:secret@homeassistant.local
+          whereabouts bridge --venue venue.json --mqtt mqtts://broker.lan --mqtt-ca ca.pem --receiver-name living_room=node-1
+          whereabouts bridge --venue venue.json --mqtt mqtt://127.0.0.1 --topic 'room_presence/+' --no-discovery
+        """)
+    )
+
+    @OptionGroup var positioning: PositioningOptions
+
+    @OptionGroup var pipeline: PipelineOptions
+
+    @Option(name: .long, help: ArgumentHelp("The MQTT broker's URL.", valueName: "mqtt://host"))
+    var mqtt: String
+
+    @Option(name: .long, help: ArgumentHelp("A certificate authority (PEM) to check an mqtts:// broker's certificate with.", valueName: "ca.pem"))
+    var mqttCa: String?
+
+    @Option(name: .long, help: ArgumentHelp("A topic filter to read reports from (repeatable; default espresense/devices/+/+).", valueName: "filter"))
+    var topic: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("A node's room name and the venue receiver it is (repeatable).", valueName: "room=receiver"))
+    var receiverName: [String] = []
+
+    @OptionGroup var fusion: FusionOptions
+
+    @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a tag's place is left.", valueName: "seconds"))
+    var exitTimeout: Double = 30
+
+    @Option(name: .long, help: ArgumentHelp("The base of the topics published per tag.", valueName: "topic"))
+    var companionTopic = "espresense/companion"
+
+    @Option(name: .long, help: ArgumentHelp("Home Assistant's MQTT discovery prefix.", valueName: "prefix"))
+    var discoveryPrefix = "homeassistant"
+
+    @Flag(name: .long, help: "Publish no Home Assistant discovery.")
+    var noDiscovery = false
+
+    @Flag(name: .long, help: "Publish nothing: only read, fuse and write the output.")
+    var noPublish = false
+
+    @Flag(name: .long, help: "Publish every tag heard, not only those the venue's \"tags\" name.")
+    var allTags = false
+
+    func validate() throws {
+        guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
+        for filter in topic {
+            if let problem = MQTTTopic.problem(withFilter: filter) { throw ValidationError("--topic \(filter): \(problem).") }
+        }
+        if let problem = MQTTTopic.problem(withName: companionTopic + "/x") { throw ValidationError("--companion-topic: \(problem).") }
+        _ = try receiverNames()
+    }
+
+    private func receiverNames() throws -> [String: String] {
+        var names: [String: String] = [:]
+        for pair in receiverName {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--receiver-name takes ROOM=RECEIVER (the room a node publishes, the receiver's id in the venue), found \"\(pair)\".")
+            }
+            names[String(parts[0])] = String(parts[1])
+        }
+        return names
+    }
+
+    func run() async throws {
+        let venueValue = try positioning.venue.read()
+        guard !venueValue.receivers.isEmpty else {
+            throw CommandFailure("\(positioning.venue.path) lists no receivers: the bridge locates tags from fixed receivers (ESPresense nodes), "
+                                 + "listed in the venue's \"receivers\" (FORMATS.md §1), each with the id its node publishes as its room.")
+        }
+        let names = try receiverNames()
+        let known = Set(venueValue.receivers.map(\.id))
+        for (room, receiver) in names.sorted(by: { $0.key < $1.key }) where !known.contains(receiver) {
+            throw CommandFailure("--receiver-name \(room)=\(receiver): the venue lists no receiver \"\(receiver)\" (it has \(known.sorted().joined(separator: ", "))).")
+        }
+        var configuration: MQTTConfiguration
+        do { configuration = try MQTTConfiguration(url: mqtt, caFile: mqttCa) } catch { throw CommandFailure("--mqtt: \(error)") }
+        if configuration.userName != nil, configuration.password == nil {
+            configuration.password = ProcessInfo.processInfo.environment["WHEREABOUTS_MQTT_PASSWORD"]
+        }
+        let output = noPublish ? nil : CompanionOutput(venue: venueValue, baseTopic: companionTopic,
+                                                        discoveryPrefix: noDiscovery ? nil : discoveryPrefix, publishesUnnamedTags: allTags)
+        configuration.will = output?.will
+        var logger = Logger(label: "whereabouts.bridge")
+        logger.logLevel = .warning
+        let client = MQTTClient(configuration: configuration, logger: logger)
+        let tagVenue = venueValue.receiversAsBeacons()
+        let setup = positioning.algorithm.setup(venue: tagVenue, training: try positioning.readTraining(), configuration: pipeline.configuration)
+        let bridge = ESPresenseBridge(
+            broker: client, venue: venueValue, setup: setup,
+            configuration: TagPipeline.Configuration(fusion: fusion.configuration, timing: pipeline.timing, exitTimeout: exitTimeout),
+            input: ESPresenseInput(receiverNames: names), output: output,
+            filters: topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await client.run() }
+            do {
+                try await client.waitUntilConnected(timeout: .seconds(15))
+            } catch {
+                let reason = await client.statistics.lastDisconnection.map { " (\($0))" } ?? ""
+                group.cancelAll()
+                throw CommandFailure("\(error)\(reason)")
+            }
+            Terminal.error("Connected to \(configuration.brokerDescription); reading \((topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic).joined(separator: ", ")).")
+            group.addTask {
+                try await bridge.run { outputs in
+                    var out = TextOutput(live: true)
+                    for item in outputs {
+                        switch item {
+                        case .fix(let fix): out.line(FixCoding.line(for: fix, decimalPlaces: 3))
+                        case .event(let event) where WatchCommand.isChange(event.event):
+                            out.line(WatchCommand.jsonLine(event.event, device: event.device ?? ""))
+                        case .event: break
+                        }
+                    }
+                    out.flush()
+                }
+            }
+            do {
+                try await group.next()
+            } catch let error as MQTTError {
+                group.cancelAll()
+                throw CommandFailure(error.description)
+            }
+            group.cancelAll()
+        }
+    }
+}
