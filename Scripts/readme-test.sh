@@ -21,7 +21,8 @@
 # What it skips, saying so: the test command itself (`swift test`), commands that need a
 # Bluetooth adapter (`--adapter`) or the public datasets (`$DATA`, not part of the repository),
 # the benchmark and load scripts (minutes to hours of load each; their figures carry their
-# own commands) and the accuracy run over simulated venues (`Scripts/generalization.sh`).
+# own commands), the accuracy run over simulated venues (`Scripts/generalization.sh`) and commands
+# that need the reader's MQTT broker (`--mqtt`).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 readme="$repo/README.md"
@@ -55,6 +56,7 @@ skips = [
     (r"swift package .*benchmark|Scripts/(load|soak|attack)-test\.sh|Scripts/schemathesis\.sh|^cd Benchmarks",
      "a benchmark or a load run: minutes of work, measured by hand"),
     (r"Scripts/generalization\.sh", "an accuracy run over twenty simulated venues, measured by hand (it needs jq)"),
+    (r"--mqtt\b", "needs the reader's MQTT broker (BridgeCommandTests runs `bridge` against a real Mosquitto)"),
 ]
 for number, line in enumerate(lines, 1):
     if not in_block:

@@ -41,7 +41,7 @@ if printf '%s\n' "$skipped_lines" | grep -q 'chromium is not installed'; then
 fi
 mqtt="not run (no test of it was selected)"
 if grep -q 'note: the MQTT half of the tests runs against' "$log"; then
-    mqtt="ran ($(grep -m1 -o 'runs against .*' "$log"))"
+    mqtt="ran ($(grep -m1 -o 'MQTT half of the tests runs against .*' "$log" | sed 's/^MQTT half of the tests //'))"
 fi
 if printf '%s\n' "$skipped_lines" | grep -q 'mosquitto is not installed'; then
     mqtt="SKIPPED (mosquitto is not installed)"

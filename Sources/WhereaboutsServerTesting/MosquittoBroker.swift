@@ -169,15 +169,15 @@ public final class MosquittoBroker: @unchecked Sendable {
     private func launch(_ executable: String) async throws {
         let started = try Self.spawn(executable, ["-c", directory + "/mosquitto.conf"])
         lock.withLock { pid = started }
-        // Ready once its listeners take connections (a start takes milliseconds; 20 s is for a
-        // loaded machine).
-        let deadline = Date().addingTimeInterval(20)
+        // Ready once its listeners take connections: a start takes milliseconds, but this task
+        // may wait long for a thread while a whole test suite loads two cores.
+        let deadline = Date().addingTimeInterval(300)
         while Date() < deadline {
             guard isRunning else { throw Failure.didNotStart("it exited: \(log.suffix(2_000))") }
             if Self.accepts(port) && (tlsPort.map(Self.accepts) ?? true) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw Failure.didNotStart("no listener answered within 20 s: \(log.suffix(2_000))")
+        throw Failure.didNotStart("no listener answered within 300 s: \(log.suffix(2_000))")
     }
 
     /// Starts `executable` with no signal blocked and the default handlers (a child of a test

@@ -118,6 +118,34 @@ struct BridgeCommandTests {
         #expect(try await Self.waitFor(.seconds(120)) { (await inbox.latest("espresense/companion/status"))?.text == "offline" })
     }
 
+    /// `relay --mqtt`: a gateway as an ESPresense node, whose messages the bridge's input reads
+    /// back as the reports it relayed.
+    @Test func aRelayPublishesAsAnESPresenseNode() async throws {
+        let broker = try await MosquittoBroker.start()
+        defer { broker.remove() }
+        let watcher = MQTTClient(configuration: try MQTTConfiguration(url: broker.url()))
+        let run = Task { try await watcher.run() }
+        defer { run.cancel() }
+        try await watcher.subscribe(to: ["espresense/devices/+/+"])
+        let relay = try LiveCommandTests.LiveProcess(["relay", "--recording", "-", "--receiver", "node2", "--mqtt", broker.url()])
+        defer { if relay.process.isRunning { relay.process.terminate() } }
+        let sending = Task {
+            while !Task.isCancelled {
+                relay.send("{\"t\": 1, \"readings\": [{\"uuid\": \"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\", \"major\": 7, \"minor\": 1, \"rssi\": -66, \"txPower\": -59}]}")
+                try await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        defer { sending.cancel() }
+        var iterator = watcher.messages.makeAsyncIterator()
+        let message = try #require(await iterator.next())
+        #expect(message.topic == "espresense/devices/iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-7-1/node2")
+        let report = try ESPresenseInput().report(from: message, arrival: 10)
+        #expect(report.device == "node2")
+        #expect(report.readings.first?.rssi == -66)
+        #expect(report.readings.first?.txPower == -59)
+        #expect(report.readings.first?.beacon == ESPresenseInput.tag(forId: "iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-7-1"))
+    }
+
     @Test func aWrongPasswordEndsTheBridgeNamingTheBroker() async throws {
         let broker = try await MosquittoBroker.start(users: ["ha": "pw"])
         defer { broker.remove() }

@@ -8,7 +8,7 @@ import WhereaboutsServerTesting
 
 /// The client against a real Mosquitto on loopback: credentials, TLS, wildcards, QoS 1,
 /// retained messages, the will, a broker restart, and packets it must refuse.
-@Suite(.enabled(if: MosquittoBroker.shouldRun, "mosquitto is not installed"), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: MosquittoBroker.shouldRun, "mosquitto is not installed"), .timeLimit(.minutes(15)))
 struct MQTTClientTests {
     /// A client of `url`, running, with `change` applied to its configuration.
     private func start(_ url: String, caFile: String? = nil, _ change: (inout MQTTConfiguration) -> Void = { _ in })
@@ -173,8 +173,12 @@ struct MQTTClientTests {
         try await subscriber.waitUntilConnected(timeout: .seconds(60))
         try await publisher.waitUntilConnected(timeout: .seconds(60))
         try await clean.waitUntilConnected(timeout: .seconds(60))
-        let reconnected = ContinuousClock.now - back
-        #expect(reconnected < .seconds(5), "reconnected \(reconnected) after the broker came back")
+        // Each client's own instant of its new connection (not this test's, whose task may wait
+        // for a thread on a loaded machine).
+        for client in [subscriber, publisher, clean] {
+            let connected = try #require(await client.statistics.connectedAt)
+            #expect(connected - back < .seconds(5), "reconnected \(connected - back) after the broker came back")
+        }
         // Its own SUBSCRIBE went before this PUBLISH on the same connection, so the probe comes
         // back only if the subscription was restored.
         try await clean.publish(MQTTMessage(topic: "probes/1", payload: "probe", qos: .atLeastOnce))
@@ -241,7 +245,7 @@ struct MQTTClientTests {
 
 /// A broker that answers `CONNACK` and then sends bytes no broker may send: the client closes
 /// the connection, says why, and connects again.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct MQTTMalformedPacketTests {
     @Test func aMalformedPacketClosesTheConnectionWhichIsReopened() async throws {
         let connections = ManagedCounter()

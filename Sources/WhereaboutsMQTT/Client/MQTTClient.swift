@@ -41,6 +41,8 @@ public actor MQTTClient: MessageBroker {
         public var messagesPublished = 0
         /// Why the last connection ended, if one did.
         public var lastDisconnection: String?
+        /// When the broker accepted the current or last connection.
+        public var connectedAt: ContinuousClock.Instant?
     }
 
     /// Where it connects, and its bounds.
@@ -308,6 +310,7 @@ public actor MQTTClient: MessageBroker {
             let accepted = Link(generation: current, channel: channel, outbound: outbound, lastHeard: .now)
             link = accepted
             statistics.connections += 1
+            statistics.connectedAt = .now
             logger.info("Connected to the MQTT broker")
             await resume(accepted)
         case .publish(let publish):

@@ -9,7 +9,7 @@ import Whereabouts
 /// - The topic's last level is the room, which names the receiver: the venue's receiver of that
 ///   id, or the one ``receiverNames`` maps it to.
 /// - The payload's `id` is the tag: `iBeacon:<uuid>-<major>-<minor>` becomes that iBeacon identity
-///   (so a venue's ``Venue/Tag`` names it), anything else (`irk:…`, an enrolled alias) is the
+///   (so a venue's `Venue.Tag` names it), anything else (`irk:…`, an enrolled alias) is the
 ///   tag's id as it is. Without `id`, the topic's level before the room is taken.
 /// - `rssi` is the reading's RSSI and `rssi@1m` its reference power; a message with a `distance`
 ///   and no `rssi` (`mqtt_room`) gets the RSSI that ESPresense's own model gives that distance:
@@ -88,8 +88,14 @@ public struct ESPresenseInput: Sendable {
     }
 
     /// The tag an ESPresense id names: `iBeacon:<uuid>-<major>-<minor>` an iBeacon identity,
-    /// anything else the id itself.
+    /// `eddystone:<namespace>-<instance>` an Eddystone one, anything else the id itself.
     public static func tag(forId id: String) -> BeaconReference {
+        if id.lowercased().hasPrefix("eddystone:") {
+            let parts = id.dropFirst("eddystone:".count).split(separator: "-")
+            if parts.count == 2, let identity = EddystoneIdentity(namespace: String(parts[0]), instance: String(parts[1])) {
+                return .eddystone(identity)
+            }
+        }
         if id.lowercased().hasPrefix("ibeacon:") {
             let rest = id.dropFirst("ibeacon:".count)
             let parts = rest.split(separator: "-")

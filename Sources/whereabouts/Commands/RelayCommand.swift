@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Whereabouts
+import Logging
 import WhereaboutsBluetooth
+import WhereaboutsMQTT
 import WhereaboutsTracking
 
 /// `whereabouts relay`
@@ -28,11 +30,17 @@ struct RelayCommand: AsyncParsableCommand {
           whereabouts users token NAME --name kitchen-pi --stream receivers --level contribute
         and the server a venue that lists the receivers: `whereabouts serve --venue venue.json`.
 
+        With --mqtt, the gateway is an ESPresense node instead: each tag it hears is published \
+        to the broker as espresense/devices/<tag id>/<receiver> ({"id", "rssi", "rssi@1m"}), which \
+        ESPresense's companion, Home Assistant's mqtt_room and `whereabouts bridge` read; --receiver \
+        is then its room, and nothing goes to a server.
+
         Examples:
           whereabouts relay --adapter hci0 --receiver kitchen-pi \\
               --server https://home.example:8443 --token …
           mosquitto_sub -t 'espresense/devices/#' -F %J | jq -c … | \\
               whereabouts relay --recording - --server … --token …
+          whereabouts relay --adapter hci0 --receiver kitchen --mqtt mqtt://ha:secret@homeassistant.local
         """)
     )
 
@@ -43,6 +51,10 @@ struct RelayCommand: AsyncParsableCommand {
     var receiver: String?
 
     @OptionGroup(title: "Server") var connection: ServerConnectionOptions
+
+    @Option(name: .long, help: ArgumentHelp("Publish to this MQTT broker as an ESPresense node instead of sending to a server.",
+                                            valueName: "mqtt://host"))
+    var mqtt: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds a report may wait to be sent before it is dropped (the server's fusion window).",
                                             valueName: "seconds"))
@@ -66,6 +78,10 @@ struct RelayCommand: AsyncParsableCommand {
             throw CommandFailure("\(scans.name) is a file, read at once: the server would get its reports all together. "
                                  + "Pipe it (`--recording -`) at its own pace, give a capture with --pace recorded, or scan with --adapter.")
         }
+        if let mqtt {
+            try await publishAsNode(scans, to: mqtt)
+            return
+        }
         let client = try connection.client()
         let relay = ReceiverRelay(client: client, receiver: receiver,
                                   configuration: ReceiverRelay.Configuration(keep: .milliseconds(Int64(keep * 1_000))))
@@ -85,6 +101,51 @@ struct RelayCommand: AsyncParsableCommand {
         if let summary = scans.summary { Terminal.error(summary) }
         Terminal.error(Self.summary(statistics, pending: pending))
         if statistics.delivered == 0, statistics.received > 0 { throw ExitCode.failure }
+    }
+
+    /// Publishes every scan's readings as an ESPresense node's messages until the source ends.
+    private func publishAsNode(_ scans: ScanSource, to url: String) async throws {
+        var configuration: MQTTConfiguration
+        do { configuration = try MQTTConfiguration(url: url) } catch { throw CommandFailure("--mqtt: \(error)") }
+        if configuration.userName != nil, configuration.password == nil {
+            configuration.password = ProcessInfo.processInfo.environment["WHEREABOUTS_MQTT_PASSWORD"]
+        }
+        var logger = Logger(label: "whereabouts.relay")
+        logger.logLevel = .warning
+        let client = MQTTClient(configuration: configuration, logger: logger)
+        let connection = Task { try await client.run() }
+        defer { connection.cancel() }
+        do {
+            try await client.waitUntilConnected(timeout: .seconds(15))
+        } catch {
+            let reason = await client.statistics.lastDisconnection.map { " (\($0))" } ?? ""
+            throw CommandFailure("\(error)\(reason)")
+        }
+        Terminal.error("Publishing \(scans.name) to \(configuration.brokerDescription) as an ESPresense node.")
+        var published = 0
+        var unnamed = 0
+        var refused = 0
+        for try await scan in scans {
+            guard let room = receiver ?? scan.device else {
+                unnamed += 1
+                continue
+            }
+            for message in ESPresenseNode(room: room).messages(for: scan) {
+                do {
+                    try await client.publish(message)
+                    published += 1
+                } catch {
+                    refused += 1
+                }
+            }
+        }
+        try? await client.waitUntilAcknowledged(timeout: .milliseconds(Int64(wait * 1_000)))
+        await client.stop()
+        scans.recordingReader?.warnAboutSkippedLines()
+        var text = "Published \(published.counted("message")) to \(configuration.brokerDescription)"
+        if refused > 0 { text += "; \(refused) not queued (the broker was away too long)" }
+        if unnamed > 0 { text += "; \(unnamed.counted("scan")) without a receiver (give --receiver)" }
+        Terminal.error(text + ".")
     }
 
     /// `Relayed 120 scans: the server took 118, refused 2; 0 dropped. Last problem: …`
