@@ -103,3 +103,27 @@ struct CompanionOutputTests {
         #expect(CompanionOutput(venue: venue, discoveryPrefix: nil).discovery(of: "anna").isEmpty)
     }
 }
+
+struct ESPresenseNodeTests {
+    @Test func aScansReadingsAreANodesMessagesThatReadBack() throws {
+        let uuid = try #require(UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        let eddystone = try #require(EddystoneIdentity(namespace: "00112233445566778899", instance: "aabbccddeeff"))
+        let scan = Scan(time: 3, device: "pi", readings: [
+            Reading(beacon: .iBeacon(IBeaconIdentity(uuid: uuid, major: 7, minor: 1)), rssi: -66, txPower: -59),
+            Reading(beacon: .eddystone(eddystone), rssi: -70.5),
+            Reading(beacon: .id("a/b"), rssi: -80, distance: 3),
+            Reading(beacon: .id("broken"), rssi: 4),   // not a valid RSSI: not published
+        ])
+        let messages = ESPresenseNode(room: "kitchen").messages(for: scan)
+        #expect(messages.map(\.topic) == [
+            "espresense/devices/iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-7-1/kitchen",
+            "espresense/devices/eddystone:00112233445566778899-aabbccddeeff/kitchen",
+            "espresense/devices/a_b/kitchen",
+        ])
+        #expect(messages[0].text == #"{"id":"iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-7-1","rssi":-66,"rssi@1m":-59}"#)
+        #expect(messages[2].text == #"{"id":"a/b","rssi":-80,"distance":3}"#)
+        let back = try messages.map { try ESPresenseInput().report(from: $0, arrival: 9) }
+        #expect(back.map(\.device) == ["kitchen", "kitchen", "kitchen"])
+        #expect(back.map { $0.readings[0] } == Array(scan.readings.prefix(3)))
+    }
+}
