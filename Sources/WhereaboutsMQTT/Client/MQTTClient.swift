@@ -261,14 +261,20 @@ public actor MQTTClient: MessageBroker {
         let raw = channel.channel
         do {
             try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(.connect(connect))
+                // A failed write (the TLS handshake refused, the socket reset) is said by the
+                // inbound side with its real reason; the write's own error only when it is not.
+                // The watch starts first, so that a handshake that never ends is cut at the
+                // connect timeout.
+                var writeError: (any Error)?
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await self.watch(raw, generation: current) }
+                    do { try await outbound.write(.connect(connect)) } catch { writeError = error }
                     for try await packet in inbound {
                         try await self.receive(packet, generation: current, channel: raw, outbound: outbound)
                     }
                     tasks.cancelAll()
                 }
+                if let writeError { throw writeError }
             }
         } catch {
             lose(current)

@@ -102,32 +102,24 @@ struct BridgeCommand: AsyncParsableCommand {
         for (room, receiver) in names.sorted(by: { $0.key < $1.key }) where !known.contains(receiver) {
             throw CommandFailure("--receiver-name \(room)=\(receiver): the venue lists no receiver \"\(receiver)\" (it has \(known.sorted().joined(separator: ", "))).")
         }
-        var configuration: MQTTConfiguration
-        do { configuration = try MQTTConfiguration(url: mqtt, caFile: mqttCa) } catch { throw CommandFailure("--mqtt: \(error)") }
-        if configuration.userName != nil, configuration.password == nil {
-            configuration.password = ProcessInfo.processInfo.environment["WHEREABOUTS_MQTT_PASSWORD"]
-        }
+        var configuration = try MQTTConnection.configuration(url: mqtt, caFile: mqttCa)
         let output = noPublish ? nil : CompanionOutput(venue: venueValue, baseTopic: companionTopic,
                                                         discoveryPrefix: noDiscovery ? nil : discoveryPrefix, publishesUnnamedTags: allTags)
         configuration.will = output?.will
+        let connection = try await MQTTConnection.open(configuration, label: "whereabouts.bridge")
+        defer { connection.task.cancel() }
         var logger = Logger(label: "whereabouts.bridge")
         logger.logLevel = .warning
-        let client = MQTTClient(configuration: configuration, logger: logger)
         let tagVenue = venueValue.receiversAsBeacons()
         let setup = positioning.algorithm.setup(venue: tagVenue, training: try positioning.readTraining(), configuration: pipeline.configuration)
         let bridge = ESPresenseBridge(
-            broker: client, venue: venueValue, setup: setup,
+            broker: connection.client, venue: venueValue, setup: setup,
             configuration: TagPipeline.Configuration(fusion: fusion.configuration, timing: pipeline.timing, exitTimeout: exitTimeout),
             input: ESPresenseInput(receiverNames: names), output: output,
             filters: topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await client.run() }
-            do {
-                try await client.waitUntilConnected(timeout: .seconds(15))
-            } catch {
-                let reason = await client.statistics.lastDisconnection.map { " (\($0))" } ?? ""
-                group.cancelAll()
-                throw CommandFailure("\(error)\(reason)")
+            group.addTask {
+                try await withTaskCancellationHandler { try await connection.task.value } onCancel: { connection.task.cancel() }
             }
             Terminal.error("Connected to \(configuration.brokerDescription); reading \((topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic).joined(separator: ", ")).")
             group.addTask {

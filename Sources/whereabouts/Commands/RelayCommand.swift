@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Whereabouts
-import Logging
 import WhereaboutsBluetooth
 import WhereaboutsMQTT
 import WhereaboutsTracking
@@ -105,22 +104,10 @@ struct RelayCommand: AsyncParsableCommand {
 
     /// Publishes every scan's readings as an ESPresense node's messages until the source ends.
     private func publishAsNode(_ scans: ScanSource, to url: String) async throws {
-        var configuration: MQTTConfiguration
-        do { configuration = try MQTTConfiguration(url: url) } catch { throw CommandFailure("--mqtt: \(error)") }
-        if configuration.userName != nil, configuration.password == nil {
-            configuration.password = ProcessInfo.processInfo.environment["WHEREABOUTS_MQTT_PASSWORD"]
-        }
-        var logger = Logger(label: "whereabouts.relay")
-        logger.logLevel = .warning
-        let client = MQTTClient(configuration: configuration, logger: logger)
-        let connection = Task { try await client.run() }
-        defer { connection.cancel() }
-        do {
-            try await client.waitUntilConnected(timeout: .seconds(15))
-        } catch {
-            let reason = await client.statistics.lastDisconnection.map { " (\($0))" } ?? ""
-            throw CommandFailure("\(error)\(reason)")
-        }
+        let configuration = try MQTTConnection.configuration(url: url)
+        let connection = try await MQTTConnection.open(configuration, label: "whereabouts.relay")
+        defer { connection.task.cancel() }
+        let client = connection.client
         Terminal.error("Publishing \(scans.name) to \(configuration.brokerDescription) as an ESPresense node.")
         var published = 0
         var unnamed = 0

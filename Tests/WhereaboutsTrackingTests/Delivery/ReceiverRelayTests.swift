@@ -61,9 +61,12 @@ struct ReceiverRelayTests {
         try await LocalServer.with { server in
             let token = try await server.addUser("rhea")
             let client = try TrackingClient(server: server.url, token: token)
-            let relay = ReceiverRelay(client: client, receiver: "node1")
+            // Kept long enough for a first request on a loaded machine (the default, 3 s, could
+            // expire it before it is sent, and the test would not see the refusal).
+            let relay = ReceiverRelay(client: client, receiver: "node1", configuration: .init(keep: .seconds(300)))
             let sending = Task { await relay.run() }
             await relay.add(Self.scan(Date().timeIntervalSince1970))
+            try await Self.wait(for: relay) { $0.failedRequests >= 1 }
             let statistics = await relay.finish(waitingUpTo: .seconds(30))
             await sending.value
             // This server has no venue of receivers: 404, the whole request refused.
