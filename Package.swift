@@ -36,7 +36,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "Whereabouts"),
-        .target(name: "WhereaboutsBluetooth", dependencies: ["Whereabouts"]),
+        .target(
+            name: "WhereaboutsBluetooth",
+            dependencies: [
+                "Whereabouts",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "WhereaboutsServer",
             dependencies: [

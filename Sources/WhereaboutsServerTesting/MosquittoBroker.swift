@@ -104,7 +104,12 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let broker = MosquittoBroker(directory: directory, port: port, tlsPort: tlsPort)
-        try await broker.launch(executable)
+        do {
+            try await broker.launch(executable)
+        } catch {
+            broker.remove()   // a broker that did not start in time is not left running
+            throw error
+        }
         return broker
     }
 
@@ -152,7 +157,12 @@ public final class MosquittoBroker: @unchecked Sendable {
     public func restart() async throws {
         stop()
         guard let executable = Self.executablePath else { throw Failure.notInstalled }
-        try await launch(executable)
+        do {
+            try await launch(executable)
+        } catch {
+            stop()
+            throw error
+        }
     }
 
     /// Stops the broker and removes its folder.

@@ -8,7 +8,7 @@ import WhereaboutsServerTesting
 
 /// The client against a real Mosquitto on loopback: credentials, TLS, wildcards, QoS 1,
 /// retained messages, the will, a broker restart, and packets it must refuse.
-@Suite(.enabled(if: MosquittoBroker.shouldRun, "mosquitto is not installed"), .timeLimit(.minutes(15)))
+@Suite(.serialized, .enabled(if: MosquittoBroker.shouldRun, "mosquitto is not installed"), .timeLimit(.minutes(15)))
 struct MQTTClientTests {
     /// A client of `url`, running, with `change` applied to its configuration.
     private func start(_ url: String, caFile: String? = nil, _ change: (inout MQTTConfiguration) -> Void = { _ in })
