@@ -109,7 +109,7 @@ struct FaultInjectionTests {
     }
 
     @Test("PostgreSQL restarting under load: each request is stored and acknowledged, or answered 503 in bounded time; none is lost; the server recovers and stops",
-          .needsPostgreSQL, .timeLimit(.minutes(2)))
+          .needsPostgreSQL, .timeLimit(.minutes(5)))
     func databaseRestartsUnderLoad() async throws {
         var components = try #require(URLComponents(string: PostgresTestServer.url))
         let proxy = try TCPProxy(targetPort: components.port ?? 5432)

@@ -86,7 +86,7 @@ struct SchemaMigrationTests {
     }
 
     @Test("A current PostgreSQL schema is found current without the migrations' lock; a lacking one waits for it",
-          .needsPostgreSQL, .timeLimit(.minutes(2)))
+          .needsPostgreSQL, .timeLimit(.minutes(5)))
     func aCurrentSchemaTakesNoLock() async throws {
         try await Self.withScratchDatabase { url, logger in
             let holder = try PostgresEventStore(url: url, logger: logger)
