@@ -293,6 +293,8 @@ public actor MQTTClient: MessageBroker {
             channel.close(promise: nil)
             return
         }
+        // A keep-alive of zero turns pings off (MQTT 3.1.1 §3.1.2.10).
+        guard configuration.keepAlive > .zero else { return }
         let interval = configuration.keepAlive / 2
         while true {
             try await Task.sleep(for: interval)

@@ -28,7 +28,8 @@ public struct MQTTConfiguration: Sendable {
     /// keeps QoS 1 messages for the client while it is away.
     public var cleanSession = true
     /// The longest silence before the client pings; the broker drops a client that says nothing
-    /// for 1.5 times this. A ping not answered within this interval closes the connection.
+    /// for 1.5 times this. A ping not answered within this interval closes the connection. Zero
+    /// turns keep-alive off.
     public var keepAlive: Duration = .seconds(30)
     /// What the broker publishes for this client if the connection is lost without a
     /// `DISCONNECT` (Home Assistant's availability reads it).
