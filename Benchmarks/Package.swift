@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "WhereaboutsServer", package: "Whereabouts"),
                 .product(name: "WhereaboutsServerTesting", package: "Whereabouts"),
                 .product(name: "WhereaboutsTracking", package: "Whereabouts"),
+                .product(name: "WhereaboutsMQTT", package: "Whereabouts"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -13,4 +13,5 @@ let benchmarks: @Sendable () -> Void = {
     registerRequestBenchmarks()
     registerTrackingBenchmarks()
     registerReceiverBenchmarks()
+    registerMQTTBenchmarks()
 }
