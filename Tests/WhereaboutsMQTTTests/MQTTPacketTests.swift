@@ -38,6 +38,7 @@ struct MQTTPacketTests {
         let publish = MQTTPacket.publish(.init(message: MQTTMessage(topic: "a/b", payload: "hi", qos: .atLeastOnce, retain: true),
                                                packetId: 10, duplicate: false))
         #expect(bytes(publish) == [0x33, 0x09, 0x00, 0x03, 0x61, 0x2F, 0x62, 0x00, 0x0A, 0x68, 0x69])
+        if case .publish(let fields) = publish { #expect(MQTTPacket.publishLength(of: fields.message) == 11) }
         #expect(try read(bytes(publish)) == publish)
         var again = publish
         if case .publish(var fields) = publish { fields.duplicate = true; again = .publish(fields) }
@@ -51,6 +52,7 @@ struct MQTTPacketTests {
         let written = bytes(publish)
         #expect(Array(written.prefix(3)) == [0x30, 0xC1, 0x02])
         #expect(written.count == 3 + 321)
+        if case .publish(let fields) = publish { #expect(MQTTPacket.publishLength(of: fields.message) == written.count) }
         #expect(try read(written) == publish)
     }
 

@@ -32,7 +32,6 @@ public actor ESPresenseBridge {
     /// What it has done so far.
     public private(set) var statistics = Statistics()
     private let broker: any MessageBroker
-    private let venue: Venue
     private let pipeline: TagPipeline
     private let input: ESPresenseInput
     private let output: CompanionOutput?
@@ -54,7 +53,6 @@ public actor ESPresenseBridge {
                 wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 logger: Logger = Logger(label: "whereabouts.espresense")) {
         self.broker = broker
-        self.venue = venue
         let setup = setup ?? PositioningAlgorithm.allCases[0].setup(venue: venue.receiversAsBeacons())
         pipeline = TagPipeline(venue: venue, setup: setup, configuration: configuration)
         self.input = input

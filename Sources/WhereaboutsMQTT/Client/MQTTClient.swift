@@ -196,7 +196,7 @@ public actor MQTTClient: MessageBroker {
 
     public func publish(_ message: MQTTMessage) async throws {
         if let problem = MQTTTopic.problem(withName: message.topic) { throw MQTTError.invalidTopic(message.topic, problem: problem) }
-        let length = MQTTPacket.publish(.init(message: message, packetId: message.qos == .atMostOnce ? nil : 1, duplicate: false)).encodedLength
+        let length = MQTTPacket.publishLength(of: message)
         guard length <= configuration.maximumPacketLength else {
             throw MQTTError.messageTooLong(length: length, maximum: configuration.maximumPacketLength)
         }

@@ -122,11 +122,15 @@ enum MQTTPacket: Sendable, Hashable {
         buffer.writeBuffer(&body)
     }
 
-    /// The packet's length in bytes once written.
-    var encodedLength: Int {
-        var buffer = ByteBuffer()
-        write(to: &buffer)
-        return buffer.readableBytes
+    /// The length in bytes of a `PUBLISH` of `message` once written (counted, not written): the
+    /// header byte, the remaining length's bytes, the topic with its length, the packet id at
+    /// QoS 1, the payload.
+    static func publishLength(of message: MQTTMessage) -> Int {
+        let remaining = 2 + message.topic.utf8.count + (message.qos == .atMostOnce ? 0 : 2) + message.payload.count
+        var lengthBytes = 1
+        var rest = remaining / 128
+        while rest > 0 { lengthBytes += 1; rest /= 128 }
+        return 1 + lengthBytes + remaining
     }
 
     // MARK: Decoding
