@@ -55,6 +55,10 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     private static let announced = NSLock()
     nonisolated(unsafe) private static var hasAnnounced = false
+    /// The brokers running now, killed when the test process exits (a test that forgot one
+    /// leaves no broker behind it).
+    private static let runningLock = NSLock()
+    nonisolated(unsafe) private static var runningBrokers: Set<pid_t> = []
 
     /// Starts a broker. `users` maps user names to passwords (anonymous clients are refused
     /// when there is any); `tls` adds a TLS listener; `persistence` keeps sessions across a
@@ -62,7 +66,14 @@ public final class MosquittoBroker: @unchecked Sendable {
     public static func start(users: [String: String] = [:], tls: Bool = false, persistence: Bool = false) async throws -> MosquittoBroker {
         guard let executable = executablePath else { throw Failure.notInstalled }
         announced.withLock {
-            if !hasAnnounced { print("note: the MQTT half of the tests runs against \(executable)") }
+            if !hasAnnounced {
+                print("note: the MQTT half of the tests runs against \(executable)")
+                atexit {
+                    MosquittoBroker.runningLock.withLock {
+                        for pid in MosquittoBroker.runningBrokers { kill(pid, SIGKILL) }
+                    }
+                }
+            }
             hasAnnounced = true
         }
         let directory = NSTemporaryDirectory() + "whereabouts-mosquitto-" + UUID().uuidString
@@ -133,6 +144,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 self.pid = nil
+                _ = Self.runningLock.withLock { Self.runningBrokers.remove(pid) }
                 return false
             }
             return true
@@ -143,6 +155,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// waits for it to end (killing it after 10 s).
     public func stop() {
         guard let running = lock.withLock({ () -> pid_t? in defer { pid = nil }; return pid }) else { return }
+        defer { _ = Self.runningLock.withLock { Self.runningBrokers.remove(running) } }
         kill(running, SIGTERM)
         var status: Int32 = 0
         for _ in 0..<1_000 {
@@ -179,6 +192,7 @@ public final class MosquittoBroker: @unchecked Sendable {
     private func launch(_ executable: String) async throws {
         let started = try Self.spawn(executable, ["-c", directory + "/mosquitto.conf"])
         lock.withLock { pid = started }
+        _ = Self.runningLock.withLock { Self.runningBrokers.insert(started) }
         // Ready once its listeners take connections: a start takes milliseconds, but this task
         // may wait long for a thread while a whole test suite loads two cores.
         let deadline = Date().addingTimeInterval(300)
@@ -191,7 +205,11 @@ public final class MosquittoBroker: @unchecked Sendable {
     }
 
     /// Starts `executable` with no signal blocked and the default handlers (a child of a test
-    /// process would otherwise inherit its blocked SIGTERM and never stop), its output discarded.
+    /// process would otherwise inherit its blocked SIGTERM and never stop), its output discarded,
+    /// and no other descriptor of the test process: a broker that kept a copy of a server's
+    /// listening socket, a client's connection or a child's output pipe would hold it open
+    /// after the test closed it — a port that stays taken, a peer that never sees the close,
+    /// a read that never ends — for as long as the broker runs.
     private static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -209,12 +227,29 @@ public final class MosquittoBroker: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        try closeInheritedDescriptors(in: &actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw Failure.didNotStart("posix_spawn \(executable): error \(result)") }
         return pid
+    }
+
+    /// Adds to `actions` the closing of every descriptor from 3 up: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later; looked up at run time, since
+    /// Swift's Glibc module does not declare it), else one close per descriptor open now.
+    static func closeInheritedDescriptors(in actions: inout posix_spawn_file_actions_t) throws {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+            guard closeFrom(&actions, 3) == 0 else { throw Failure.didNotStart("posix_spawn_file_actions_addclosefrom_np failed") }
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 && fcntl(descriptor, F_GETFD) >= 0 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
     }
 
     private static func accepts(_ port: Int) -> Bool {

@@ -41,6 +41,22 @@ struct MQTTClientTests {
         }
     }
 
+    /// A broker holds no descriptor of the test process: a pipe whose write end the test closes
+    /// reads as ended at once, though the broker started while it was open (before, the broker
+    /// kept its copy, and servers' ports, clients' connections and children's pipes stayed open
+    /// as long as it ran).
+    @Test func theBrokerKeepsNoDescriptorOfTheTestProcess() async throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let broker = try await MosquittoBroker.start()
+        defer { broker.remove() }
+        close(ends[1])
+        #expect(fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK) == 0)
+        var byte: UInt8 = 0
+        #expect(read(ends[0], &byte, 1) == 0, "the broker holds the pipe's write end open (errno \(errno))")
+    }
+
     @Test func wildcardsQoS1AndRetainedMessagesWithAPassword() async throws {
         let broker = try await MosquittoBroker.start(users: ["gateway": "s3cret"])
         defer { broker.remove() }
