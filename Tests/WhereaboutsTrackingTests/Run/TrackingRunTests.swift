@@ -212,17 +212,51 @@ struct TrackingRunTests {
         defer { temporary.remove() }
         let outbox = try temporary.open()
         try await outbox.enqueue(.create(TrackedEvent(id: "n1", streamIds: ["position"], time: 1, type: "note/txt", content: .string("x"))))
-        let sender = OutboxSender(outbox: outbox, client: try absentServer(), backoff: Backoff(initial: 0.05, maximum: 0.1))
-        let retries = Counter()
-        let started = ContinuousClock.now
-        let report = try await sender.deliver(waitingUpTo: .milliseconds(400)) { error, pause in
-            #expect(error.isRetryable && pause <= .milliseconds(400))
-            retries.add()
+        // On a test clock moved to each wait's end as soon as the sender waits: the deadline is
+        // exact, whatever the load on the machine.
+        let clock = ManualClock()
+        let sender = OutboxSender(outbox: outbox, client: try absentServer(), backoff: Backoff(initial: 0.05, maximum: 0.1), clock: clock)
+        let pauses = LockedPauses()
+        let delivering = Task {
+            defer { pauses.finish() }
+            return try await sender.deliver(waitingUpTo: .milliseconds(400)) { error, pause in
+                #expect(error.isRetryable)
+                pauses.append(pause)
+            }
         }
+        // Real time only bounds a hang (a loaded machine's tasks may wait long for a thread).
+        let patience = ContinuousClock.now + .seconds(300)
+        while !pauses.isFinished, ContinuousClock.now < patience {
+            if let deadline = clock.nextDeadline {
+                await clock.advance(to: deadline)
+            } else {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        let report = try await delivering.value
         #expect(report.outcome == .deadlinePassed && report.pending == 1)
-        #expect(retries.value >= 2)
-        #expect(ContinuousClock.now - started < .seconds(120))
+        // Each wait the backoff's (half its ceiling to the ceiling: 0.05 s doubling to 0.1 s),
+        // the last one cut to what was left; they end exactly at the deadline.
+        let waits = pauses.values
+        #expect(waits.count >= 4)
+        for (index, pause) in waits.dropLast().enumerated() {
+            let ceiling = Duration.seconds(index == 0 ? 0.05 : 0.1)
+            #expect(pause >= ceiling / 2 && pause <= ceiling, "wait \(index): \(pause)")
+        }
+        #expect(waits.reduce(.zero, +) == .milliseconds(400))
+        #expect(clock.now.offset == .milliseconds(400))
     }
+}
+
+/// The waits a `@Sendable` closure reports.
+final class LockedPauses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pauses: [Duration] = []
+    private var finished = false
+    var values: [Duration] { lock.withLock { pauses } }
+    var isFinished: Bool { lock.withLock { finished } }
+    func append(_ pause: Duration) { lock.withLock { pauses.append(pause) } }
+    func finish() { lock.withLock { finished = true } }
 }
 
 /// A count that a `@Sendable` closure can add to.
