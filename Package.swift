@@ -98,6 +98,7 @@ let package = Package(
             name: "WhereaboutsMQTT",
             dependencies: [
                 "Whereabouts",
+                "WhereaboutsBluetooth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -176,6 +177,7 @@ let package = Package(
             name: "WhereaboutsMQTTTests",
             dependencies: [
                 "WhereaboutsMQTT",
+                "WhereaboutsBluetooth",
                 "WhereaboutsServerTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

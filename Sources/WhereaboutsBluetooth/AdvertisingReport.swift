@@ -103,7 +103,8 @@ public struct BeaconSighting: Hashable, Sendable {
 /// ```
 ///
 /// Reports without an RSSI, without a beacon frame (including Eddystone-URL and -TLM, which name
-/// no beacon), with malformed data or with incomplete extended data give no reading.
+/// no beacon), with malformed data or with incomplete extended data give no reading — unless
+/// the ``SightingDecoder/tagResolver`` names their resolvable private address.
 public struct SightingDecoder: Sendable {
     /// The iBeacon/AltBeacon proximity UUIDs to keep; empty keeps every beacon. When it is not
     /// empty, Eddystone beacons are left out.
@@ -112,21 +113,33 @@ public struct SightingDecoder: Sendable {
     public var layout: AdvertisingReportLayout
     /// The `device` of the scans made.
     public var device: String?
+    /// Names the phones that advertise from resolvable private addresses by their keys: a
+    /// report from such an address that holds no wanted beacon is a reading of the tag
+    /// (`.id(tag)`) when one of the keys made the address.
+    public var tagResolver: TagResolver?
 
     /// Creates a decoder.
-    public init(uuids: Set<UUID> = [], layout: AdvertisingReportLayout = .groupedByField, device: String? = nil) {
+    public init(uuids: Set<UUID> = [], layout: AdvertisingReportLayout = .groupedByField, device: String? = nil,
+                tagResolver: TagResolver? = nil) {
         self.uuids = uuids
         self.layout = layout
         self.device = device
+        self.tagResolver = tagResolver
     }
 
-    /// The reading of one report, or `nil` when it holds no wanted beacon.
+    /// The reading of one report, or `nil` when it holds no wanted beacon and comes from no
+    /// tag the ``tagResolver`` resolves.
     public func reading(from report: AdvertisingReport) -> Reading? {
-        guard let rssi = report.rssi, let frame = report.frame, let reading = frame.reading(rssi: Double(rssi)) else { return nil }
-        if !uuids.isEmpty {
-            guard case .iBeacon(let identity) = reading.beacon, uuids.contains(identity.uuid) else { return nil }
+        guard let rssi = report.rssi else { return nil }
+        if let frame = report.frame, let reading = frame.reading(rssi: Double(rssi)) {
+            if uuids.isEmpty { return reading }
+            if case .iBeacon(let identity) = reading.beacon, uuids.contains(identity.uuid) { return reading }
         }
-        return reading
+        // A random device address (type 1) whose two most significant bits are 01.
+        if report.addressType == 1, let tagResolver, let tag = tagResolver.tag(for: report.address) {
+            return Reading(beacon: .id(tag), rssi: Double(rssi))
+        }
+        return nil
     }
 
     /// The sightings in an HCI event packet (event code, length, parameters; no H4 type byte);

@@ -42,6 +42,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
             CommandGroup(name: "Bluetooth", subcommands: [
                 ScanCommand.self,
                 RecordCommand.self,
+                TagsCommand.self,
             ]),
             CommandGroup(name: "Tracking", subcommands: [
                 TrackCommand.self,

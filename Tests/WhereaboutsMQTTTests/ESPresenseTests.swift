@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsBluetooth
 import Whereabouts
 @testable import WhereaboutsMQTT
 
@@ -53,6 +54,29 @@ struct ESPresenseInputTests {
         } catch {
             #expect(error.description.contains(reason), "\(error)")
         }
+    }
+
+    /// A phone is named by its key in the tags file: from a node that resolved it itself
+    /// (`irk:<key>`, in either byte order, since nodes are given keys both ways), or from the
+    /// resolvable private address in `mac`; other ids stay as they are.
+    @Test func phonesAreNamedByTheirKeys() throws {
+        let key: [UInt8] = [0xEC, 0x02, 0x34, 0xA3, 0x57, 0xC8, 0xAD, 0x05, 0x34, 0x10, 0x10, 0xA6, 0x0A, 0x39, 0x7D, 0x9B]
+        let input = ESPresenseInput(tagResolver: TagResolver(tags: [Venue.Tag(id: "anna-phone", identityResolvingKey: key)]))
+        func tag(_ id: String, mac: String? = nil) throws -> BeaconReference? {
+            let payload = #"{"id":"\#(id)","rssi":-70\#(mac.map { #","mac":"\#($0)""# } ?? "")}"#
+            return try input.report(from: MQTTMessage(topic: "espresense/devices/\(id)/kitchen", payload: payload), arrival: 1).readings.first?.beacon
+        }
+        #expect(try tag("irk:ec0234a357c8ad05341010a60a397d9b") == .id("anna-phone"))
+        #expect(try tag("irk:9b7d390aa610103405adc857a33402ec") == .id("anna-phone"))
+        #expect(try tag("apple:1005:9-26", mac: "7081940dfbaa") == .id("anna-phone"))
+        #expect(try tag("apple:1005:9-26", mac: "70:81:94:0D:FB:AA") == .id("anna-phone"))
+        #expect(try tag("apple:1005:9-26", mac: "7081940dfbab") == .id("apple:1005:9-26"))
+        #expect(try tag("apple:1005:9-26", mac: "not an address") == .id("apple:1005:9-26"))
+        #expect(try tag("irk:00000000000000000000000000000001") == .id("irk:00000000000000000000000000000001"))
+        // Without a resolver, the id as it is.
+        let plain = try ESPresenseInput().report(from: MQTTMessage(topic: "espresense/devices/x/kitchen",
+                                                                  payload: #"{"id":"apple:1005:9-26","mac":"7081940dfbaa","rssi":-70}"#), arrival: 1)
+        #expect(plain.readings.first?.beacon == .id("apple:1005:9-26"))
     }
 
     @Test func aPayloadBeyondItsBoundIsRefusedUnread() {

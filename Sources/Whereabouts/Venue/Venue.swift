@@ -258,13 +258,48 @@ extension Venue {
         public var iBeacon: IBeaconIdentity?
         /// Eddystone-UID identity, when it advertises one.
         public var eddystone: EddystoneIdentity?
+        /// The identity resolving key (IRK) of a phone that advertises from resolvable private
+        /// addresses: 16 bytes, most significant first, as the Bluetooth specification writes it.
+        /// A secret (whoever holds it can follow the phone), so it is kept in a tags file
+        /// (``TagsFile``), never in the venue, which the server shows every map page.
+        public var identityResolvingKey: [UInt8]?
 
         /// Creates a tag.
-        public init(id: String, iBeacon: IBeaconIdentity? = nil, eddystone: EddystoneIdentity? = nil) {
+        public init(id: String, iBeacon: IBeaconIdentity? = nil, eddystone: EddystoneIdentity? = nil,
+                    identityResolvingKey: [UInt8]? = nil) {
             self.id = id
             self.iBeacon = iBeacon
             self.eddystone = eddystone
+            self.identityResolvingKey = identityResolvingKey
         }
+    }
+
+    /// The venue with `more` tags (a tags file's) after its own.
+    ///
+    /// - Throws: ``FormatError`` naming `file` when a tag's id or identity is already the
+    ///   venue's, or when there would be more than 100,000 tags.
+    public func addingTags(_ more: [Tag], from file: String? = nil) throws(FormatError) -> Venue {
+        var venue = self
+        var ids = Set(tags.map(\.id))
+        var iBeacons = Set(tags.compactMap(\.iBeacon))
+        var eddystones = Set(tags.compactMap(\.eddystone))
+        guard tags.count + more.count <= VenueFile.maximumTags else {
+            throw FormatError(file: file, key: "tags", message: "at most \(VenueFile.maximumTags) tags with the venue's, found \(tags.count + more.count)")
+        }
+        for (index, tag) in more.enumerated() {
+            let key = "tags[\(index)]"
+            guard ids.insert(tag.id).inserted else {
+                throw FormatError(file: file, key: key + ".id", message: "the venue already names a tag \"\(tag.id)\"")
+            }
+            if let iBeacon = tag.iBeacon, !iBeacons.insert(iBeacon).inserted {
+                throw FormatError(file: file, key: key + ".uuid", message: "the venue already names a tag uuid/major/minor \(iBeacon)")
+            }
+            if let eddystone = tag.eddystone, !eddystones.insert(eddystone).inserted {
+                throw FormatError(file: file, key: key + ".namespace", message: "the venue already names a tag namespace/instance \(eddystone)")
+            }
+            venue.tags.append(tag)
+        }
+        return venue
     }
 
     /// The venue as a tag's locator sees it: the receivers are its beacons, each with the

@@ -211,26 +211,52 @@ public enum VenueFile {
             }
         }
         if let tags = root.member("tags") {
-            let items = try tags.elements()
-            guard items.count <= maximumTags else {
-                throw tags.fail("at most \(maximumTags) tags, found \(items.count)")
-            }
-            var seen: [String: String] = [:]
-            var tagIdentities = UniqueIdentities()
-            for item in items {
-                let idReader = try item.required("id")
-                let id = try idReader.string()
-                if let previous = seen[id] { throw idReader.fail("duplicate tag id \"\(id)\" (also \(previous))") }
-                seen[id] = item.path
-                var tag = Venue.Tag(id: id)
-                (tag.iBeacon, tag.eddystone) = try tagIdentities.decode(item)
-                guard tag.iBeacon != nil || tag.eddystone != nil else {
-                    throw item.fail("a tag needs the identity it advertises: uuid/major/minor or namespace/instance")
-                }
-                venue.tags.append(tag)
-            }
+            venue.tags = try decodeTags(tags, keysAllowed: false)
         }
         return venue
+    }
+
+    /// The tags of a `tags` array: the venue's (`keysAllowed` false: an identity resolving key
+    /// there is refused, since the venue is served to every map page) or a tags file's.
+    static func decodeTags(_ tags: JSONReader, keysAllowed: Bool) throws(FormatError) -> [Venue.Tag] {
+        let items = try tags.elements()
+        guard items.count <= maximumTags else {
+            throw tags.fail("at most \(maximumTags) tags, found \(items.count)")
+        }
+        var seen: [String: String] = [:]
+        var keys: [[UInt8]: String] = [:]
+        var tagIdentities = UniqueIdentities()
+        var decoded: [Venue.Tag] = []
+        for item in items {
+            let idReader = try item.required("id")
+            let id = try idReader.string()
+            guard !id.isEmpty, id.utf8.count <= 256 else { throw idReader.fail("a tag id is 1 to 256 bytes") }
+            if let previous = seen[id] { throw idReader.fail("duplicate tag id \"\(id)\" (also \(previous))") }
+            seen[id] = item.path
+            var tag = Venue.Tag(id: id)
+            (tag.iBeacon, tag.eddystone) = try tagIdentities.decode(item)
+            if let keyReader = item.member("irk") {
+                guard keysAllowed else {
+                    throw keyReader.fail("an identity resolving key belongs in a tags file (--tags), not in the venue, "
+                                         + "which the server shows every map page")
+                }
+                let text = try keyReader.string()
+                guard let key = TagsFile.identityResolvingKey(hex: text) else {
+                    throw keyReader.fail("an identity resolving key is 32 hexadecimal digits (16 bytes, most significant first)")
+                }
+                if let previous = keys[key] { throw keyReader.fail("duplicate identity resolving key (also \(previous))") }
+                keys[key] = item.path
+                tag.identityResolvingKey = key
+            }
+            // A tags file may name a tag by the id the reports already give it (an ESPresense
+            // alias): it is then published by name; the venue's tags name identities.
+            guard keysAllowed || tag.iBeacon != nil || tag.eddystone != nil else {
+                throw item.fail("a tag needs the identity it advertises: uuid/major/minor or namespace/instance "
+                                + "(a tag the reports name by its id goes in a tags file, --tags)")
+            }
+            decoded.append(tag)
+        }
+        return decoded
     }
 
     /// The advertised identities of one list (the beacons, the tags), each allowed once.
@@ -333,8 +359,10 @@ public enum VenueFile {
                 return .object(members)
             })))
         }
-        if !venue.tags.isEmpty {
-            root.append(("tags", .array(venue.tags.map { tag in
+        // Keys are a tags file's (and a tag known by its key alone with them): the venue leaves them out.
+        let advertised = venue.tags.filter { $0.iBeacon != nil || $0.eddystone != nil }
+        if !advertised.isEmpty {
+            root.append(("tags", .array(advertised.map { tag in
                 .object([("id", .string(tag.id))] + identityMembers(iBeacon: tag.iBeacon, eddystone: tag.eddystone))
             })))
         }
@@ -342,7 +370,7 @@ public enum VenueFile {
     }
 
     /// The keys of an advertised identity, as a beacon or a tag gives it.
-    private static func identityMembers(iBeacon: IBeaconIdentity?, eddystone: EddystoneIdentity?) -> [(key: String, value: JSONValue)] {
+    static func identityMembers(iBeacon: IBeaconIdentity?, eddystone: EddystoneIdentity?) -> [(key: String, value: JSONValue)] {
         var members: [(key: String, value: JSONValue)] = []
         if let iBeacon {
             members += [("uuid", .string(iBeacon.uuid.uuidString)), ("major", .number(Double(iBeacon.major))),

@@ -1,5 +1,6 @@
 import Foundation
 import Whereabouts
+import WhereaboutsBluetooth
 
 /// ESPresense's messages as receiver reports (FORMATS.md §8): what an ESPresense node publishes
 /// on `espresense/devices/<tag id>/<room>`, and the bare Home Assistant `mqtt_room` form
@@ -9,8 +10,11 @@ import Whereabouts
 /// - The topic's last level is the room, which names the receiver: the venue's receiver of that
 ///   id, or the one ``receiverNames`` maps it to.
 /// - The payload's `id` is the tag: `iBeacon:<uuid>-<major>-<minor>` becomes that iBeacon identity
-///   (so a venue's `Venue.Tag` names it), anything else (`irk:…`, an enrolled alias) is the
-///   tag's id as it is. Without `id`, the topic's level before the room is taken.
+///   (so a venue's `Venue.Tag` names it); `irk:<key>` (a node that resolves a phone's addresses
+///   itself) the tag of that key in the ``tagResolver``, in either byte order; any other id, when
+///   the payload's `mac` is a resolvable private address one of the resolver's keys made, that
+///   key's tag; else the id as it is (an enrolled alias). Without `id`, the topic's level before
+///   the room is taken.
 /// - `rssi` is the reading's RSSI and `rssi@1m` its reference power; a message with a `distance`
 ///   and no `rssi` (`mqtt_room`) gets the RSSI that ESPresense's own model gives that distance:
 ///   `rssi@1m − 10 · 2.7 · log₁₀(distance)`, with −59 dBm at 1 m when it gives none (ESPresense's
@@ -37,10 +41,15 @@ public struct ESPresenseInput: Sendable {
 
     /// Receivers' ids by the room name their node publishes, where the two differ.
     public var receiverNames: [String: String]
+    /// Names phones by their identity resolving keys: from an `irk:` id, or from the `mac` of a
+    /// message whose id is no tag's.
+    public var tagResolver: TagResolver?
 
-    /// An input that maps `receiverNames`' rooms to receivers (others are taken as they are).
-    public init(receiverNames: [String: String] = [:]) {
+    /// An input that maps `receiverNames`' rooms to receivers (others are taken as they are) and
+    /// names phones by `tagResolver`'s keys.
+    public init(receiverNames: [String: String] = [:], tagResolver: TagResolver? = nil) {
         self.receiverNames = receiverNames
+        self.tagResolver = tagResolver
     }
 
     /// Why a message is not a report.
@@ -81,10 +90,32 @@ public struct ESPresenseInput: Sendable {
             rssi = (referencePower ?? Self.referenceRSSI) - 10 * Self.absorption * log10(max(distance, 0.01))
         }
         guard let rssi else { throw Refusal("it has neither \"rssi\" nor \"distance\"") }
-        let reading = Reading(beacon: Self.tag(forId: id), rssi: rssi, txPower: referencePower, distance: distance)
+        let reading = Reading(beacon: tag(forId: id, mac: json["mac"]), rssi: rssi, txPower: referencePower, distance: distance)
         var scan = Scan(time: arrival, device: receiverNames[String(room)] ?? String(room), readings: [reading])
         scan.arrival = arrival
         return scan
+    }
+
+    /// The tag of a message: its id's, or the one `tagResolver` names by an `irk:` id or by the
+    /// resolvable private address in `mac`.
+    private func tag(forId id: String, mac: JSONValue?) -> BeaconReference {
+        let named = Self.tag(forId: id)
+        guard case .id = named, let tagResolver, !tagResolver.isEmpty else { return named }
+        if id.utf8.count == 36, id.lowercased().hasPrefix("irk:"), let key = TagsFile.identityResolvingKey(hex: String(id.dropFirst(4))) {
+            if let tag = tagResolver.tag(forKey: key) ?? tagResolver.tag(forKey: key.reversed()) { return .id(tag) }
+        }
+        if case .string(let text) = mac, let address = Self.address(text), let tag = tagResolver.tag(for: address) {
+            return .id(tag)
+        }
+        return named
+    }
+
+    /// The address ESPresense's `mac` gives: 12 hexadecimal digits, most significant first, with
+    /// or without colons.
+    static func address(_ text: String) -> BluetoothAddress? {
+        let digits = text.filter { $0 != ":" }
+        guard digits.count == 12, digits.allSatisfy(\.isHexDigit), let value = UInt64(digits, radix: 16) else { return nil }
+        return BluetoothAddress(rawValue: value)
     }
 
     /// The tag an ESPresense id names: `iBeacon:<uuid>-<major>-<minor>` an iBeacon identity,

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Whereabouts
+import WhereaboutsBluetooth
 import WhereaboutsMQTT
 
 /// `whereabouts bridge`
@@ -18,7 +19,7 @@ struct BridgeCommand: AsyncParsableCommand {
         place it is in, or not_home) and its retained /attributes (x, y, z, latitude, longitude, \
         accuracy, confidence, fixes, last_seen), with Home Assistant's MQTT discovery of a \
         device_tracker and a room sensor per tag, available while the bridge runs (its last will \
-        says offline). Only tags the venue's "tags" name are published, unless --all-tags.
+        says offline). Only tags the venue's "tags" or the --tags file name are published, unless         --all-tags. A phone is named by its identity resolving key in the tags file: from a node         that reports it as irk:<key>, or from the resolvable private address in a message's "mac".
 
         Output, one JSON object a line, as `fuse` writes it: each fix, and each place entered or \
         left. Messages that are not reports are counted and logged (standard error), and dropped.
@@ -31,6 +32,7 @@ struct BridgeCommand: AsyncParsableCommand {
           whereabouts bridge --venue venue.json --mqtt mqtt://ha:secret@homeassistant.local
           whereabouts bridge --venue venue.json --mqtt mqtts://broker.lan --mqtt-ca ca.pem --receiver-name living_room=node-1
           whereabouts bridge --venue venue.json --mqtt mqtt://127.0.0.1 --topic 'room_presence/+' --no-discovery
+          whereabouts bridge --venue venue.json --tags tags.json --mqtt mqtt://127.0.0.1
         """)
     )
 
@@ -67,8 +69,10 @@ struct BridgeCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Publish nothing: only read, fuse and write the output.")
     var noPublish = false
 
-    @Flag(name: .long, help: "Publish every tag heard, not only those the venue's \"tags\" name.")
+    @Flag(name: .long, help: "Publish every tag heard, not only those the venue's \"tags\" or --tags name.")
     var allTags = false
+
+    @OptionGroup var tags: TagsFileOption
 
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
@@ -92,7 +96,7 @@ struct BridgeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let venueValue = try positioning.venue.read()
+        let venueValue = try tags.adding(to: positioning.venue.read())
         guard !venueValue.receivers.isEmpty else {
             throw CommandFailure("\(positioning.venue.path) lists no receivers: the bridge locates tags from fixed receivers (ESPresense nodes), "
                                  + "listed in the venue's \"receivers\" (FORMATS.md §1), each with the id its node publishes as its room.")
@@ -115,7 +119,7 @@ struct BridgeCommand: AsyncParsableCommand {
         let bridge = ESPresenseBridge(
             broker: connection.client, venue: venueValue, setup: setup,
             configuration: TagPipeline.Configuration(fusion: fusion.configuration, timing: pipeline.timing, exitTimeout: exitTimeout),
-            input: ESPresenseInput(receiverNames: names), output: output,
+            input: ESPresenseInput(receiverNames: names, tagResolver: TagResolver(tags: venueValue.tags)), output: output,
             filters: topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -48,6 +48,8 @@ struct FuseCommand: AsyncParsableCommand {
 
     @OptionGroup var fusion: FusionOptions
 
+    @OptionGroup var tags: TagsFileOption
+
     @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a tag's place is left.", valueName: "seconds"))
     var exitTimeout: Double = 30
 
@@ -64,7 +66,7 @@ struct FuseCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let venueValue = try positioning.venue.read()
+        let venueValue = try tags.adding(to: positioning.venue.read())
         guard !venueValue.receivers.isEmpty else {
             throw CommandFailure("\(positioning.venue.path) lists no receivers: `fuse` locates tags from fixed receivers, "
                                  + "listed in the venue's \"receivers\" (FORMATS.md §1); `locate` locates a listener from beacons.")

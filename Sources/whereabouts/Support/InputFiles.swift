@@ -11,6 +11,11 @@ enum InputFiles {
         try read(path, role: "the venue") { url, keys throws(FormatError) in try VenueFile.read(from: url, unknownKeys: &keys) }
     }
 
+    /// The tags file at `path`.
+    static func tags(at path: String) throws -> [Venue.Tag] {
+        try read(path, role: "the tags file") { url, keys throws(FormatError) in try TagsFile.read(from: url, unknownKeys: &keys) }
+    }
+
     /// The walk at `path`.
     static func walk(at path: String) throws -> Walk {
         try read(path, role: "the walk") { url, keys throws(FormatError) in try WalkFile.read(from: url, unknownKeys: &keys) }

@@ -19,6 +19,11 @@ struct SightingSourceOptions: ParsableArguments {
             help: ArgumentHelp("Keep only iBeacon/AltBeacon beacons of these proximity UUIDs (live scans and captures).", valueName: "uuid"))
     var uuids: [String] = []
 
+    @Option(name: .customLong("tags"),
+            help: ArgumentHelp("Name phones that advertise from changing addresses by this tags file's identity resolving keys (live scans and captures).",
+                               valueName: "tags.json"))
+    var tagsPath: String?
+
     @Flag(name: .long, help: "Scan actively (ask advertisers for scan responses) instead of passively.")
     var active = false
 
@@ -83,7 +88,12 @@ struct SightingSourceOptions: ParsableArguments {
     /// Opens the source; live adapters are checked at once, so that a missing adapter or a
     /// missing permission fails before any work.
     func open(lenient: Bool = false, defaultPace: ReplaySpeed = .fast, allowingRecording: Bool = true) throws -> ScanSource {
-        let decoder = SightingDecoder(uuids: try uuidSet())
+        var decoder = SightingDecoder(uuids: try uuidSet())
+        if let tagsPath {
+            let resolver = TagResolver(tags: try InputFiles.tags(at: tagsPath))
+            if resolver.isEmpty { Terminal.error("warning: \(tagsPath) gives no tag an identity resolving key (\"irk\"): no address will be resolved.") }
+            decoder.tagResolver = resolver
+        }
         switch try kind(allowingRecording: allowingRecording) {
         case .recording(let path):
             return try Self.openRecording(path, lenient: lenient)
