@@ -158,19 +158,21 @@ public actor TrackingClient {
     /// children, oldest first (newest first with `newestFirst`: `limit: 1` is then the latest).
     ///
     /// As Pryv's position client documents: `nil` and `nil` give the last 24 hours (and the
-    /// minute ahead of the server's clock); a `nil` stream gives every stream the token may read.
+    /// minute ahead of the server's clock), a `nil` end alone up to that minute ahead; a `nil`
+    /// stream gives every stream the token may read.
     /// At most `limit` events (default 1,000); when the server answers in parts (it caps the
     /// events of one answer), the parts are fetched in turn.
     public func events(from: Double?, to: Double?, streamId: String?, types: [String] = [], limit: Int = 1_000,
                        newestFirst: Bool = false) async throws -> [TrackedEvent] {
         var query: [(String, String)] = []
         var start = from, end = to
-        if start == nil, end == nil {
-            // The last 24 hours, and the minute ahead: an event stamped "now" by a clock a little
-            // ahead (or by the offset measured on another answer) is still in.
+        if end == nil {
+            // Up to the minute ahead, not the server's now: an event stamped "now" by a clock a
+            // little ahead (or by the offset measured on another answer, which is off by up to
+            // half that answer's round trip) is still in. With no start either, the last 24 hours.
             let now = serverTime(forLocal: Date().timeIntervalSince1970)
-            start = now - 86_400
             end = now + 60
+            if start == nil { start = now - 86_400 }
         }
         if let start { query.append(("fromTime", Self.numberText(start))) }
         if let end { query.append(("toTime", Self.numberText(end))) }

@@ -232,6 +232,24 @@ struct DeliveryTests {
         }
     }
 
+    /// A range with no end reaches the minute ahead of the server's clock, as one with neither
+    /// end does: an event a phone's clock (or an offset measured off by a slow answer) stamped a
+    /// few seconds ahead is in it (the server's own default end, its now, left it out).
+    @Test("A range with no end holds an event stamped a little ahead of the server's clock")
+    func anOpenRangeHoldsAnEventStampedAhead() async throws {
+        try await LocalServer.with { server in
+            let token = try await server.addUser("ivy")
+            let client = try TrackingClient(server: server.url, token: token, defaultStream: "diary")
+            _ = try await client.start()
+            try await client.ensureStream("diary")
+            let ahead = try await client.sendNote("ahead", time: Date().timeIntervalSince1970 + 20)
+            #expect(try await client.events(from: 0, to: nil, streamId: "diary").map(\.id) == [ahead.id])
+            #expect(try await client.events(from: nil, to: nil, streamId: "diary").map(\.id) == [ahead.id])
+            // An end given is the end.
+            #expect(try await client.events(from: 0, to: Date().timeIntervalSince1970, streamId: "diary").isEmpty)
+        }
+    }
+
     @Test("The client: time range defaults, streams, typed errors")
     func client() async throws {
         try await LocalServer.with { server in
