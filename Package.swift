@@ -192,6 +192,7 @@ let package = Package(
             dependencies: [
                 "whereabouts",
                 "WhereaboutsMQTT",
+                "WhereaboutsServer",
                 "WhereaboutsServerTesting",
                 "WhereaboutsTracking",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -49,10 +49,14 @@ public func makeServerApplication(
         eventsDidChange: { events, userName in await liveFeed.publish(events, for: userName) },
         accessesDidEnd: { hashes in await authenticator.forget(tokenHashes: hashes) })
     // The venue's fixed receivers, when it lists some: their reports become the tags' events.
+    let feeds = configuration.reportFeeds
     let tagTracking = configuration.venue.flatMap { venue in
         venue.receivers.isEmpty ? nil : TagTracking(venue: venue, configuration: configuration.tags, clock: configuration.clock,
-                                                    service: service, logger: logger)
+                                                    service: service, logger: logger) { user, outputs in
+            for feed in feeds where feed.user == user { await feed.publish(outputs) }
+        }
     }
+    if !feeds.isEmpty && tagTracking == nil { throw ServerSetupError.reportFeedsWithoutReceivers }
     let router = Router(context: ServerRequestContext.self)
     router.middlewares.add(APIErrorMiddleware(metrics: metrics))
     let rateLimiter = configuration.rateLimit.map { RateLimiter(requestsPerSecond: $0.requestsPerSecond, burst: $0.burst) }
@@ -74,7 +78,10 @@ public func makeServerApplication(
         .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     var services: [any Service] = shared.map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
-    if let tagTracking { services.append(TagTracking.Lifetime(tracking: tagTracking)) }
+    if let tagTracking {
+        services.append(TagTracking.Lifetime(tracking: tagTracking))
+        services += feeds.map { ReceiverReportFeedService(feed: $0, tracking: tagTracking, logger: logger) }
+    }
     var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: webSocketRouter, timeouts: configuration.requestTimeouts)
     if let tls = configuration.tls {
         server = try .tls(server, tlsConfiguration: ServerSetupError.tlsConfiguration(tls))
@@ -93,12 +100,17 @@ public func makeServerApplication(
 public enum ServerSetupError: Error, CustomStringConvertible {
     /// The certificate chain or the private key cannot be read as PEM.
     case unreadableTLSFile(path: String, reason: String)
+    /// Report feeds were given, but no venue that lists receivers to locate their tags from.
+    case reportFeedsWithoutReceivers
 
     /// What went wrong and what to do.
     public var description: String {
         switch self {
         case .unreadableTLSFile(let path, let reason):
             "\(path): cannot be read as a PEM certificate or key (\(reason)); give the files of --tls-cert and --tls-key."
+        case .reportFeedsWithoutReceivers:
+            "Receivers' reports from a feed (--mqtt) need a venue that lists the receivers (--venue, its \"receivers\"): "
+                + "without them no tag can be located."
         }
     }
 

@@ -20,10 +20,15 @@ struct ServerCommandTests {
         let port: Int
         private let errorPipe = Pipe()
 
-        init(dataDir: URL, port: Int? = nil, arguments: [String] = []) throws {
+        convenience init(dataDir: URL, port: Int? = nil, arguments: [String] = []) throws {
+            try self.init(store: ["--data-dir", dataDir.path], port: port, arguments: arguments)
+        }
+
+        /// A server of the store `store` names (`--data-dir D` or `--database URL`).
+        init(store: [String], port: Int? = nil, arguments: [String] = []) throws {
             self.port = try port ?? Self.freePort()
             process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
-            process.arguments = ["serve", "--data-dir", dataDir.path, "--port", String(self.port), "--log-level", "warning"] + arguments
+            process.arguments = ["serve"] + store + ["--port", String(self.port), "--log-level", "warning"] + arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errorPipe
             try process.run()

@@ -93,6 +93,102 @@ struct ReceiverReportsTests {
         }
     }
 
+    /// A feed that hands the test's reports to the server as `user`'s, and keeps what the server
+    /// gives back.
+    final class TestFeed: ReceiverReportFeed, @unchecked Sendable {
+        /// Set once the test server has made the user (it gives names a prefix of its own).
+        var user: String {
+            get { lock.withLock { userName } }
+            set { lock.withLock { userName = newValue } }
+        }
+        private var userName: String
+        let name = "test-feed"
+        let reports: AsyncStream<[Scan]>
+        let continuation: AsyncStream<[Scan]>.Continuation
+        private let lock = NSLock()
+        private var outputs: [TagPipeline.Output] = []
+
+        init(user: String) {
+            userName = user
+            (reports, continuation) = AsyncStream.makeStream()
+        }
+
+        var published: [TagPipeline.Output] { lock.withLock { outputs } }
+
+        func run(deliver: @escaping @Sendable ([Scan]) async -> Void) async throws {
+            for await batch in reports { await deliver(batch) }
+        }
+
+        func publish(_ outputs: [TagPipeline.Output]) async {
+            lock.withLock { self.outputs += outputs }
+        }
+    }
+
+    /// Anna in the middle, as each receiver heard her at `second`.
+    static func scans(at second: Double) -> [Scan] {
+        (0..<4).map { index in
+            Scan(time: receiverEpoch + second, device: "r\(index)",
+                 readings: [Reading(beacon: .iBeacon(IBeaconIdentity(uuid: uuid, major: 7, minor: 1)), rssi: -59 - 20 * log10(50.0.squareRoot()))])
+        }
+    }
+
+    /// Reports from a feed (`serve --mqtt`) go the way of those over HTTP: anna located and her
+    /// entry stored as the feed's user's events, written by the feed; the same outputs are given
+    /// back to the feed; a feed's end does not stop the server.
+    @Test func aFeedsReportsAreStoredAsItsUsersAndItsTagsGivenBack() async throws {
+        let clock = ManualClock()
+        let feed = TestFeed(user: "fay")
+        var configuration = Self.configuration(clock: clock)
+        configuration.reportFeeds = [feed]
+        try await TestServer.run(.sqlite, configuration: configuration) { server in
+            let (name, personal) = try await server.addUser("fay")
+            feed.user = name
+            var unknown = Self.scans(at: 0)
+            unknown[0].device = "attic"
+            feed.continuation.yield(unknown)
+            try await Self.waitUntilSleeping(clock)
+            for second in 1...5 {
+                await clock.advance(to: ManualClock.Instant(offset: .seconds(second)))
+                feed.continuation.yield(Self.scans(at: Double(second)))
+            }
+            feed.continuation.finish()
+            await clock.advance(to: ManualClock.Instant(offset: .seconds(7)))
+            let stored = try await Self.waitForEvents(server, user: name, token: personal) { events in
+                events.contains { $0["type"]?.stringValue == "place/enter" }
+            }
+            let positions = stored.filter { $0["type"]?.stringValue == "position/local" }
+            #expect(!positions.isEmpty && positions.allSatisfy { $0["streamIds"] == .array([.string("tag-anna")]) })
+            #expect(stored.allSatisfy { $0["createdBy"]?.stringValue == "test-feed" })
+            // Given back: the fixes stored and the entry, each of anna.
+            let deadline = ContinuousClock.now + .seconds(300)
+            while !feed.published.contains(where: { if case .event = $0 { true } else { false } }), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let fixes = feed.published.compactMap { if case .fix(let fix) = $0 { fix } else { nil } }
+            #expect(fixes.count == positions.count && fixes.allSatisfy { $0.device == "anna" })
+            #expect(feed.published.contains { if case .event(let event) = $0 { event.device == "anna" } else { false } })
+            // The feed has ended; the server still answers.
+            #expect(try await server.request(.GET, "/health").status == 200)
+        }
+    }
+
+    /// Feeds need receivers to locate tags from: a server without them is refused at once.
+    @Test func aFeedWithoutReceiversIsRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whereabouts-feed-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteEventStore(directory: directory)
+        for venue in [nil, Venue(tags: [Venue.Tag(id: "anna", iBeacon: IBeaconIdentity(uuid: Self.uuid, major: 7, minor: 1))])] {
+            var configuration = ServerConfiguration(venue: venue)
+            configuration.reportFeeds = [TestFeed(user: "fay")]
+            do {
+                _ = try makeServerApplication(configuration: configuration, store: store)
+                Issue.record("a server was made")
+            } catch let error as ServerSetupError {
+                #expect(error.description.contains("need a venue that lists the receivers"))
+            }
+        }
+    }
+
     /// What is refused, and how: the right status, the reason, and the rest of a request kept.
     @Test func badReportsAreRefusedWithTheirReasons() async throws {
         try await TestServer.run(.sqlite, configuration: Self.configuration(clock: ManualClock())) { server in

@@ -27,6 +27,8 @@ public actor ESPresenseBridge {
         public var lastRefusal: String?
         /// Messages published.
         public var published = 0
+        /// Reports left to the other processes that share the tags (``ESPresenseBridge/shard``).
+        public var otherShards = 0
     }
 
     /// What it has done so far.
@@ -36,6 +38,10 @@ public actor ESPresenseBridge {
     private let input: ESPresenseInput
     private let output: CompanionOutput?
     private let filters: [String]
+    /// The tags this process fuses when several share them; `nil` for all.
+    public nonisolated let shard: TagShard?
+    /// Names tags as the fusion does (for ``shard``).
+    private let naming: ReceiverFusion
     private let clock: any Clock<Duration>
     private let wallClock: @Sendable () -> Double
     private let logger: Logger
@@ -44,11 +50,12 @@ public actor ESPresenseBridge {
     private var discovered: Set<String> = []
 
     /// A bridge over `venue`'s receivers. `filters` are the topics subscribed to; `output`
-    /// `nil` publishes nothing (the outputs still reach ``run(emit:)``).
+    /// `nil` publishes nothing (the outputs still reach ``run(emit:)``); with a `shard`, only the
+    /// readings of the tags it owns are taken (each process that shares the broker given its own).
     public init(broker: any MessageBroker, venue: Venue, setup: PositioningSetup? = nil,
                 configuration: TagPipeline.Configuration = TagPipeline.Configuration(),
                 input: ESPresenseInput = ESPresenseInput(), output: CompanionOutput?,
-                filters: [String] = [ESPresenseInput.defaultFilter],
+                filters: [String] = [ESPresenseInput.defaultFilter], shard: TagShard? = nil,
                 clock: any Clock<Duration> = ContinuousClock(),
                 wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 logger: Logger = Logger(label: "whereabouts.espresense")) {
@@ -58,6 +65,8 @@ public actor ESPresenseBridge {
         self.input = input
         self.output = output
         self.filters = filters
+        self.shard = shard
+        naming = ReceiverFusion(venue: venue, configuration: configuration.fusion)
         self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
@@ -93,18 +102,49 @@ public actor ESPresenseBridge {
         }
     }
 
-    private func take(_ message: MQTTMessage, into inbox: ScanInbox) {
-        let arrival = wallClock()
-        do {
-            let report = try input.report(from: message, arrival: arrival)
-            if inbox.offer(report) {
+    /// Subscribes, publishes `online`, and hands each message's report to `deliver` as it comes,
+    /// unfused — for a fusion of its own, such as a server's (`ReceiverReportFeed`), which gives
+    /// the outputs back to ``publish(_:)`` — until the broker's messages end or the task is
+    /// cancelled.
+    public func forward(to deliver: @escaping @Sendable ([Scan]) async -> Void) async throws {
+        try await broker.subscribe(to: filters, qos: .atMostOnce)
+        if let output { try await publish(output.online) }
+        for await message in broker.messages {
+            if Task.isCancelled { return }
+            if let report = report(of: message) {
                 statistics.reports += 1
-            } else {
-                refuse("\(message.topic.prefix(200)): the fusion's queue is full")
+                await deliver([report])
             }
+        }
+    }
+
+    private func take(_ message: MQTTMessage, into inbox: ScanInbox) {
+        guard let report = report(of: message) else { return }
+        if inbox.offer(report) {
+            statistics.reports += 1
+        } else {
+            refuse("\(message.topic.prefix(200)): the fusion's queue is full")
+        }
+    }
+
+    /// The report of `message`, stamped now, with the readings of this process's tags; `nil`
+    /// when it is no report (counted and logged) or holds none of them (counted).
+    private func report(of message: MQTTMessage) -> Scan? {
+        var report: Scan
+        do {
+            report = try input.report(from: message, arrival: wallClock())
         } catch {
             refuse("\(message.topic.prefix(200)): \(error)")
+            return nil
         }
+        if let shard {
+            report.readings.removeAll { !shard.owns(naming.tagName(for: $0.beacon)) }
+            if report.readings.isEmpty {
+                statistics.otherShards += 1
+                return nil
+            }
+        }
+        return report
     }
 
     private func refuse(_ reason: String) {
@@ -115,7 +155,9 @@ public actor ESPresenseBridge {
         }
     }
 
-    private func publish(_ outputs: [TagPipeline.Output]) async {
+    /// Publishes outputs as the companion does: a fix's attributes, a place entered or left as
+    /// the tag's state, each tag's discovery once — for the tags the output publishes.
+    public func publish(_ outputs: [TagPipeline.Output]) async {
         guard let output else { return }
         for item in outputs {
             switch item {

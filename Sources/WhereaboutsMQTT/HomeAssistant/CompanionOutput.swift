@@ -37,8 +37,12 @@ public struct CompanionOutput: Sendable {
         metresPerUnit = venue.units.metres ?? 1
     }
 
+    /// The last level of ``statusTopic``: `status`, or one per process when several share the
+    /// tags (`status-1of2`), each tag's availability then its own process's.
+    public var statusLevel = "status"
+
     /// Where the bridge says whether it runs.
-    public var statusTopic: String { baseTopic + "/status" }
+    public var statusTopic: String { baseTopic + "/" + statusLevel }
 
     /// The last will to give the client: `offline` on ``statusTopic``, retained.
     public var will: MQTTMessage { MQTTMessage(topic: statusTopic, payload: "offline", qos: .atLeastOnce, retain: true) }

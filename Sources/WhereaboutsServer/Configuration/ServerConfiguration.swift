@@ -153,6 +153,10 @@ public struct ServerConfiguration: Sendable {
     /// How the reports of the venue's fixed receivers are fused and their tags followed
     /// (`POST /{username}/receivers/reports`, when ``venue`` lists receivers).
     public var tags = TagPipeline.Configuration()
+    /// Ways in for receivers' reports besides HTTP (``ReceiverReportFeed``: an MQTT broker's
+    /// ESPresense messages), each run for the server's lifetime; they need a ``venue`` that
+    /// lists receivers.
+    public var reportFeeds: [any ReceiverReportFeed] = []
     /// The clock the tags' pipelines run on between reports (exits fall due on it while the
     /// receivers are silent); tests give a `ManualClock`.
     public var clock: any Clock<Duration> = ContinuousClock()

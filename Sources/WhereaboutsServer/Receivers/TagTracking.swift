@@ -55,6 +55,8 @@ public actor TagTracking {
     /// Streams known to exist, per user.
     private var streams: [String: Set<String>] = [:]
     private var stopping = false
+    /// Told each batch of a user's outputs once they are stored.
+    private let outputsDidChange: @Sendable (_ user: String, _ outputs: [TagPipeline.Output]) async -> Void
 
     /// One user's pipeline: the reports' way in, and the task that runs the timeline.
     private struct UserRun {
@@ -64,10 +66,13 @@ public actor TagTracking {
         var sender: Access
     }
 
-    /// Tracking over `venue`'s receivers; `clock` moves the pipelines' time between reports.
+    /// Tracking over `venue`'s receivers; `clock` moves the pipelines' time between reports;
+    /// `outputsDidChange` is told each batch of a user's outputs once they are stored.
     public init(venue: Venue, configuration: TagPipeline.Configuration = TagPipeline.Configuration(),
                 clock: any Clock<Duration> = ContinuousClock(), service: APIService,
-                logger: Logger = Logger(label: "whereabouts.receivers")) {
+                logger: Logger = Logger(label: "whereabouts.receivers"),
+                outputsDidChange: @escaping @Sendable (_ user: String, _ outputs: [TagPipeline.Output]) async -> Void = { _, _ in }) {
+        self.outputsDidChange = outputsDidChange
         self.venue = venue
         self.configuration = configuration
         self.clock = clock
@@ -132,6 +137,14 @@ public actor TagTracking {
         return outcome
     }
 
+    /// Takes in reports that came another way than a request (``ReceiverReportFeed``) as
+    /// `user`'s, their events written as `source`'s; as ``take(_:from:)`` otherwise.
+    public func take(_ reports: [Scan], asUser user: String, source: String) -> Outcome {
+        let access = Access(id: source, userName: user, name: source, tokenHash: "",
+                            permissions: [Permission(streamId: Self.reportsPermissionStreamId, level: .contribute)], created: 0)
+        return take(reports, from: access)
+    }
+
     /// Stops every user's pipeline without giving out what they hold (a restart is not the tags
     /// leaving their places), and waits for the pipelines to end.
     public func stop() async {
@@ -178,6 +191,7 @@ public actor TagTracking {
                 try await timeline.run(&stage) { outputs in
                     guard let self, !outputs.isEmpty else { return }
                     await self.store(outputs, for: user)
+                    await self.outputsDidChange(user, outputs)
                 }
             } catch {
                 // An inbox never fails; a cancelled run just ends.

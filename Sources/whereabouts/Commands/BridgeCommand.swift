@@ -46,69 +46,24 @@ struct BridgeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A certificate authority (PEM) to check an mqtts:// broker's certificate with.", valueName: "ca.pem"))
     var mqttCa: String?
 
-    @Option(name: .long, help: ArgumentHelp("A topic filter to read reports from (repeatable; default espresense/devices/+/+).", valueName: "filter"))
-    var topic: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("A node's room name and the venue receiver it is (repeatable).", valueName: "room=receiver"))
-    var receiverName: [String] = []
+    @OptionGroup(title: "ESPresense and Home Assistant") var espresense: ESPresenseOptions
 
     @OptionGroup var fusion: FusionOptions
 
     @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a tag's place is left.", valueName: "seconds"))
     var exitTimeout: Double = 30
 
-    @Option(name: .long, help: ArgumentHelp("The base of the topics published per tag.", valueName: "topic"))
-    var companionTopic = "espresense/companion"
-
-    @Option(name: .long, help: ArgumentHelp("Home Assistant's MQTT discovery prefix.", valueName: "prefix"))
-    var discoveryPrefix = "homeassistant"
-
-    @Flag(name: .long, help: "Publish no Home Assistant discovery.")
-    var noDiscovery = false
-
-    @Flag(name: .long, help: "Publish nothing: only read, fuse and write the output.")
-    var noPublish = false
-
-    @Flag(name: .long, help: "Publish every tag heard, not only those the venue's \"tags\" or --tags name.")
-    var allTags = false
-
     @OptionGroup var tags: TagsFileOption
 
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
-        for filter in topic {
-            if let problem = MQTTTopic.problem(withFilter: filter) { throw ValidationError("--topic \(filter): \(problem).") }
-        }
-        if let problem = MQTTTopic.problem(withName: companionTopic + "/x") { throw ValidationError("--companion-topic: \(problem).") }
-        _ = try receiverNames()
-    }
-
-    private func receiverNames() throws -> [String: String] {
-        var names: [String: String] = [:]
-        for pair in receiverName {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw ValidationError("--receiver-name takes ROOM=RECEIVER (the room a node publishes, the receiver's id in the venue), found \"\(pair)\".")
-            }
-            names[String(parts[0])] = String(parts[1])
-        }
-        return names
     }
 
     func run() async throws {
         let venueValue = try tags.adding(to: positioning.venue.read())
-        guard !venueValue.receivers.isEmpty else {
-            throw CommandFailure("\(positioning.venue.path) lists no receivers: the bridge locates tags from fixed receivers (ESPresense nodes), "
-                                 + "listed in the venue's \"receivers\" (FORMATS.md §1), each with the id its node publishes as its room.")
-        }
-        let names = try receiverNames()
-        let known = Set(venueValue.receivers.map(\.id))
-        for (room, receiver) in names.sorted(by: { $0.key < $1.key }) where !known.contains(receiver) {
-            throw CommandFailure("--receiver-name \(room)=\(receiver): the venue lists no receiver \"\(receiver)\" (it has \(known.sorted().joined(separator: ", "))).")
-        }
+        let input = try espresense.input(for: venueValue, path: positioning.venue.path, role: "the bridge")
         var configuration = try MQTTConnection.configuration(url: mqtt, caFile: mqttCa)
-        let output = noPublish ? nil : CompanionOutput(venue: venueValue, baseTopic: companionTopic,
-                                                        discoveryPrefix: noDiscovery ? nil : discoveryPrefix, publishesUnnamedTags: allTags)
+        let output = try espresense.output(for: venueValue)
         configuration.will = output?.will
         let connection = try await MQTTConnection.open(configuration, label: "whereabouts.bridge")
         defer { connection.task.cancel() }
@@ -119,13 +74,12 @@ struct BridgeCommand: AsyncParsableCommand {
         let bridge = ESPresenseBridge(
             broker: connection.client, venue: venueValue, setup: setup,
             configuration: TagPipeline.Configuration(fusion: fusion.configuration, timing: pipeline.timing, exitTimeout: exitTimeout),
-            input: ESPresenseInput(receiverNames: names, tagResolver: TagResolver(tags: venueValue.tags)), output: output,
-            filters: topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic, logger: logger)
+            input: input, output: output, filters: espresense.filters, shard: try espresense.tagShard, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await withTaskCancellationHandler { try await connection.task.value } onCancel: { connection.task.cancel() }
             }
-            Terminal.error("Connected to \(configuration.brokerDescription); reading \((topic.isEmpty ? [ESPresenseInput.defaultFilter] : topic).joined(separator: ", ")).")
+            Terminal.error("Connected to \(configuration.brokerDescription); reading \(espresense.filters.joined(separator: ", ")).")
             group.addTask {
                 try await bridge.run { outputs in
                     var out = TextOutput(live: true)

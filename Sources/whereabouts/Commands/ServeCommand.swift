@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Whereabouts
+import WhereaboutsMQTT
 import WhereaboutsServer
 
 /// `whereabouts serve`
@@ -22,6 +23,12 @@ struct ServeCommand: AsyncParsableCommand {
         --data-dir or --database) and send the token it prints in the Authorization header \
         (?auth=TOKEN is accepted only on /live, where a browser cannot send a header).
 
+        Fixed receivers: with a --venue that lists receivers, gateways send their reports \
+        (`whereabouts relay`), and with --mqtt the server also reads what ESPresense nodes \
+        publish on a broker, as `bridge` does: each tag's positions and places become \
+        --mqtt-user's events (streams tag-<tag> under tags, drawn on /map), and each named tag's \
+        room and position are published back for Home Assistant.
+
         Plain HTTP is for loopback: bound to any other address the server needs --tls-cert and \
         --tls-key (HTTPS, and WSS for /live), or --insecure-http when a TLS proxy in front of it \
         does the encryption — otherwise tokens would cross the network in clear.
@@ -32,6 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
           whereabouts serve --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem --venue Examples/venue.json
           whereabouts serve --host 0.0.0.0 --insecure-http      # behind a TLS-terminating proxy
           whereabouts serve --database postgres://whereabouts:secret@db:5432/whereabouts
+          whereabouts serve --venue venue.json --tags tags.json --mqtt mqtt://ha:secret@homeassistant.local --mqtt-user alice
           curl -H "Authorization: TOKEN" http://127.0.0.1:8080/events -d '{
               "streamIds": ["position"], "type": "position/wgs84",
               "content": {"latitude": 46.5, "longitude": 6.6}}'
@@ -53,6 +61,20 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Seconds without a located scan before a receivers' tag leaves its place.", valueName: "seconds"))
     var tagExitTimeout: Double = 30
+
+    @OptionGroup var tags: TagsFileOption
+
+    @Option(name: .long, help: ArgumentHelp("Also read ESPresense nodes' reports from this MQTT broker, and publish the tags' rooms for Home Assistant (needs --venue with receivers and --mqtt-user).",
+                                            valueName: "mqtt://host"))
+    var mqtt: String?
+
+    @Option(name: .long, help: ArgumentHelp("The user whose tags the broker's reports locate (their events go to that user's streams).", valueName: "name"))
+    var mqttUser: String?
+
+    @Option(name: .long, help: ArgumentHelp("A certificate authority (PEM) to check an mqtts:// broker's certificate with.", valueName: "ca.pem"))
+    var mqttCa: String?
+
+    @OptionGroup(title: "ESPresense and Home Assistant (with --mqtt)") var espresense: ESPresenseOptions
 
     @Option(name: .long, help: ArgumentHelp("The largest JSON body accepted, in bytes (K and M suffixes allowed).", valueName: "size"))
     var maxJsonBody = "1M"
@@ -127,6 +149,12 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("Give --tls-cert and --tls-key together.") }
+        if mqtt != nil {
+            guard mqttUser != nil else { throw ValidationError("--mqtt needs --mqtt-user: the user whose streams the tags' positions and places go to.") }
+            guard venue != nil else { throw ValidationError("--mqtt needs --venue: a venue whose \"receivers\" are the ESPresense nodes.") }
+        } else if mqttUser != nil || mqttCa != nil {
+            throw ValidationError("--mqtt-user and --mqtt-ca go with --mqtt.")
+        }
         for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("\(path): no such file, or not readable (--tls-cert / --tls-key).")
         }
@@ -161,10 +189,18 @@ struct ServeCommand: AsyncParsableCommand {
         if publicVenueAndMetrics { configuration.publicVenueAndMetrics = true }
         configuration.requestTimeouts = .init(head: .milliseconds(Int64(headerTimeout * 1000)),
                                               body: .milliseconds(Int64(bodyTimeout * 1000)))
-        if let venue { configuration.venue = try VenueOptions.read(at: venue) }
+        if let venue { configuration.venue = try tags.adding(to: VenueOptions.read(at: venue)) }
         configuration.tags.exitTimeout = tagExitTimeout
         if let tlsCert, let tlsKey { configuration.tls = .init(certificateChain: tlsCert, privateKey: tlsKey) }
         let eventStore = try await store.open(logger: logger, creating: true)
+        if let mqtt, let mqttUser, let venueValue = configuration.venue, let venue {
+            do {
+                configuration.reportFeeds = [try await openFeed(mqtt, user: mqttUser, venue: venueValue, path: venue, store: eventStore)]
+            } catch {
+                try? await eventStore.close()
+                throw error
+            }
+        }
         let summary = store.summary
         let host = configuration.host
         let scheme = configuration.tls == nil ? "http" : "https"
@@ -194,6 +230,28 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.notice("Whereabouts server stopped")
         try await eventStore.close()
+    }
+
+    /// The feed of ESPresense's messages on `url` for `user`'s tags, connected; an error naming
+    /// what is wrong (no such user, a venue without receivers, a broker that cannot be reached
+    /// or refuses).
+    private func openFeed(_ url: String, user: String, venue: Venue, path: String, store: any EventStore) async throws -> MQTTReportFeed {
+        guard try await store.user(named: user) != nil else {
+            throw CommandFailure("--mqtt-user \(user): no such user in \(self.store.summary); add it with `whereabouts users add \(user)`.")
+        }
+        let input = try espresense.input(for: venue, path: path, role: "--mqtt")
+        let output = try espresense.output(for: venue)
+        var mqttConfiguration = try MQTTConnection.configuration(url: url, caFile: mqttCa)
+        mqttConfiguration.will = output?.will
+        let connection = try await MQTTConnection.open(mqttConfiguration, label: "whereabouts.mqtt")
+        var logger = Logger(label: "whereabouts.mqtt")
+        logger.logLevel = logLevel
+        // The server fuses: the bridge only reads and publishes.
+        let shard = try espresense.tagShard
+        let bridge = ESPresenseBridge(broker: connection.client, venue: venue, input: input, output: output,
+                                      filters: espresense.filters, shard: shard, logger: logger)
+        return MQTTReportFeed(user: user, name: shard.map { "mqtt-bridge-\($0.index)of\($0.count)" } ?? "mqtt-bridge",
+                              bridge: bridge, connection: connection)
     }
 
     /// A size such as `1048576`, `512K` or `10M` in bytes.
