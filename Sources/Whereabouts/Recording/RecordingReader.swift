@@ -81,6 +81,8 @@ public final class RecordingReader {
     private let handle: FileHandle
     private let closesHandle: Bool
     private var buffer: [UInt8] = []
+    /// Where one read(2) lands (a chunk, allocated at the first read).
+    private var scratch: [UInt8] = []
     private var start = 0
     private var endOfFile = false
     private var clocks = TrackClocks()
@@ -247,21 +249,20 @@ public final class RecordingReader {
 
     /// Appends what one read(2) gives, up to a chunk, to `buffer`; returns the bytes read (0 at
     /// the end of the file). A pipe or a terminal gives each line as soon as it is written,
-    /// rather than once a whole chunk is there.
+    /// rather than once a whole chunk is there. The read goes into `scratch`, allocated once,
+    /// and only what came is copied: a live pipe's line costs its own bytes, not a chunk's.
     private func readChunk() throws(FormatError) -> Int {
         let descriptor = handle.fileDescriptor
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.chunkSize) }
         while true {
-            let count = buffer.withUnsafeMutableBytes { bytes in
-                read(descriptor, bytes.baseAddress.map { $0 + old }, Self.chunkSize)
+            let count = scratch.withUnsafeMutableBytes { bytes in
+                read(descriptor, bytes.baseAddress, Self.chunkSize)
             }
             if count >= 0 {
-                buffer.removeSubrange((old + count)...)
+                buffer.append(contentsOf: scratch[0..<count])
                 return count
             }
             guard errno == EINTR else {
-                buffer.removeSubrange(old...)
                 let reason = String(cString: strerror(errno))
                 throw FormatError(file: name, message: "cannot read the file: \(reason)")
             }
