@@ -203,18 +203,37 @@ struct BridgeCommandTests {
         #expect(noUser.status != 0 && noUser.standardError.contains("--mqtt needs --mqtt-user"))
         let noVenue = try await CommandRunner.run(["serve", "--data-dir", dataDir.path, "--mqtt", url, "--mqtt-user", "alice"])
         #expect(noVenue.status != 0 && noVenue.standardError.contains("--mqtt needs --venue"))
+        let noBroker = try await CommandRunner.run(["serve", "--data-dir", dataDir.path, "--venue", venue, "--shard", "1/2"])
+        #expect(noBroker.status != 0 && noBroker.standardError.contains("go with --mqtt"))
         let unknown = try await CommandRunner.run(["serve", "--data-dir", dataDir.path, "--port", "0", "--venue", venue,
                                                    "--mqtt", url, "--mqtt-user", "zed"])
         #expect(unknown.status == 1 && unknown.standardError.contains("--mqtt-user zed: no such user"), "\(unknown.standardError)")
 
-        let clients = try await BrokerClients.connect(url)
-        defer { clients.stop() }
-        let (inbox, publisher) = (clients.inbox, clients.publisher)
+        // A refused password stops the server, naming the broker and not the password.
+        let refused = try ServerCommandTests.ServerProcess(dataDir: dataDir, arguments: [
+            "--venue", venue, "--mqtt", broker.url(user: "ha", password: "nope"), "--mqtt-user", "alice"])
+        let patience = ContinuousClock.now + .seconds(300)
+        while refused.process.isRunning, ContinuousClock.now < patience { try await Task.sleep(for: .milliseconds(50)) }
+        if refused.process.isRunning {
+            refused.process.terminate()
+            Issue.record("the server ran on with a refused password")
+        }
+        refused.process.waitUntilExit()
+        let refusal = refused.errors
+        #expect(refused.process.terminationStatus == 1 && refusal.contains("mqtt://127.0.0.1:\(broker.port) refused the connection"), "\(refusal)")
+        #expect(!refusal.contains("nope"))
 
+        // The broker not up yet: the server starts all the same, and connects once it is.
+        broker.stop()
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir, arguments: [
             "--venue", venue, "--tags", tags, "--mqtt", url, "--mqtt-user", "alice", "--tag-exit-timeout", "2"])
         defer { if server.process.isRunning { server.process.terminate() } }
         try await server.waitUntilReady()
+        try await broker.restart()
+
+        let clients = try await BrokerClients.connect(url)
+        defer { clients.stop() }
+        let (inbox, publisher) = (clients.inbox, clients.publisher)
 
         let anna = "iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-7-1"
         let loudness = ["node1": -55, "node2": -72, "node3": -78, "node4": -72]

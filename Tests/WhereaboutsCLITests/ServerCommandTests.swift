@@ -34,15 +34,29 @@ struct ServerCommandTests {
             try process.run()
         }
 
-        /// Waits until `/health` answers (at most 30 s).
+        /// Waits until `/health` answers; throws at once when the server has ended (with what it
+        /// wrote), or after 300 s (a loaded machine starts slowly). Each try is bounded: a client
+        /// may keep trying a refused connection until its request's deadline.
         func waitUntilReady() async throws {
-            for _ in 0..<300 {
-                if let answer = try? await ServerCommandTests.send("GET", "http://127.0.0.1:\(port)/health"),
+            let deadline = ContinuousClock.now + .seconds(300)
+            while ContinuousClock.now < deadline {
+                guard process.isRunning else { throw NotReady(errors: errors) }
+                if let answer = try? await ServerCommandTests.send("GET", "http://127.0.0.1:\(port)/health", timeout: .seconds(2)),
                    answer.status == 200 { return }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            Issue.record("the server did not answer /health within 30 s")
-            throw CancellationError()
+            throw NotReady(errors: "(still running)")
+        }
+
+        /// A server that ended, or did not answer `/health` in time, with what it wrote.
+        struct NotReady: Error, CustomStringConvertible {
+            let errors: String
+            var description: String { "the server did not answer /health: \(errors.suffix(2_000))" }
+        }
+
+        /// What the server wrote on standard error, once it has ended.
+        var errors: String {
+            String(decoding: errorPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
 
         /// Sends `signal` and waits for the process to end; returns its status.
@@ -87,7 +101,7 @@ struct ServerCommandTests {
     }
 
     static func send(_ method: String, _ url: String, token: String? = nil, body: String? = nil,
-                     contentType: String = "application/json") async throws -> (status: Int, text: String) {
+                     contentType: String = "application/json", timeout: TimeAmount = .seconds(10)) async throws -> (status: Int, text: String) {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "Authorization", value: token) }
@@ -95,7 +109,7 @@ struct ServerCommandTests {
             request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(string: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let collected = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: collected))
     }

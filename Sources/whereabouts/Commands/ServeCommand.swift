@@ -152,8 +152,8 @@ struct ServeCommand: AsyncParsableCommand {
         if mqtt != nil {
             guard mqttUser != nil else { throw ValidationError("--mqtt needs --mqtt-user: the user whose streams the tags' positions and places go to.") }
             guard venue != nil else { throw ValidationError("--mqtt needs --venue: a venue whose \"receivers\" are the ESPresense nodes.") }
-        } else if mqttUser != nil || mqttCa != nil {
-            throw ValidationError("--mqtt-user and --mqtt-ca go with --mqtt.")
+        } else if mqttUser != nil || mqttCa != nil || espresense.shard != nil || !espresense.topic.isEmpty || !espresense.receiverName.isEmpty {
+            throw ValidationError("--mqtt-user, --mqtt-ca, --shard, --topic and --receiver-name go with --mqtt.")
         }
         for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
             throw ValidationError("\(path): no such file, or not readable (--tls-cert / --tls-key).")
@@ -232,9 +232,9 @@ struct ServeCommand: AsyncParsableCommand {
         try await eventStore.close()
     }
 
-    /// The feed of ESPresense's messages on `url` for `user`'s tags, connected; an error naming
-    /// what is wrong (no such user, a venue without receivers, a broker that cannot be reached
-    /// or refuses).
+    /// The feed of ESPresense's messages on `url` for `user`'s tags (connecting as the broker
+    /// answers; a refused password stops the server); an error naming what is wrong (no such
+    /// user, a venue without receivers).
     private func openFeed(_ url: String, user: String, venue: Venue, path: String, store: any EventStore) async throws -> MQTTReportFeed {
         guard try await store.user(named: user) != nil else {
             throw CommandFailure("--mqtt-user \(user): no such user in \(self.store.summary); add it with `whereabouts users add \(user)`.")
@@ -243,7 +243,8 @@ struct ServeCommand: AsyncParsableCommand {
         let output = try espresense.output(for: venue)
         var mqttConfiguration = try MQTTConnection.configuration(url: url, caFile: mqttCa)
         mqttConfiguration.will = output?.will
-        let connection = try await MQTTConnection.open(mqttConfiguration, label: "whereabouts.mqtt")
+        // Not waited for: a broker that boots after the server is connected to when it answers.
+        let connection = MQTTConnection.start(mqttConfiguration, label: "whereabouts.mqtt", logLevel: logLevel)
         var logger = Logger(label: "whereabouts.mqtt")
         logger.logLevel = logLevel
         // The server fuses: the bridge only reads and publishes.

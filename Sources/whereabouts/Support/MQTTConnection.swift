@@ -22,6 +22,16 @@ struct MQTTConnection {
         return configuration
     }
 
+    /// Starts the client without waiting for the broker (a server must not fail to start because
+    /// its broker boots later): it connects when the broker answers, reconnects when it goes,
+    /// and its task ends with the broker's refusal, if any.
+    static func start(_ configuration: MQTTConfiguration, label: String, logLevel: Logger.Level = .warning) -> MQTTConnection {
+        var logger = Logger(label: label)
+        logger.logLevel = logLevel
+        let client = MQTTClient(configuration: configuration, logger: logger)
+        return MQTTConnection(client: client, task: Task { try await client.run() })
+    }
+
     /// Connects, waiting up to 15 s for the broker to accept; throws a `CommandFailure` saying
     /// why it did not (the broker's refusal, or the last connection's end).
     static func open(_ configuration: MQTTConfiguration, label: String) async throws -> MQTTConnection {
