@@ -34,12 +34,17 @@ struct RelayCommand: AsyncParsableCommand {
         ESPresense's companion, Home Assistant's mqtt_room and `whereabouts bridge` read; --receiver \
         is then its room, and nothing goes to a server.
 
+        Phones advertise from addresses that change every ~15 minutes: with --tags, a tags file \
+        whose identity resolving keys name them (`whereabouts tags add`), each address a key \
+        made is reported as the phone's tag.
+
         Examples:
           whereabouts relay --adapter hci0 --receiver kitchen-pi \\
               --server https://home.example:8443 --token …
           mosquitto_sub -t 'espresense/devices/#' -F %J | jq -c … | \\
               whereabouts relay --recording - --server … --token …
           whereabouts relay --adapter hci0 --receiver kitchen --mqtt mqtt://ha:secret@homeassistant.local
+          whereabouts relay --adapter hci0 --tags /etc/whereabouts/tags.json --receiver kitchen-pi --server … --token …
         """)
     )
 
