@@ -77,7 +77,7 @@ public enum TagsFile {
         var key: [UInt8] = []
         key.reserveCapacity(16)
         for index in stride(from: 0, to: 32, by: 2) {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            guard let high = digits[index].hexDigitValue, let low = digits[index + 1].hexDigitValue else { return nil }
             key.append(high << 4 | low)
         }
         return key
@@ -95,12 +95,4 @@ public enum TagsFile {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

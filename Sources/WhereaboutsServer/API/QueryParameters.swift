@@ -1,3 +1,5 @@
+import Whereabouts
+
 /// The parameters of a URL's query, percent-decoded in both keys and values (`+` is a space),
 /// in order. Array parameters may be written `streams[]=a&streams[]=b` or `streams=a&streams=b`.
 public struct QueryParameters: Sendable {
@@ -36,7 +38,7 @@ public struct QueryParameters: Sendable {
             case UInt8(ascii: "%"):
                 guard let high = iterator.next() else { bytes.append(byte); break }
                 guard let low = iterator.next() else { bytes.append(contentsOf: [byte, high]); break }
-                if let h = hexValue(high), let l = hexValue(low) {
+                if let h = high.hexDigitValue, let l = low.hexDigitValue {
                     bytes.append(h << 4 | l)
                 } else {
                     bytes.append(contentsOf: [byte, high, low])
@@ -48,12 +50,4 @@ public struct QueryParameters: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
