@@ -68,6 +68,19 @@ struct TagsCommandTests {
         #expect(try String(contentsOfFile: tags, encoding: .utf8).contains(Self.key))
         #expect(try CommandRunner.run(["tags", "add", "keys", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7",
                                        "--minor", "2", "--file", tags]).status == 0)
+        // The iPhone keychain's form (and Home Assistant's base64): least significant first,
+        // base64 or hex; Home Assistant's hexadecimal form, with its prefix, as --irk.
+        let other = directory.appendingPathComponent("other.json").path
+        for stored in ["m305CqYQEDQFrchXozQC7A==", "9b7d390aa610103405adc857a33402ec"] {
+            try? FileManager.default.removeItem(atPath: other)
+            #expect(try CommandRunner.run(["tags", "add", "cleo-phone", "--stored-irk", stored, "--file", other]).status == 0)
+            #expect(try String(contentsOfFile: other, encoding: .utf8).contains(Self.key))
+        }
+        try? FileManager.default.removeItem(atPath: other)
+        #expect(try CommandRunner.run(["tags", "add", "cleo-phone", "--irk", "irk:" + Self.key, "--file", other]).status == 0)
+        #expect(try String(contentsOfFile: other, encoding: .utf8).contains(Self.key))
+        let short = try CommandRunner.run(["tags", "add", "cleo-phone", "--stored-irk", "m305CqYQEDQF", "--file", other])
+        #expect(short.status != 0 && short.standardError.contains("--stored-irk takes 16 bytes"))
         #expect(try CommandRunner.run(["tags", "add", "car-keys", "--by-id", "--file", tags]).status == 0)
         let listed = try CommandRunner.run(["tags", "list", "--file", tags])
         #expect(listed.standardOutput == "anna-phone\tirk ec02…\nkeys\tiBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 7/2\ncar-keys\tby id\n")

@@ -21,12 +21,15 @@ struct TagsCommand: ParsableCommand {
         A phone's key, after pairing it with a Linux machine: BlueZ keeps it in \
         /var/lib/bluetooth/<adapter address>/<phone address>/info, under [IdentityResolvingKey], \
         least significant byte first; --bluez-info reads it from there (as root) in the right \
-        order. --irk takes the key most significant byte first, as the Bluetooth specification, \
-        ESPresense and Home Assistant's Private BLE Device write it.
+        order. --irk takes the key in hexadecimal, most significant byte first, as the Bluetooth \
+        specification, ESPresense and Home Assistant's hexadecimal form write it (an irk: prefix \
+        is dropped); --stored-irk least significant first, in hexadecimal or base64, as BlueZ \
+        and an iPhone's keychain ("Remote IRK", the base64 Home Assistant also takes) keep it.
 
         Examples:
           whereabouts tags add anna-phone --bluez-info /var/lib/bluetooth/00:1A:7D:DA:71:13/5C:F3:70:11:22:33/info
           whereabouts tags add ben-phone --irk ec0234a357c8ad05341010a60a397d9b
+          whereabouts tags add cleo-phone --stored-irk 'm305CqYQEDQFrchXozQC7A=='
           whereabouts tags add keys --uuid E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --major 7 --minor 2
           whereabouts tags list
           whereabouts tags remove ben-phone
@@ -60,7 +63,7 @@ struct TagsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a tag (or give a new identity to one already there).",
             discussion: HelpText.fitting("""
-            Give one identity: --irk or --bluez-info (a phone), --uuid with --major and --minor \
+            Give one identity: --irk, --stored-irk or --bluez-info (a phone), --uuid with --major and --minor \
             (iBeacon/AltBeacon), or --namespace with --instance (Eddystone-UID); or --by-id for a \
             tag the reports already name (an ESPresense alias such as keys), so that it is \
             published by name. A tag of that name already in the file is replaced; another tag \
@@ -72,6 +75,10 @@ struct TagsCommand: ParsableCommand {
 
         @Option(name: .long, help: ArgumentHelp("The phone's identity resolving key: 32 hexadecimal digits, most significant first.", valueName: "hex"))
         var irk: String?
+
+        @Option(name: .long, help: ArgumentHelp("The key least significant byte first (hexadecimal or base64), as BlueZ and the iPhone keychain keep it.",
+                                                valueName: "key"))
+        var storedIrk: String?
 
         @Option(name: .long, help: ArgumentHelp("Read the key from BlueZ's record of a paired phone.", valueName: "info"))
         var bluezInfo: String?
@@ -98,10 +105,11 @@ struct TagsCommand: ParsableCommand {
 
         func validate() throws {
             guard !name.isEmpty, name.utf8.count <= 256 else { throw ValidationError("A tag's name is 1 to 256 bytes.") }
-            let given = [irk != nil || bluezInfo != nil, uuid != nil || major != nil || minor != nil,
+            let keys = [irk, storedIrk, bluezInfo].compactMap { $0 }.count
+            let given = [keys > 0, uuid != nil || major != nil || minor != nil,
                          namespace != nil || instance != nil, byId].filter { $0 }.count
-            guard given == 1, !(irk != nil && bluezInfo != nil) else {
-                throw ValidationError("Give one identity: --irk, --bluez-info, --uuid/--major/--minor, --namespace/--instance or --by-id.")
+            guard given == 1, keys <= 1 else {
+                throw ValidationError("Give one identity: --irk, --stored-irk, --bluez-info, --uuid/--major/--minor, --namespace/--instance or --by-id.")
             }
             if bluezInfo == nil { _ = try makeTag() }
         }
@@ -124,10 +132,17 @@ struct TagsCommand: ParsableCommand {
         private func makeTag() throws -> Venue.Tag {
             var tag = Venue.Tag(id: name)
             if let irk {
-                guard let key = TagsFile.identityResolvingKey(hex: irk) else {
+                let digits = irk.lowercased().hasPrefix("irk:") ? String(irk.dropFirst(4)) : irk
+                guard let key = TagsFile.identityResolvingKey(hex: digits) else {
                     throw ValidationError("--irk takes 32 hexadecimal digits (16 bytes), most significant first; found \"\(irk.prefix(80))\".")
                 }
                 tag.identityResolvingKey = key
+            } else if let storedIrk {
+                let base64 = Data(base64Encoded: storedIrk.trimmingCharacters(in: .whitespaces)).map { [UInt8]($0) }
+                guard let stored = TagsFile.identityResolvingKey(hex: storedIrk) ?? base64.flatMap({ $0.count == 16 ? $0 : nil }) else {
+                    throw ValidationError("--stored-irk takes 16 bytes, least significant first: 32 hexadecimal digits or 24 characters of base64; found \"\(storedIrk.prefix(80))\".")
+                }
+                tag.identityResolvingKey = stored.reversed()
             } else if let bluezInfo {
                 tag.identityResolvingKey = try BlueZInfo.identityResolvingKey(at: bluezInfo)
             } else if let uuid {
