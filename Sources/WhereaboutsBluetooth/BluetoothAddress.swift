@@ -26,9 +26,13 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
         self.init(rawValue: value)
     }
 
-    /// Parses `AA:BB:CC:DD:EE:FF` (or with `-` separators; either case), or returns `nil`.
+    /// Parses `AA:BB:CC:DD:EE:FF` (or with `-` separators, or none: `AABBCCDDEEFF`, as the
+    /// specification also writes it and ESPresense's `mac` gives it; either case), or returns `nil`.
     public init?(_ text: String) {
-        let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        var parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
+        if parts.count == 1, text.count == 12 {
+            parts = stride(from: 0, to: 12, by: 2).map { text.dropFirst($0).prefix(2) }
+        }
         guard parts.count == 6 else { return nil }
         var value: UInt64 = 0
         for part in parts {

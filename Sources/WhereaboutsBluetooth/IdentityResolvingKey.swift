@@ -1,5 +1,6 @@
 import _CryptoExtras
 import Crypto
+import Whereabouts
 
 /// A device's identity resolving key (IRK): the 16 bytes with which a phone makes, and a bonded
 /// peer resolves, the resolvable private addresses it advertises from — a new one every ~15
@@ -25,27 +26,24 @@ public struct IdentityResolvingKey: Hashable, Sendable, CustomStringConvertible 
     }
 
     /// A key from 32 hexadecimal digits, most significant first; spaces, colons and dashes
-    /// between them are ignored.
+    /// between them are ignored (read as a tags file reads its `irk`).
     public init(hex text: String) throws(ParseError) {
-        let digits = text.filter { !" :-".contains($0) }
-        guard digits.count == 32 else {
-            throw ParseError(description: "an identity resolving key is 32 hexadecimal digits (16 bytes); \"\(text.prefix(80))\" has \(digits.count)")
-        }
-        var bytes: [UInt8] = []
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else {
-                throw ParseError(description: "\"\(digits[index..<next])\" in \"\(text.prefix(80))\" is not a hexadecimal byte")
-            }
-            bytes.append(byte)
-            index = next
+        guard let bytes = TagsFile.identityResolvingKey(hex: text) else {
+            throw ParseError(description: "an identity resolving key is 32 hexadecimal digits (16 bytes, most significant first); "
+                                 + "found \"\(text.prefix(80))\"")
         }
         self.bytes = bytes
     }
 
+    /// A key of 16 bytes, most significant first (`Venue.Tag.identityResolvingKey`), or `nil`
+    /// for another count.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.bytes = bytes
+    }
+
     /// The key as 32 lower-case hexadecimal digits.
-    public var description: String { bytes.map { String($0, radix: 16).leftPadded() }.joined() }
+    public var description: String { TagsFile.hexadecimal(bytes) }
 
     /// Whether `address` is a resolvable private address (its two most significant bits 01)
     /// made with this key.
@@ -113,8 +111,4 @@ public struct AddressResolver: Sendable {
         order.append(address)
         return device
     }
-}
-
-private extension String {
-    func leftPadded() -> String { count == 1 ? "0" + self : self }
 }

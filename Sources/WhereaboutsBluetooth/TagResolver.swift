@@ -23,8 +23,7 @@ public final class TagResolver: @unchecked Sendable {
         var keys: [String: IdentityResolvingKey] = [:]
         var tagsByKey: [[UInt8]: String] = [:]
         for tag in tags {
-            guard let bytes = tag.identityResolvingKey,
-                  let key = try? IdentityResolvingKey(hex: TagsFile.hexadecimal(bytes)) else { continue }
+            guard let bytes = tag.identityResolvingKey, let key = IdentityResolvingKey(bytes: bytes) else { continue }
             keys[tag.id] = key
             tagsByKey[bytes] = tag.id
         }

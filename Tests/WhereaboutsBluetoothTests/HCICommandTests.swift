@@ -56,6 +56,8 @@ import Testing
         let address = BluetoothAddress(littleEndianBytes: [0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0])
         #expect(address?.description == "C0:FF:EE:00:00:01")
         #expect(BluetoothAddress("c0-ff-ee-00-00-01") == address)
+        #expect(BluetoothAddress("C0FFEE000001") == address && BluetoothAddress("c0ffee000001") == address)
+        #expect(BluetoothAddress("C0FFEE00000") == nil && BluetoothAddress("C0FFEE00000G") == nil && BluetoothAddress("C0FFEE0000001") == nil)
         #expect(address?.littleEndianBytes == [0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0])
         #expect(BluetoothAddress("C0:FF:EE:00:00") == nil && BluetoothAddress("C0:FF:EE:00:00:GG") == nil)
         #expect(BluetoothAddress(littleEndianBytes: [1, 2, 3]) == nil)

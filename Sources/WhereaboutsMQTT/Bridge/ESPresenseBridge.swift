@@ -34,14 +34,18 @@ public actor ESPresenseBridge {
     /// What it has done so far.
     public private(set) var statistics = Statistics()
     private let broker: any MessageBroker
-    private let pipeline: TagPipeline
+    /// What ``run(emit:)`` fuses with: the venue, the setup given (else the default algorithm's,
+    /// made when the bridge runs — ``forward(to:)`` fuses nothing), the pipeline's configuration.
+    private let venue: Venue
+    private let setup: PositioningSetup?
+    private let configuration: TagPipeline.Configuration
     private let input: ESPresenseInput
     private let output: CompanionOutput?
     private let filters: [String]
     /// The tags this process fuses when several share them; `nil` for all.
     public nonisolated let shard: TagShard?
-    /// Names tags as the fusion does (for ``shard``).
-    private let naming: ReceiverFusion
+    /// Names tags as the fusion does, when there is a ``shard``.
+    private let naming: ReceiverFusion?
     private let clock: any Clock<Duration>
     private let wallClock: @Sendable () -> Double
     private let logger: Logger
@@ -60,13 +64,14 @@ public actor ESPresenseBridge {
                 wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 logger: Logger = Logger(label: "whereabouts.espresense")) {
         self.broker = broker
-        let setup = setup ?? PositioningAlgorithm.allCases[0].setup(venue: venue.receiversAsBeacons())
-        pipeline = TagPipeline(venue: venue, setup: setup, configuration: configuration)
+        self.venue = venue
+        self.setup = setup
+        self.configuration = configuration
         self.input = input
         self.output = output
         self.filters = filters
         self.shard = shard
-        naming = ReceiverFusion(venue: venue, configuration: configuration.fusion)
+        naming = shard.map { _ in ReceiverFusion(venue: venue, configuration: configuration.fusion) }
         self.clock = clock
         self.wallClock = wallClock
         self.logger = logger
@@ -75,6 +80,8 @@ public actor ESPresenseBridge {
     /// Subscribes, publishes `online`, and fuses what comes until the broker's messages end or
     /// the task is cancelled; `emit` gets each batch of outputs as they fall due.
     public func run(emit: @escaping @Sendable ([TagPipeline.Output]) async -> Void = { _ in }) async throws {
+        let setup = setup ?? PositioningAlgorithm.allCases[0].setup(venue: venue.receiversAsBeacons())
+        let pipeline = TagPipeline(venue: venue, setup: setup, configuration: configuration)
         let (timeline, inbox) = ScanTimeline.makeInbox(clock: clock, capacity: 10_000)
         try await broker.subscribe(to: filters, qos: .atMostOnce)
         if let output { try await publish(output.online) }
@@ -137,7 +144,7 @@ public actor ESPresenseBridge {
             refuse("\(message.topic.prefix(200)): \(error)")
             return nil
         }
-        if let shard {
+        if let shard, let naming {
             report.readings.removeAll { !shard.owns(naming.tagName(for: $0.beacon)) }
             if report.readings.isEmpty {
                 statistics.otherShards += 1

@@ -104,18 +104,10 @@ public struct ESPresenseInput: Sendable {
         if id.utf8.count == 36, id.lowercased().hasPrefix("irk:"), let key = TagsFile.identityResolvingKey(hex: String(id.dropFirst(4))) {
             if let tag = tagResolver.tag(forKey: key) ?? tagResolver.tag(forKey: key.reversed()) { return .id(tag) }
         }
-        if case .string(let text) = mac, let address = Self.address(text), let tag = tagResolver.tag(for: address) {
+        if case .string(let text) = mac, let address = BluetoothAddress(text), let tag = tagResolver.tag(for: address) {
             return .id(tag)
         }
         return named
-    }
-
-    /// The address ESPresense's `mac` gives: 12 hexadecimal digits, most significant first, with
-    /// or without colons.
-    static func address(_ text: String) -> BluetoothAddress? {
-        let digits = text.filter { $0 != ":" }
-        guard digits.count == 12, digits.allSatisfy(\.isHexDigit), let value = UInt64(digits, radix: 16) else { return nil }
-        return BluetoothAddress(rawValue: value)
     }
 
     /// The tag an ESPresense id names: `iBeacon:<uuid>-<major>-<minor>` an iBeacon identity,

@@ -12,14 +12,14 @@ struct ReceiverReportFeedService: Service {
     let logger: Logger
 
     func run() async throws {
-        let refusals = RefusalCount()
+        let refusals = LockedValue(0)
         let (feed, tracking, logger) = (feed, tracking, logger)
         logger.notice("Reading receivers' reports", metadata: ["feed": "\(feed.name)", "user": "\(feed.user)"])
         try await cancelWhenGracefulShutdown {
             try await feed.run { reports in
                 let outcome = await tracking.take(reports, asUser: feed.user, source: feed.name)
                 for refusal in outcome.refused {
-                    let count = refusals.add()
+                    let count = refusals.withValue { count in count += 1; return count }
                     if count <= 10 || count % 1_000 == 0 {
                         logger.warning("A report was refused (\(count) so far): \(refusal.message)", metadata: ["feed": "\(feed.name)"])
                     }
@@ -31,12 +31,5 @@ struct ReceiverReportFeedService: Service {
             logger.notice("The feed of receivers' reports ended", metadata: ["feed": "\(feed.name)"])
             try? await gracefulShutdown()
         }
-    }
-
-    /// Refusals counted across the feed's deliveries.
-    private final class RefusalCount: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func add() -> Int { lock.withLock { count += 1; return count } }
     }
 }

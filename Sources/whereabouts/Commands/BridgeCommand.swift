@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import Whereabouts
-import WhereaboutsBluetooth
 import WhereaboutsMQTT
 
 /// `whereabouts bridge`
@@ -43,9 +42,6 @@ struct BridgeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The MQTT broker's URL.", valueName: "mqtt://host"))
     var mqtt: String
 
-    @Option(name: .long, help: ArgumentHelp("A certificate authority (PEM) to check an mqtts:// broker's certificate with.", valueName: "ca.pem"))
-    var mqttCa: String?
-
     @OptionGroup(title: "ESPresense and Home Assistant") var espresense: ESPresenseOptions
 
     @OptionGroup var fusion: FusionOptions
@@ -62,7 +58,7 @@ struct BridgeCommand: AsyncParsableCommand {
     func run() async throws {
         let venueValue = try tags.adding(to: positioning.venue.read())
         let input = try espresense.input(for: venueValue, path: positioning.venue.path, role: "the bridge")
-        var configuration = try MQTTConnection.configuration(url: mqtt, caFile: mqttCa)
+        var configuration = try MQTTConnection.configuration(url: mqtt, caFile: espresense.mqttCa)
         let output = try espresense.output(for: venueValue)
         configuration.will = output?.will
         let connection = try await MQTTConnection.open(configuration, label: "whereabouts.bridge")

@@ -71,9 +71,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The user whose tags the broker's reports locate (their events go to that user's streams).", valueName: "name"))
     var mqttUser: String?
 
-    @Option(name: .long, help: ArgumentHelp("A certificate authority (PEM) to check an mqtts:// broker's certificate with.", valueName: "ca.pem"))
-    var mqttCa: String?
-
     @OptionGroup(title: "ESPresense and Home Assistant (with --mqtt)") var espresense: ESPresenseOptions
 
     @Option(name: .long, help: ArgumentHelp("The largest JSON body accepted, in bytes (K and M suffixes allowed).", valueName: "size"))
@@ -152,7 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         if mqtt != nil {
             guard mqttUser != nil else { throw ValidationError("--mqtt needs --mqtt-user: the user whose streams the tags' positions and places go to.") }
             guard venue != nil else { throw ValidationError("--mqtt needs --venue: a venue whose \"receivers\" are the ESPresense nodes.") }
-        } else if mqttUser != nil || mqttCa != nil || espresense.shard != nil || !espresense.topic.isEmpty || !espresense.receiverName.isEmpty {
+        } else if mqttUser != nil || espresense.mqttCa != nil || espresense.shard != nil || !espresense.topic.isEmpty || !espresense.receiverName.isEmpty {
             throw ValidationError("--mqtt-user, --mqtt-ca, --shard, --topic and --receiver-name go with --mqtt.")
         }
         for path in [tlsCert, tlsKey].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: path) {
@@ -241,7 +238,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let input = try espresense.input(for: venue, path: path, role: "--mqtt")
         let output = try espresense.output(for: venue)
-        var mqttConfiguration = try MQTTConnection.configuration(url: url, caFile: mqttCa)
+        var mqttConfiguration = try MQTTConnection.configuration(url: url, caFile: espresense.mqttCa)
         mqttConfiguration.will = output?.will
         // Not waited for: a broker that boots after the server is connected to when it answers.
         let connection = MQTTConnection.start(mqttConfiguration, label: "whereabouts.mqtt", logLevel: logLevel)

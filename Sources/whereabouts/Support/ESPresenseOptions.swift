@@ -7,6 +7,9 @@ import WhereaboutsMQTT
 /// What ESPresense's messages are read from and what is published back for Home Assistant: the
 /// options `bridge` and `serve --mqtt` share.
 struct ESPresenseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A certificate authority (PEM) to check an mqtts:// broker's certificate with.", valueName: "ca.pem"))
+    var mqttCa: String?
+
     @Option(name: .long, help: ArgumentHelp("A topic filter to read reports from (repeatable; default espresense/devices/+/+).", valueName: "filter"))
     var topic: [String] = []
 
