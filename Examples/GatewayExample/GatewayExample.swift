@@ -54,23 +54,23 @@ struct GatewayExample: AsyncParsableCommand {
             source: source, timeBase: adapter == nil ? .automatic : .live(refresh: .seconds(60)))
         await run.startDelivery()
         let name = btsnoop ?? recording
-        if run.tracker.wasFinished, source.skipsDecidedFixes, !again {
+        if run.resumption.wasFinished, source.skipsDecidedFixes, !again {
             // Tracked to its end already (by this example or `whereabouts track`): the server has
             // its events, or they wait in the outbox; sending it again would store it twice.
             print("\(name) was tracked to its end with the outbox \(outbox) already; nothing new to send (--again sends it once more, as new events).")
         } else {
-            if run.tracker.hasResumed, source.skipsDecidedFixes {
-                print("Resuming \(name) where it stopped: its first \(run.tracker.resumedFixes) fixes were decided before.")
+            if run.resumption.hasCheckpoint, source.skipsDecidedFixes {
+                print("Resuming \(name) where it stopped: its first \(run.resumption.decidedFixes) fixes were decided before.")
             }
             try await replay(into: run, venue: venue)
         }
 
-        // Waits, woken by the sender, until the server has everything or `--wait` has passed.
-        let report = try await run.drain(waitingUpTo: .seconds(wait))
-        await run.stopDelivery()
-        let status = try await run.outbox.status()
+        // Marks the replay tracked to its end and waits, woken by the sender, until the server
+        // has everything or `--wait` has passed.
+        let report = try await run.finish(waitingUpTo: .seconds(wait))
         let counts = await run.counts
-        print("\(counts.accepted) events, \(counts.extended) extended; \(report.pending) waiting, \(status.failed) refused")
+        print("\(counts.accepted) events, \(counts.extended) extended; \(report.pending) waiting, \(report.refused) refused")
+        for refusal in report.refusals { print("refused \(refusal.eventId): \(refusal.errorId) \(refusal.message)") }
         if report.pending > 0 { throw ExitCode.failure }
     }
 
@@ -101,7 +101,7 @@ struct GatewayExample: AsyncParsableCommand {
                 fixes += 1
             }
         }
-        show(try await run.finish())
+        show(try await run.flush())
         print("\(fixes) fixes")
     }
 }

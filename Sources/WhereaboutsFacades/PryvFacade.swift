@@ -143,11 +143,11 @@ public enum PryvFacade {
         public static let shared = PryvAPIClient()
 
         private struct Connection {
+            /// The run: the acceptance rules, the outbox and its delivery.
             var run: TrackingRun
+            /// The server's client, for its clock and for reading events back.
+            var client: TrackingClient
             var channelId: String
-            var client: TrackingClient { run.client }
-            var outbox: Outbox { run.outbox }
-            var sender: OutboxSender { run.sender }
         }
 
         private var connection: Connection?
@@ -185,7 +185,7 @@ public enum PryvFacade {
                                             source: .named("pryv:\(userId):\(channelId)"), timeBase: .live(refresh: .seconds(60))) {
                 try await client.ensureStream(channelId)
             }
-            connection = Connection(run: run, channelId: channelId)
+            connection = Connection(run: run, client: client, channelId: channelId)
             serverTime = time
             return time
         }
@@ -269,12 +269,12 @@ public enum PryvFacade {
         /// returns how many the server took.
         @discardableResult
         public func sendAllPendingEvents() async throws -> Int {
-            try await started().sender.deliverPending()
+            try await started().run.deliverPending()
         }
 
         /// How many events and updates wait in the outbox.
         public func pendingEventCount() async throws -> Int {
-            try await started().outbox.status().pending
+            try await started().run.outboxStatus().pending
         }
 
         // MARK: Reading
@@ -348,7 +348,7 @@ public enum PryvFacade {
         /// ``PryvClientError/pending(eventId:cause:)`` when it could not be reached (the change stays
         /// queued), ``PryvClientError/refused(eventId:message:)`` when it refused the change.
         private func queueAndDeliver(_ change: OutboxChange, eventId: String) async throws -> String {
-            try await started().outbox.enqueue(change)
+            try await started().run.queue(change)
             return try await deliver(eventId: eventId)
         }
 
@@ -358,11 +358,11 @@ public enum PryvFacade {
         private func deliver(eventId: String) async throws -> String {
             let connection = try started()
             do {
-                try await connection.sender.deliverPending()
+                try await connection.run.deliverPending()
             } catch let error as TrackingError {
                 throw PryvClientError.pending(eventId: eventId, cause: error)
             }
-            if let failure = try await connection.outbox.status().failures.last(where: { $0.eventId == eventId }) {
+            if let failure = try await connection.run.refusal(of: eventId) {
                 throw PryvClientError.refused(eventId: eventId, message: "\(failure.errorId): \(failure.message)")
             }
             return eventId

@@ -122,6 +122,44 @@ struct PryvSampleTests {
         }
     }
 
+    /// A refusal reaches the call that sent the event, however many older refusals wait in the
+    /// outbox: the 26th note to a stream the server does not have is refused as the first was,
+    /// and a good note after them is delivered.
+    @Test func aRefusalIsReportedWithTwentyFiveOlderWaiting() async throws {
+        let outbox = NSTemporaryDirectory() + "whereabouts-pryv-refusal-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: outbox) }
+        try await LocalServer.with { server in
+            let token = try await server.addUser("alice")
+            let client = PryvAPIClient()
+            try await client.startClient(userId: "alice", oAuthToken: token, channelId: "position", server: server.url,
+                                         outboxPath: outbox + "/outbox.sqlite")
+            let now = Date().timeIntervalSince1970
+            func refusal(of note: PositionEvent) async -> String? {
+                do {
+                    try await client.sendNote(note)
+                    return nil
+                } catch PryvClientError.refused(let eventId, let message) {
+                    #expect(eventId == note.eventId)
+                    return message
+                } catch {
+                    Issue.record("\(error)")
+                    return nil
+                }
+            }
+            for index in 0..<25 {
+                let note = PositionEvent(location: nil, message: "lost \(index)", stream: "no-such-stream", time: now - 100 + Double(index))
+                #expect(await refusal(of: note) != nil, "note \(index) was reported delivered")
+            }
+            let last = PositionEvent(location: nil, message: "lost too", stream: "no-such-stream", time: now - 50)
+            let message = await refusal(of: last)
+            #expect(message?.contains("unknown-referenced-resource") == true, "\(message ?? "reported delivered")")
+            let good = PositionEvent(location: nil, message: "kept", time: now - 40)
+            #expect(try await client.sendNote(good) == good.eventId)
+            #expect(try await client.pendingEventCount() == 0)
+            #expect(try await server.events(of: "alice").map(\.id) == [good.eventId])
+        }
+    }
+
     @Test func callsBeforeStartAreRefused() async {
         let client = PryvAPIClient()
         await #expect(throws: PryvClientError.self) { try await client.sendAllPendingEvents() }

@@ -171,7 +171,7 @@ public actor OutboxSender {
                 break
             }
         }
-        return DeliveryReport(outcome: outcome, delivered: delivered, pending: try await outbox.status().pending, lastError: lastError)
+        return try await DeliveryReport.of(outbox, outcome: outcome, delivered: delivered, lastError: lastError)
     }
 
     /// Sends `items` in one batch and settles each; when the whole batch is refused (too large,

@@ -17,15 +17,44 @@ extension Outbox {
                                           arguments: arguments) ?? 0
             let oldest = try Double.fetchOne(db, sql: "SELECT queuedAt FROM item WHERE failureId IS NULL AND \(mine) ORDER BY seq LIMIT 1",
                                              arguments: arguments)
-            let failures = try Row.fetchAll(db, sql: """
-                SELECT seq, eventId, kind, failureId, failureMessage, failedAt FROM item
-                WHERE failureId IS NOT NULL AND \(mine) ORDER BY seq LIMIT 20
-                """, arguments: arguments).map { row in
-                OutboxFailure(sequence: row["seq"], eventId: row["eventId"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create,
-                              errorId: row["failureId"], message: row["failureMessage"] ?? "", failedAt: row["failedAt"] ?? 0)
-            }
+            let failures = try Self.failures(db, where: "failureId IS NOT NULL AND \(mine) ORDER BY seq LIMIT 20", arguments)
             return OutboxStatus(pendingCreates: creates, pendingUpdates: updates, failed: failed, oldestQueuedAt: oldest,
                                 failures: failures, elsewhere: elsewhere)
+        }
+    }
+
+    /// The latest refusal of an item of the event `eventId` for this handle's destination, if the
+    /// server refused one and it still waits (found by the event's index, however many other
+    /// refusals wait).
+    ///
+    /// ```swift
+    /// if let refusal = try outbox.failure(ofEvent: id) { print("refused:", refusal.errorId, refusal.message) }
+    /// ```
+    public func failure(ofEvent eventId: String) throws -> OutboxFailure? {
+        let (mine, arguments) = destinationCondition
+        return try database.read { db in
+            try Self.failures(db, where: "eventId = ? AND failureId IS NOT NULL AND \(mine) ORDER BY seq DESC LIMIT 1",
+                              [eventId] + arguments).first
+        }
+    }
+
+    /// The latest refusals for this handle's destination, newest first: at most `limit`, and at
+    /// most 1,000.
+    public func latestFailures(limit: Int) throws -> [OutboxFailure] {
+        let (mine, arguments) = destinationCondition
+        let bound = min(max(0, limit), 1_000)
+        guard bound > 0 else { return [] }
+        return try database.read { db in
+            try Self.failures(db, where: "failureId IS NOT NULL AND \(mine) ORDER BY seq DESC LIMIT \(bound)", arguments)
+        }
+    }
+
+    /// The refused items a condition (and its order and limit) selects.
+    private static func failures(_ db: Database, where condition: String, _ arguments: StatementArguments) throws -> [OutboxFailure] {
+        try Row.fetchAll(db, sql: "SELECT seq, eventId, kind, failureId, failureMessage, failedAt FROM item WHERE \(condition)",
+                         arguments: arguments).map { row in
+            OutboxFailure(sequence: row["seq"], eventId: row["eventId"], kind: OutboxItem.Kind(rawValue: row["kind"]) ?? .create,
+                          errorId: row["failureId"], message: row["failureMessage"] ?? "", failedAt: row["failedAt"] ?? 0)
         }
     }
 

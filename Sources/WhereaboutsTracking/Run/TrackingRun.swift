@@ -1,18 +1,24 @@
 import Foundation
 import Whereabouts
 
-/// One tracking run, from fixes to events on the server: it owns the ``Tracker`` (the acceptance
+/// One tracking run, from fixes to events on the server: it owns the tracker (the acceptance
 /// policy and its checkpoint), the ``Outbox`` it writes to, the ``OutboxSender`` and the task
 /// that delivers in the background, the ``TimeBase`` that dates the events, and the
-/// ``SourceIdentity`` that a restart resumes by.
+/// ``SourceIdentity`` that a restart resumes by. Its parts are its own: front ends go through
+/// the run alone.
 ///
-/// Front ends only feed it fixes and read its counts:
+/// - ``resumption`` says what an earlier run of the same source left (fixes decided before, a
+///   replay tracked to its end).
 /// - ``record(_:)`` takes fixes one at a time; a replay's are decided in lots of
 ///   ``SourceIdentity/lotSize`` (256), each lot one durable write, and anything live one by
 ///   one, each on disk and on its way to the server before the next comes.
-/// - ``finish()`` writes what is left of the last lot and marks a replay tracked to its end.
-/// - ``drain(waitingUpTo:)`` waits, woken by the sender, until the server has everything, the
-///   time allowed passes, or the server refuses the token.
+/// - ``queue(_:)`` adds a note, a picture or a duration update beside the positions;
+///   ``deliverPending()`` delivers at once, and ``refusal(of:)`` says whether the server refused
+///   a given event, however many other refusals wait.
+/// - ``finish(waitingUpTo:)`` writes what is left, marks a replay tracked to its end, waits
+///   (woken by the sender) until the server has everything, the time allowed passes or the
+///   server refuses the token, stops delivery and reports: what was delivered, what waits, what
+///   was refused.
 ///
 /// ```swift
 /// let run = try await TrackingRun(outbox: try Outbox(path: "outbox.sqlite"), client: client,
@@ -22,10 +28,8 @@ import Whereabouts
 /// for try await fix in engine.fixes(from: try RecordingReader(url: walk)) {
 ///     try await run.record(fix)
 /// }
-/// try await run.finish()
-/// let report = try await run.drain(waitingUpTo: .seconds(10))
-/// await run.stopDelivery()
-/// print(report.outcome, report.pending)
+/// let report = try await run.finish(waitingUpTo: .seconds(10))
+/// print(report.outcome, report.pending, report.refused)
 /// ```
 ///
 /// Feed it from one task at a time: each call waits for its write.
@@ -44,20 +48,42 @@ public actor TrackingRun {
         }
     }
 
+    /// What an earlier run of the same source (for the same server and user) left in the outbox.
+    public struct Resumption: Hashable, Sendable {
+        /// Whether the outbox held a checkpoint of the source.
+        public var hasCheckpoint: Bool
+        /// Fixes decided before; a replay (``SourceIdentity/skipsDecidedFixes``) skips them.
+        public var decidedFixes: Int
+        /// Whether a replay of the source was tracked to its end: a front end says so rather than
+        /// send the same events again as new ones.
+        public var wasFinished: Bool
+
+        /// Describes what an earlier run left.
+        public init(hasCheckpoint: Bool, decidedFixes: Int, wasFinished: Bool) {
+            self.hasCheckpoint = hasCheckpoint
+            self.decidedFixes = decidedFixes
+            self.wasFinished = wasFinished
+        }
+    }
+
     /// The tracker: the policy's state and the run's checkpoint.
-    public nonisolated let tracker: Tracker
+    nonisolated let tracker: Tracker
     /// The outbox events wait in.
-    public nonisolated let outbox: Outbox
+    nonisolated let outbox: Outbox
     /// The sender that delivers from the outbox.
-    public nonisolated let sender: OutboxSender
+    nonisolated let sender: OutboxSender
     /// The client that talks to the server (and measures its clock).
-    public nonisolated let client: TrackingClient
+    nonisolated let client: TrackingClient
     /// Where the fixes come from: the resume key.
     public nonisolated let source: SourceIdentity
     /// What dates the events.
     public nonisolated let timeBase: TimeBase
     /// Fixes decided per durable write.
     public nonisolated let lotSize: Int
+    /// What an earlier run of the source left: the run resumes after its decided fixes.
+    public nonisolated let resumption: Resumption
+    /// The outbox's file.
+    public nonisolated var outboxPath: String { outbox.path }
 
     private let clock: any Clock<Duration>
     private var lot: [Fix] = []
@@ -103,6 +129,7 @@ public actor TrackingRun {
         case .now, .automatic: break
         }
         self.tracker = tracker
+        resumption = Resumption(hasCheckpoint: tracker.hasResumed, decidedFixes: tracker.resumedFixes, wasFinished: tracker.wasFinished)
         self.outbox = outbox
         self.client = client
         self.source = source
@@ -173,12 +200,29 @@ public actor TrackingRun {
 
     /// Writes what waits in the lot and, for a replay, marks the source tracked to its end (a
     /// later run of the same file starts afresh, or is refused by the front end). Returns the
-    /// fixes decided last.
+    /// fixes decided last. A run that found its replay finished and took no fix leaves the mark
+    /// as it was.
     @discardableResult
     public func finish() async throws -> [DecidedFix] {
         let decided = try await flush()
-        if source.skipsDecidedFixes { try await tracker.finish() }
+        if source.skipsDecidedFixes, isAnchored || !resumption.wasFinished { try await tracker.finish() }
         return decided
+    }
+
+    /// Decides what waits in the lot, marks a replay tracked to its end (``finish()``), waits up
+    /// to `limit` for the server to take everything (``drain(waitingUpTo:)``), stops delivery
+    /// and reports what was delivered, what waits and what was refused.
+    ///
+    /// ```swift
+    /// let report = try await run.finish(waitingUpTo: .seconds(30))
+    /// if report.pending > 0 { print(report.pending, "items wait for `whereabouts sync`") }
+    /// for refusal in report.refusals { print(refusal.eventId, refusal.errorId, refusal.message) }
+    /// ```
+    public func finish(waitingUpTo limit: Duration) async throws -> DeliveryReport {
+        try await finish()
+        let report = try await drain(waitingUpTo: limit)
+        await stopDelivery()
+        return report
     }
 
     /// Reads the client's offset to the server's clock again now (a live run does so every
@@ -198,6 +242,46 @@ public actor TrackingRun {
         }
         guard movesToNow else { return }
         await tracker.setTimeShift(await client.serverTime(forLocal: Date().timeIntervalSince1970) - fix.time)
+    }
+
+    // MARK: Other events
+
+    /// Writes `change` to the outbox durably — a note, a picture, a duration update, or an event
+    /// of the caller's own beside the positions — behind everything queued before; the sender
+    /// delivers it in order (at once when delivery runs in the background).
+    ///
+    /// ```swift
+    /// let note = TrackedEvent(id: "ck…", streamIds: ["diary"], time: now, type: "note/txt", content: .string("Lunch"))
+    /// try await run.queue(.create(note))
+    /// ```
+    public func queue(_ change: OutboxChange) async throws {
+        try await outbox.enqueue(change)
+    }
+
+    /// Delivers what waits now, in this call, until nothing deliverable is left; returns how many
+    /// items the server took. Throws the ``TrackingError`` that stopped it (the server could not
+    /// be reached, refused the token): the items stay queued for a later delivery. A refusal of
+    /// one item does not throw: ``refusal(of:)`` finds it.
+    @discardableResult
+    public func deliverPending() async throws -> Int {
+        try await sender.deliverPending()
+    }
+
+    /// The server's latest refusal of an item of the event `eventId` (its creation or an update),
+    /// if the item waits refused in the outbox; `nil` when the server took it or it still waits
+    /// for delivery. Found by the event's id, however many other refusals wait.
+    public func refusal(of eventId: String) async throws -> OutboxFailure? {
+        try await outbox.failure(ofEvent: eventId)
+    }
+
+    /// What the outbox holds for the run's server and user: items waiting, refused, elsewhere.
+    public func outboxStatus() async throws -> OutboxStatus {
+        try await outbox.status()
+    }
+
+    /// The server and user the run's outbox items are for, once known.
+    public var destination: OutboxDestination? {
+        get async { await outbox.destination }
     }
 
     // MARK: Delivery
@@ -258,8 +342,8 @@ public actor TrackingRun {
             }
         }
         let statistics = await sender.statistics
-        return DeliveryReport(outcome: outcome, delivered: statistics.delivered - before,
-                              pending: try await outbox.status().pending, lastError: statistics.lastError)
+        return try await DeliveryReport.of(outbox, outcome: outcome, delivered: statistics.delivered - before,
+                                           lastError: statistics.lastError)
     }
 
     /// `.drained` when nothing deliverable waits, `.stopped` when the server refused the token;

@@ -108,14 +108,14 @@ struct TrackCommand: AsyncParsableCommand {
             outbox: outbox, client: client,
             acceptor: FixAcceptor(policy: policy.policy, metresPerUnit: venueValue.units.metres ?? 1, streamIds: [stream]),
             source: identity, timeBase: timeBase(of: identity), preparation: preparation)
-        let tracker = run.tracker
-        if tracker.hasResumed, identity.skipsDecidedFixes {
-            Terminal.error("Resuming the interrupted replay of \(identity.checkpointName): its first \(tracker.resumedFixes.counted("fix", "fixes")) were decided before.")
+        let resumption = run.resumption
+        if resumption.hasCheckpoint, identity.skipsDecidedFixes {
+            Terminal.error("Resuming the interrupted replay of \(identity.checkpointName): its first \(resumption.decidedFixes.counted("fix", "fixes")) were decided before.")
         }
         await run.startDelivery()
-        let destination = await outbox.destination.map(\.description) ?? client.server
-        if startError != nil { Terminal.error("Events are queued in \(outbox.path) for \(destination) meanwhile.") }
-        if tracker.wasFinished, identity.skipsDecidedFixes, !again {
+        let destination = await run.destination.map(\.description) ?? client.server
+        if startError != nil { Terminal.error("Events are queued in \(run.outboxPath) for \(destination) meanwhile.") }
+        if resumption.wasFinished, identity.skipsDecidedFixes, !again {
             Terminal.error("\(identity.checkpointName) was tracked to its end for \(destination) already; nothing new to track (--again tracks it once more, as new events).")
             try await finishDelivery(run, tokenRefused: startError?.isTokenRefused == true)
             return
@@ -132,20 +132,18 @@ struct TrackCommand: AsyncParsableCommand {
         try await run.flush()
         line.clear()
         try reader.recordingReader?.requireScans(toDo: "track")
-        try await run.finish()
         reader.recordingReader?.warnAboutSkippedLines()
 
         try await finishDelivery(run, tokenRefused: startError?.isTokenRefused == true)
     }
 
-    /// Waits up to --wait seconds for the outbox to drain, stops delivery and reports; exits 1
-    /// when the server refused the token, at the start or in delivery (nothing can be delivered
-    /// until it is replaced).
+    /// Finishes the run (a replay marked tracked to its end), waits up to --wait seconds for the
+    /// outbox to drain, stops delivery and reports; exits 1 when the server refused the token, at
+    /// the start or in delivery (nothing can be delivered until it is replaced).
     private func finishDelivery(_ run: TrackingRun, tokenRefused: Bool) async throws {
-        _ = try await run.drain(waitingUpTo: .seconds(wait))
-        await run.stopDelivery()
-        try await summarize(run)
-        let refusedInDelivery = await run.statistics.lastError?.isTokenRefused == true
+        let report = try await run.finish(waitingUpTo: .seconds(wait))
+        try await summarize(run, report)
+        let refusedInDelivery = report.lastError?.isTokenRefused == true
         if tokenRefused || refusedInDelivery { throw ExitCode.failure }
     }
 
@@ -184,11 +182,10 @@ struct TrackCommand: AsyncParsableCommand {
         }
     }
 
-    private func summarize(_ run: TrackingRun) async throws {
+    private func summarize(_ run: TrackingRun, _ report: DeliveryReport) async throws {
         let counts = await run.counts
         let statistics = await run.statistics
-        let outbox = run.outbox
-        let status = try await outbox.status()
+        let status = try await run.outboxStatus()
         var text = "Tracked \(counts.fixes.counted("fix", "fixes")): \(counts.accepted.counted("new event")), \(counts.extended.counted("extension"))"
         if counts.ignoredTotal > 0 {
             text += ", \(counts.ignoredTotal) ignored (" + counts.ignored.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
@@ -196,7 +193,7 @@ struct TrackCommand: AsyncParsableCommand {
         }
         Terminal.error(text + ". The server took \(statistics.delivered.counted("item")).")
         if let error = statistics.lastError, status.pending > 0 { Terminal.error("Delivery stopped: \(error)") }
-        Terminal.error(status.report(path: outbox.path, destination: await outbox.destination))
+        Terminal.error(status.report(path: run.outboxPath, destination: await run.destination))
         if status.pending > 0 { Terminal.error("`whereabouts sync` delivers them (the same --server, --token and --outbox).") }
     }
 }
@@ -220,7 +217,7 @@ struct TrackStatusLine {
         let statistics = await run.statistics
         if lastDraw.timeIntervalSince(lastCount) >= 1 {
             lastCount = lastDraw
-            queued = (try? await run.outbox.status().pending) ?? queued
+            queued = (try? await run.outboxStatus().pending) ?? queued
         }
         var text = "tracking: \(counts.fixes.counted("fix", "fixes")) · \(counts.accepted) accepted · \(counts.extended) extended · "
             + "\(counts.ignoredTotal) ignored · \(queued) queued · \(statistics.delivered) delivered"

@@ -124,11 +124,18 @@ struct TrackingRunTests {
 
         // Interrupted here: a new run of the same file passes over the 256 decided fixes.
         let resumed = try await self.run(outbox, try absentServer(), source: source)
-        #expect(resumed.tracker.hasResumed && resumed.tracker.resumedFixes == 256)
+        #expect(resumed.resumption == .init(hasCheckpoint: true, decidedFixes: 256, wasFinished: false))
         try await resumed.record(contentsOf: fixes)
         #expect(try await resumed.finish().count == 300 - 256)
         #expect(await resumed.counts.resumed == 256)
         #expect(try await outbox.checkpoint(for: source.checkpointName)?.finished == true)
+
+        // Tracked to its end: a run that takes no fix says so and leaves the mark (and its count) alone.
+        let finished = try await self.run(outbox, try absentServer(), source: source)
+        #expect(finished.resumption == .init(hasCheckpoint: false, decidedFixes: 0, wasFinished: true))
+        let before = try await outbox.checkpoint(for: source.checkpointName)
+        #expect(try await finished.finish().isEmpty)
+        #expect(try await outbox.checkpoint(for: source.checkpointName) == before)
     }
 
     @Test("A live source writes each fix as it comes")
@@ -167,6 +174,41 @@ struct TrackingRunTests {
             let accepted = await run.counts.accepted
             #expect(try await server.events(of: "ann").count == accepted)
             await run.stopDelivery()
+        }
+    }
+
+    @Test("finish(waitingUpTo:) writes the last lot, marks the replay, drains and names each refusal by its event")
+    func finishReportsRefusals() async throws {
+        try await LocalServer.with { server in
+            let token = try await server.addUser("dan")
+            let temporary = TemporaryOutbox()
+            defer { temporary.remove() }
+            let outbox = try temporary.open()
+            let source = SourceIdentity.replay(path: "/walk.jsonl", size: 10)
+            let run = try await run(outbox, try TrackingClient(server: server.url, token: token), source: source)
+            let start = Date().timeIntervalSince1970 - 3_600
+            try await run.record(contentsOf: walk(count: 40, start: start))
+            // Notes to a stream the server does not have: refused for good, each by its id.
+            let refused = (0..<25).map { "refused-\($0)" }
+            for (index, id) in refused.enumerated() {
+                try await run.queue(.create(TrackedEvent(id: id, streamIds: ["no-such-stream"], time: start + Double(index),
+                                                         type: "note/txt", content: .string("lost"))))
+            }
+            try await run.queue(.create(TrackedEvent(id: "kept", streamIds: ["position"], time: start + 30, type: "note/txt",
+                                                     content: .string("kept"))))
+            #expect(await run.undecidedFixes == 40)
+            let report = try await run.finish(waitingUpTo: Self.generous)
+            #expect(report.outcome == .drained && report.pending == 0)
+            #expect(report.refused == 25)
+            #expect(report.refusals.map(\.eventId) == refused.suffix(DeliveryReport.refusalLimit).reversed())
+            #expect(report.refusals.allSatisfy { $0.errorId == "unknown-referenced-resource" })
+            // The oldest refusal is found by its event, beyond the report's twenty.
+            #expect(try await run.refusal(of: "refused-0")?.errorId == "unknown-referenced-resource")
+            #expect(try await run.refusal(of: "kept") == nil)
+            let accepted = await run.counts.accepted
+            #expect(accepted > 0 && report.delivered == accepted + 1)
+            #expect(try await outbox.checkpoint(for: source.checkpointName)?.finished == true)
+            #expect(try await server.events(of: "dan").count == accepted + 1)
         }
     }
 
