@@ -107,7 +107,7 @@ let package = Package(
         ),
         .target(
             name: "WhereaboutsFacades",
-            dependencies: ["Whereabouts", "WhereaboutsTracking"]
+            dependencies: ["Whereabouts", "WhereaboutsBluetooth", "WhereaboutsTracking"]
         ),
         .executableTarget(
             name: "whereabouts",

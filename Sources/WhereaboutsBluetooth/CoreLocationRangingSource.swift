@@ -40,6 +40,12 @@ public final class CoreLocationRangingSource: NSObject, CLLocationManagerDelegat
         }
     }
 
+    /// ``scans()`` as a live source: what runs over it (a facade's `startScanning`, a
+    /// `ScanTimeline`) moves on between ranging callbacks, so exits fall due on time.
+    public func liveScans() -> PacedScanSequence<AsyncStream<Scan>> {
+        scans().paced(.live(ContinuousClock()))
+    }
+
     private func stop() {
         for uuid in uuids { manager.stopRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: uuid)) }
         continuation = nil

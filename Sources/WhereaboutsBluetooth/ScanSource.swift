@@ -41,6 +41,8 @@ public final class ScanSource: PacedScans, @unchecked Sendable {
     /// How time moves with these scans: live for a pipe, an adapter or a capture at its recorded
     /// pace, a replay for a file or a capture replayed as fast as possible.
     public let pace: ScanPace
+    /// The adapter's scanner, whose radio pauses; `nil` for recordings and captures.
+    private let radio: HCIScanner?
     /// Seconds after which a capture stops (on the capture's own clock, from its first scan).
     private let duration: Double?
     private var backing: Backing
@@ -52,6 +54,7 @@ public final class ScanSource: PacedScans, @unchecked Sendable {
         duration = nil
         pace = live ? .live(clock) : .replay
         backing = live ? .pipe(ThreadedRecording(reader: recording)) : .recording(recording)
+        radio = nil
     }
 
     /// A btsnoop capture replayed at the capture's own pace (``BTSnoopReplay/pace``), ending after
@@ -61,6 +64,7 @@ public final class ScanSource: PacedScans, @unchecked Sendable {
         self.duration = duration
         pace = capture.pace
         backing = .capture(capture, capture.makeAsyncIterator(), firstTime: nil)
+        radio = nil
     }
 
     /// A live scan (its duration is the scanner's ``HCIScanner/Configuration/duration``).
@@ -69,6 +73,7 @@ public final class ScanSource: PacedScans, @unchecked Sendable {
         duration = nil
         pace = scanner.pace
         backing = .adapter(scanner.makeAsyncIterator())
+        radio = scanner
     }
 
     /// The recording at `path`, or standard input for `-`: live when it is a pipe, a FIFO, a
@@ -206,4 +211,13 @@ public enum ScanSourceError: Error, Hashable, Sendable, CustomStringConvertible 
         case .noSuchFile(let path): "\(path): no such file"
         }
     }
+}
+
+extension ScanSource: PausableScanning {
+    /// Turns an adapter's scanning off until ``resumeScanning()`` (the scans wait meanwhile);
+    /// a recording or a capture has no radio, and goes on.
+    public func pauseScanning() { radio?.pauseScanning() }
+
+    /// Turns an adapter's scanning on again.
+    public func resumeScanning() { radio?.resumeScanning() }
 }

@@ -66,7 +66,7 @@ public enum HekaergeFacade {
     /// let hekaerge = Hekaerge(locations: [hall1, hall2, hall7, hall7Smaller])
     /// hekaerge.delegate = self                                   // didChangeLocation(_:)
     /// print(hekaerge.orderedLocations.map(\.identifier))         // input order: no position yet
-    /// try await hekaerge.startScanning(scanner, clock: ContinuousClock())   // a live source
+    /// try await hekaerge.startScanning(try ScanSource.adapter(.init(adapter: "hci0")))   // live
     /// ```
     public final class Hekaerge: Sendable {
         /// The locations in the order given (Hekaerge's `getDefaultLocations`).
@@ -109,7 +109,8 @@ public enum HekaergeFacade {
             let places = locations.enumerated().map { index, location in
                 Venue.Place(id: String(index), coordinate: location.coordinate, radius: location.radius, floor: location.floor, in: frame)
             }
-            ranker = PlaceRanker(places: places) { update in
+            // Distances are great-circle distances from the position's coordinate, as the seed's.
+            ranker = PlaceRanker(places: places, frame: frame) { update in
                 let order = Self.locations(update.places, of: locations)
                 ordered.value = order
                 delegateBox.value.delegate?.didChangeLocation(order)
@@ -162,13 +163,25 @@ public enum HekaergeFacade {
         }
 
         /// Sorts from the nearest beacon in range of each ranging round of a source (Hekaerge's
-        /// way; see `PlaceRanker.follow(_:nearestBeaconIn:ranger:clock:)`), until the source ends;
-        /// then the position is unknown and the order is the input order again. With a `clock` the
-        /// source is live: when no beacon is heard for a round, the position is unknown (and the
-        /// delegate told the input order) while the source stays open, as Hekaerge did.
+        /// way; see `PlaceRanker.follow(_:nearestBeaconIn:ranger:clock:)`), at the source's own
+        /// pace, until the source ends; then the position is unknown and the order is the input
+        /// order again. From a live source (an adapter, a pipe, scans `paced(.live(clock))`), when
+        /// no beacon is heard for a round the position is unknown (and the delegate told the input
+        /// order) while the source stays open, as Hekaerge did.
         ///
         /// ```swift
-        /// try await hekaerge.startScanning(scanner, clock: ContinuousClock())
+        /// try await hekaerge.startScanning(try ScanSource.adapter(.init(adapter: "hci0")))
+        /// ```
+        public func startScanning<Scans: PacedScans>(_ source: Scans) async throws {
+            try await startScanning(source, clock: source.pace.clock)
+        }
+
+        /// Sorts from the nearest beacon in range of each ranging round of a sequence that does not
+        /// know its pace, as ``startScanning(_:)`` does: with a `clock` it is live, without one a
+        /// replay.
+        ///
+        /// ```swift
+        /// try await hekaerge.startScanning(scans, clock: ContinuousClock())
         /// ```
         public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans, clock: (any Clock<Duration>)? = nil) async throws
         where Scans.Element == Scan {

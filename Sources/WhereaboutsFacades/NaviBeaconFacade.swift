@@ -155,13 +155,24 @@ public enum NaviBeaconFacade {
             handle { $0.finish() }
         }
 
-        /// Reacts to every round of a source until it ends. With a `clock` the source is live: a
-        /// round also ends on time, so an immediate sighting sets the location a round later even
-        /// when no further scan comes. A source whose radio can be paused (`PausableScanning`) is
-        /// paused and resumed with ``pauseScanning()`` and ``resumeScanning()``.
+        /// Reacts to every round of a source until it ends, at the source's own pace. From a live
+        /// source (an adapter, a pipe, scans `paced(.live(clock))`) a round also ends on time, so
+        /// an immediate sighting sets the location a round later even when no further scan comes.
+        /// A source whose radio can be paused (`PausableScanning`) is paused and resumed with
+        /// ``pauseScanning()`` and ``resumeScanning()``.
         ///
         /// ```swift
-        /// try await navi.startScanning(scanner, clock: ContinuousClock())   // live
+        /// try await navi.startScanning(try ScanSource.adapter(.init(adapter: "hci0")))   // live
+        /// ```
+        public func startScanning<Scans: PacedScans>(_ source: Scans) async throws {
+            try await startScanning(source, clock: source.pace.clock)
+        }
+
+        /// Reacts to every round of a sequence that does not know its pace, as
+        /// ``startScanning(_:)`` does: with a `clock` it is live, without one a replay.
+        ///
+        /// ```swift
+        /// try await navi.startScanning(scans, clock: ContinuousClock())   // live
         /// ```
         public func startScanning<Scans: AsyncSequence>(_ scans: sending Scans, clock: (any Clock<Duration>)? = nil) async throws
         where Scans.Element == Scan {

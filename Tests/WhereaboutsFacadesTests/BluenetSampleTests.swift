@@ -50,7 +50,8 @@ struct BluenetSampleTests {
         try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
         let clock = ManualClock()
         let feed = ScanFeed()
-        let scanning = Task { try await bluenet.startScanning(feed, clock: clock) }
+        // The source says it is live (as an adapter or CoreLocation's ranging does): no clock argument.
+        let scanning = Task { try await bluenet.startScanning(feed.paced(.live(clock))) }
         feed.send(Self.scan(at: 100, Self.kitchen))
         try await feed.taken()
         try await LiveWait.until { topics.values == ["enterRegion"] }
@@ -146,6 +147,119 @@ struct BluenetSampleTests {
         let heard = current.values.count
         await Self.walk(bluenet, in: Self.kitchen, from: 40, to: 48)
         #expect(locationEvents.values.count == 3 && current.values.count == heard)
+    }
+
+    static func identity(_ minor: Int) -> IBeaconIdentity { IBeaconIdentity(uuid: uuid, major: 1, minor: UInt16(minor)) }
+
+    /// Bluenet's training JSON of a room: six seconds at the room's RSSIs, with a wobble.
+    static func training(_ room: [Double]) -> String {
+        let entries = [0.0, 1, -1, 2, -2, 1.5].enumerated().map { second, wobble in
+            let devices = room.enumerated().map { "\"\(identity($0.offset + 1).description)\": \($0.element + wobble)" }
+            return "{\"devices\": {\(devices.joined(separator: ", "))}, \"timestamp\": \(second)}"
+        }
+        return "[" + entries.joined(separator: ", ") + "]"
+    }
+
+    /// A library tracking the region, with the basic classifier of the kitchen and the hall and
+    /// indoor localization on.
+    static func localizing() async throws -> BluenetLocalization {
+        let bluenet = BluenetLocalization()
+        try await bluenet.trackIBeacon(uuid: uuidString, referenceId: "home")
+        var classifier = BasicClassifier()
+        try classifier.loadTrainingData("kitchen", referenceId: "home", trainingData: training(kitchen))
+        try classifier.loadTrainingData("hall", referenceId: "home", trainingData: training(hall))
+        await bluenet.insertClassifier(classifier.classifier)
+        await bluenet.startIndoorLocalization()
+        return bluenet
+    }
+
+    /// CoreLocation ranges each beacon once a second: a beacon heard three times in a second is
+    /// one packet at the mean RSSI; and one beacon, however often heard, is fewer than three
+    /// beacons, so the basic classifier gives no room.
+    @Test func oneBeaconHeardThreeTimesIsOnePacketAndNoRoom() async throws {
+        let bluenet = try await Self.localizing()
+        let batches = Collected<[BeaconPacket]>()
+        let stop = bluenet.hub.subscribe { event in
+            if case .advertisements(let packets) = event.kind { batches.append(packets) }
+        }
+        defer { stop() }
+        let rooms = Collected<String>()
+        for topic in ["enterLocation", "currentLocation"] { _ = bluenet.on(topic) { _ in rooms.append(topic) } }
+        for (index, rssi) in [-60.0, -64, -68].enumerated() {
+            await bluenet.process(Scan(time: 100 + 0.3 * Double(index), readings: [Reading(beacon: .iBeacon(Self.identity(1)), rssi: rssi)]))
+        }
+        await bluenet.process(Scan(time: 101, readings: []))
+        #expect(batches.values == [[BeaconPacket(identity: Self.identity(1), rssi: -64, referenceId: "home")]])
+        #expect(rooms.values.isEmpty)
+        // Three beacons in a second (each heard twice): a room, each beacon once in the batch.
+        await bluenet.process(Self.scan(at: 102, Self.kitchen))
+        await bluenet.process(Self.scan(at: 102.5, Self.kitchen))
+        await bluenet.process(Scan(time: 103, readings: []))
+        #expect(batches.values.last?.map(\.identity) == [1, 2, 3].map(Self.identity))
+        #expect(rooms.values == ["enterLocation", "currentLocation"])
+    }
+
+    /// The room follows the classifier's answer of each second, as in Bluenet: `currentLocation`
+    /// says it every second, and the first second in the hall leaves the kitchen.
+    @Test func theRoomIsTheClassifiersAnswerOfEachSecond() async throws {
+        let bluenet = try await Self.localizing()
+        let events = Collected<String>()
+        let stop = bluenet.hub.subscribe { event in
+            switch event.kind {
+            case .enterLocation(_, let location): events.append("enter \(location) \(event.time)")
+            case .exitLocation(_, let location): events.append("exit \(location) \(event.time)")
+            case .currentLocation(_, let location): events.append("\(location) \(event.time)")
+            default: break
+            }
+        }
+        defer { stop() }
+        await Self.walk(bluenet, in: Self.kitchen, from: 0, to: 3)
+        await Self.walk(bluenet, in: Self.hall, from: 3, to: 5)
+        #expect(events.values == ["enter kitchen 0.0", "kitchen 0.0", "kitchen 1.0", "kitchen 2.0",
+                                  "exit kitchen 3.0", "enter hall 3.0", "hall 3.0", "hall 4.0"])
+    }
+
+    /// Pausing or clearing the tracking turns the radio off ("your app may fall asleep"), and
+    /// tracking again turns it on; with nothing tracked yet, the radio waits off.
+    @Test func pausingAndClearingTheTrackingStopTheRadio() async throws {
+        let bluenet = BluenetLocalization()
+        let feed = ScanFeed()
+        let radio = PausableScans(feed)
+        let scanning = Task { try await bluenet.startScanning(radio, clock: ManualClock()) }
+        try await LiveWait.until { radio.pauses.value == ["pause"] }
+        try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
+        #expect(radio.pauses.value == ["pause", "resume"])
+        await bluenet.pauseTracking()
+        #expect(radio.pauses.value == ["pause", "resume", "pause"])
+        await bluenet.resumeTracking()
+        #expect(radio.pauses.value == ["pause", "resume", "pause", "resume"])
+        try await bluenet.stopTrackingIBeacon(Self.uuidString)
+        #expect(radio.pauses.value.last == "pause")
+        try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
+        await bluenet.clearTrackedBeacons()
+        #expect(radio.pauses.value == ["pause", "resume", "pause", "resume", "pause", "resume", "pause"])
+        feed.finish()
+        try await scanning.value
+    }
+
+    /// `requestLocation()` is where the venue's beacons last put the device, on the map; nothing
+    /// needs asking on Linux.
+    @Test func requestLocationIsTheLastPositionsCoordinates() async throws {
+        let origin = GeoCoordinate(latitude: 41.3555, longitude: 2.1325)
+        let corners = [(0.0, 0.0), (10, 0), (10, 10), (0, 10)]
+        let venue = Venue(origin: Venue.Origin(latitude: origin.latitude, longitude: origin.longitude),
+                          beacons: corners.enumerated().map { index, corner in
+                              Venue.Beacon(id: "b\(index + 1)", iBeacon: Self.identity(index + 1), x: corner.0, y: corner.1, floor: 0)
+                          })
+        let bluenet = BluenetLocalization(venue: venue)
+        #expect(await bluenet.requestLocationPermission() == .notNeeded)
+        #expect(bluenet.requestLocation() == nil)
+        try await bluenet.trackIBeacon(uuid: Self.uuidString, referenceId: "home")
+        await bluenet.process(Scan(time: 0, readings: (1...4).map { Reading(beacon: .iBeacon(Self.identity($0)), rssi: -75) }))
+        let coordinate = try #require(bluenet.requestLocation())
+        let point = LocalFrame(origin: origin).planarPoint(for: coordinate)
+        #expect(hypot(point.x - 5, point.y - 5) < 0.5, "\(point)")
+        #expect(BluenetLocalization().requestLocation() == nil)   // no venue: no position
     }
 
     @Test func badTrainingDataIsRefused() {

@@ -110,7 +110,7 @@ struct HekaergeSampleTests {
         hekaerge.delegate = live
         let clock = ManualClock()
         let feed = ScanFeed()
-        let scanning = Task { try await hekaerge.startScanning(feed, clock: clock) }
+        let scanning = Task { try await hekaerge.startScanning(feed.paced(.live(clock))) }   // a live source: no clock argument
         feed.send(Scan(time: 50, readings: [Reading(beacon: .id("b7"), rssi: -62)]))
         try await feed.taken()
         await clock.advance(by: .seconds(1))

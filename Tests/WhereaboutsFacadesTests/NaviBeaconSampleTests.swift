@@ -104,8 +104,8 @@ struct NaviBeaconSampleTests {
         let navi = NaviBeacon()
         let clock = ManualClock()
         let feed = ScanFeed()
-        let radio = PausableScans(feed)
-        let scanning = Task { try await navi.startScanning(radio, clock: clock) }
+        let radio = PausableScans(feed, pace: .live(clock))
+        let scanning = Task { try await navi.startScanning(radio) }   // live, as the source says
         feed.send(Self.round(10, Self.desk, rssi: -50))     // no beacon added yet: nothing to react to
         try await feed.taken()
         await clock.advance(by: .seconds(1))                   // that round ends: nothing fires
@@ -135,12 +135,16 @@ struct NaviBeaconSampleTests {
     }
 }
 
-/// A stream of scans whose radio can be paused: it records the calls.
-struct PausableScans: AsyncSequence, PausableScanning {
+/// A stream of scans whose radio can be paused, at the pace it is given: it records the calls.
+struct PausableScans: PacedScans, PausableScanning {
     let base: ScanFeed
+    let pace: ScanPace
     let pauses = LockedValue<[String]>([])
 
-    init(_ base: ScanFeed) { self.base = base }
+    init(_ base: ScanFeed, pace: ScanPace = .replay) {
+        self.base = base
+        self.pace = pace
+    }
 
     func makeAsyncIterator() -> ScanFeed.AsyncIterator { base.makeAsyncIterator() }
     func pauseScanning() { pauses.withValue { $0.append("pause") } }

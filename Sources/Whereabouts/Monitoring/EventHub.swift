@@ -4,7 +4,9 @@ import Foundation
 /// estimates, timed by the scans' clock.
 ///
 /// - Scans of watched iBeacon regions give `iBeaconAdvertisement` batches (about one a second of
-///   scan time; readings whose RSSI is not a measurement are dropped) and `enterRegion` /
+///   scan time; readings whose RSSI is not a measurement are dropped), each beacon once in a
+///   batch at the mean RSSI of its readings in that second, as CoreLocation ranges a beacon once a
+///   second whatever the advertisements heard; and `enterRegion` /
 ///   `exitRegion` (a region is left after ``Configuration/regionExitTimeout`` seconds without a
 ///   sighting, see `RegionMonitor`).
 /// - Place estimates (from fix containment or a room classifier) go through a ``PlaceMonitor``
@@ -61,7 +63,11 @@ public actor EventHub {
     private let identities: [String: IBeaconIdentity]
     private var paused = false
     private var lastRegion: String?
+    /// The batch being gathered: one packet per beacon, in the order first heard, its RSSI the
+    /// mean of the readings so far (`pendingCounts` of them).
     private var pending: [BeaconPacket] = []
+    private var pendingCounts: [Int] = []
+    private var pendingIndex: [IBeaconIdentity: Int] = [:]
     private var batchStart: Double?
     private var localizing: Bool
     /// The latest finite time the hub was given.
@@ -105,15 +111,17 @@ public actor EventHub {
     /// Stops watching the regions of a UUID, silently (Bluenet's `stopTrackingIBeacon`).
     public func stopWatching(uuid: UUID) {
         regions.stopWatching(uuid: uuid)
-        pending.removeAll { $0.identity.uuid == uuid }
+        let kept = pending.indices.filter { pending[$0].identity.uuid != uuid }
+        pending = kept.map { pending[$0] }
+        pendingCounts = kept.map { pendingCounts[$0] }
+        pendingIndex = Dictionary(uniqueKeysWithValues: pending.enumerated().map { ($1.identity, $0) })
         if let lastRegion, !regions.activeRegions.contains(where: { $0.referenceId == lastRegion }) { self.lastRegion = nil }
     }
 
     /// Stops watching every region, silently (Bluenet's `clearTrackedBeacons`).
     public func stopWatchingAll() {
         regions.removeAll()
-        pending = []
-        batchStart = nil
+        clearBatch()
         lastRegion = nil
     }
 
@@ -161,8 +169,7 @@ public actor EventHub {
         paused = false
         regions.clearActive()
         places.reset()
-        pending = []
-        batchStart = nil
+        clearBatch()
         lastRegion = nil
     }
 
@@ -221,7 +228,7 @@ public actor EventHub {
         if let latest = packets.last { lastRegion = latest.referenceId }
         if !packets.isEmpty {
             if batchStart == nil { batchStart = scan.time }
-            pending += packets
+            for packet in packets { gather(packet) }
         }
         emit(events)
         return events
@@ -287,8 +294,7 @@ public actor EventHub {
     public func flush() -> [MonitoringEvent] {
         guard let batchStart, !pending.isEmpty else { return [] }
         let events = batchEvents(pending, at: batchStart)
-        pending = []
-        self.batchStart = nil
+        clearBatch()
         emit(events)
         return events
     }
@@ -315,13 +321,32 @@ public actor EventHub {
     private func flushIfDue(at time: Double) -> [MonitoringEvent] {
         guard let batchStart, time >= batchStart + configuration.advertisementInterval else { return [] }
         guard !pending.isEmpty else {
-            self.batchStart = nil
+            clearBatch()
             return []
         }
         let events = batchEvents(pending, at: batchStart)
-        pending = []
-        self.batchStart = nil
+        clearBatch()
         return events
+    }
+
+    /// Adds a packet to the batch: a beacon already in it keeps its place, its RSSI the running
+    /// mean of its readings.
+    private func gather(_ packet: BeaconPacket) {
+        guard let index = pendingIndex[packet.identity] else {
+            pendingIndex[packet.identity] = pending.count
+            pending.append(packet)
+            pendingCounts.append(1)
+            return
+        }
+        pendingCounts[index] += 1
+        pending[index].rssi += (packet.rssi - pending[index].rssi) / Double(pendingCounts[index])
+    }
+
+    private func clearBatch() {
+        pending.removeAll(keepingCapacity: true)
+        pendingCounts.removeAll(keepingCapacity: true)
+        pendingIndex.removeAll(keepingCapacity: true)
+        batchStart = nil
     }
 
     /// An advertisement batch's event, then, with a classifier loaded and indoor localization on,

@@ -35,7 +35,8 @@ public struct PlaceEvent: Hashable, Sendable {
 /// A place other than the current one takes over when it wins ``Configuration/requiredScans``
 /// consecutive votes, or at least two consecutive votes spanning
 /// ``Configuration/requiredDuration`` seconds (for slow scanners); a vote for the current place
-/// starts the count again. Time is the scans' clock, so replays are deterministic. On a change
+/// starts the count again. ``Configuration/firstAnswer`` turns the hysteresis off: every estimate
+/// votes and the first vote switches, as Bluenet Localization switched on its classifier's answer. Time is the scans' clock, so replays are deterministic. On a change
 /// the exit of the old place comes before the enter of the new one; while in a place, every
 /// observation also reports it as current.
 ///
@@ -56,7 +57,7 @@ public struct PlaceEvent: Hashable, Sendable {
 public struct PlaceMonitor: Sendable {
     /// The hysteresis settings.
     public struct Configuration: Hashable, Sendable {
-        /// Consecutive votes a new place must win; default 3 (at least 2 are always needed).
+        /// Consecutive votes a new place must win; default 3; 1 switches on the first vote.
         public var requiredScans: Int
         /// Seconds over which two or more consecutive votes also suffice, for slow scanners; default 3.
         public var requiredDuration: Double
@@ -74,6 +75,11 @@ public struct PlaceMonitor: Sendable {
             self.minimumProbability = minimumProbability
             self.exitTimeout = exitTimeout
         }
+
+        /// No hysteresis: every estimate votes, whatever its probability, and the first vote for
+        /// another place switches to it (Bluenet Localization's rooms, which followed the
+        /// classifier's answer of each second); exits after 30 s without an observation.
+        public static let firstAnswer = Configuration(requiredScans: 1, requiredDuration: 0, minimumProbability: 0)
     }
 
     /// The settings.
@@ -109,7 +115,7 @@ public struct PlaceMonitor: Sendable {
                 candidateVotes = 1
                 candidateSince = time
             }
-            if let next = candidate, candidateVotes >= Swift.max(2, configuration.requiredScans)
+            if let next = candidate, candidateVotes >= Swift.max(1, configuration.requiredScans)
                 || (candidateVotes >= 2 && time - candidateSince >= configuration.requiredDuration) {
                 events += switchPlace(to: next, at: time)
             }

@@ -22,6 +22,12 @@ public enum ScanPace: Sendable {
         if case .live = self { return true }
         return false
     }
+
+    /// The clock between scans of a live pace; `nil` for a replay.
+    public var clock: (any Clock<Duration>)? {
+        if case .live(let clock) = self { return clock }
+        return nil
+    }
 }
 
 /// A sequence of scans that knows how time moves with it (a live adapter, a pipe, a capture at
@@ -31,4 +37,35 @@ public enum ScanPace: Sendable {
 public protocol PacedScans: AsyncSequence, Sendable where Element == Scan {
     /// How time moves with these scans.
     var pace: ScanPace { get }
+}
+
+/// Any sequence of scans with the pace its maker knows it has: a stream a delegate fills as
+/// the radio hears (CoreLocation's ranging, a socket) is live, though its type cannot say so.
+///
+/// ```swift
+/// let (stream, input) = AsyncStream.makeStream(of: Scan.self)
+/// try await bluenet.startScanning(stream.paced(.live(ContinuousClock())))   // exits due on time
+/// ```
+public struct PacedScanSequence<Base: AsyncSequence & Sendable>: PacedScans where Base.Element == Scan {
+    /// The scans.
+    public let base: Base
+    /// How time moves with them.
+    public let pace: ScanPace
+
+    /// The scans of `base`, at `pace`.
+    public init(_ base: Base, pace: ScanPace) {
+        self.base = base
+        self.pace = pace
+    }
+
+    /// The scans, in order.
+    public func makeAsyncIterator() -> Base.AsyncIterator { base.makeAsyncIterator() }
+}
+
+extension AsyncSequence where Self: Sendable, Element == Scan {
+    /// These scans at `pace`: `.live(clock)` for a source that scans as time passes, so that what
+    /// runs over it (a facade, ``ScanTimeline/init(source:)``) moves on between scans.
+    public func paced(_ pace: ScanPace) -> PacedScanSequence<Self> {
+        PacedScanSequence(self, pace: pace)
+    }
 }

@@ -25,9 +25,11 @@ public actor PlaceRanker {
     private var listeners = Broadcast<Update>()
 
     /// Creates a ranker of `places`, in their order until a position is known; `changeHandler`,
-    /// when given, runs after every change (as ``setChangeHandler(_:)`` would set it).
-    public init(places: [Venue.Place], changeHandler: (@Sendable (Update) -> Void)? = nil) {
-        ranking = PlaceRanking(places: places)
+    /// when given, runs after every change (as ``setChangeHandler(_:)`` would set it). With
+    /// `frame`, circles given by latitude and longitude are ranked by great-circle distance (see
+    /// ``PlaceRanking/init(places:frame:)``).
+    public init(places: [Venue.Place], frame: LocalFrame? = nil, changeHandler: (@Sendable (Update) -> Void)? = nil) {
+        ranking = PlaceRanking(places: places, frame: frame)
         self.changeHandler = changeHandler
     }
 

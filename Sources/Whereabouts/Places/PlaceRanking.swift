@@ -21,9 +21,11 @@
 /// insertion — fast, since a small move of the position changes the order little. Labels (places
 /// without geometry) are infinitely far and come last.
 ///
-/// Unlike the seed, the distances are planar distances in the venue's local frame and units
-/// (latitude/longitude places were converted, on the WGS84 ellipsoid, when the venue was read);
-/// the seed's great-circle distances on a sphere differ from them by a few tenths of a percent.
+/// The distances are planar distances in the venue's units, but for circles given by the
+/// latitude and longitude of their centres when the ranking has the venue's frame
+/// (``init(places:frame:)``): those are measured as the seed measured them, as great-circle
+/// distances (``GeoCoordinate/distance(to:)``) from the position's coordinate, however far apart
+/// the places are.
 ///
 /// ```swift
 /// var ranking = PlaceRanking(places: venue.places)
@@ -85,10 +87,24 @@ public struct PlaceRanking: Sendable {
     private var keyA: [Double], keyB: [Double], keyC: [Double]
     /// Indices into ``places``, in ranked order.
     private var order: [Int32]
+    /// The frame that places the plan on the Earth, when great-circle distances are wanted.
+    private let frame: LocalFrame?
+    /// The circles measured by great-circle distance, and their centres.
+    private let geodesic: [(index: Int, centre: GeoCoordinate)]
 
-    /// Creates a ranking of `places`, in their order until a position is known.
-    public init(places: [Venue.Place]) {
+    /// Creates a ranking of `places`, in their order until a position is known. With `frame`
+    /// (the venue's ``Venue/localFrame``), circles given by a latitude and longitude are ranked
+    /// by great-circle distance from the position, as Hekaerge ranked its locations.
+    public init(places: [Venue.Place], frame: LocalFrame? = nil) {
         self.places = places
+        self.frame = frame
+        var geodesic: [(index: Int, centre: GeoCoordinate)] = []
+        if frame != nil {
+            for (index, place) in places.enumerated() {
+                if case .circle(_, _, let coordinate?) = place.shape, coordinate.isValid { geodesic.append((index, coordinate)) }
+            }
+        }
+        self.geodesic = geodesic
         var xs: [Double] = [], ys: [Double] = [], radii: [Double] = [], polygons: [Int] = []
         for (index, place) in places.enumerated() {
             switch place.shape {
@@ -178,6 +194,18 @@ public struct PlaceRanking: Sendable {
                 keyC[i] = inside ? distance : 0
             }
         }}}}}}}}
+        if let frame, !geodesic.isEmpty {
+            let here = frame.coordinate(for: position.point)
+            let metresPerUnit = frame.metresPerUnit > 0 && frame.metresPerUnit.isFinite ? frame.metresPerUnit : 1
+            for (i, centre) in geodesic {
+                let distance = here.distance(to: centre) / metresPerUnit - radii[i]
+                let onCurrentFloor = hasFloor && floors[i] == currentFloor
+                let inside = distance <= 0
+                keyA[i] = inside ? (onCurrentFloor ? -2 : -1) : distance
+                keyB[i] = inside ? sizes[i] : (onCurrentFloor ? 0 : 1)
+                keyC[i] = inside ? distance : 0
+            }
+        }
         for i in polygons {
             let distance = places[i].shape.signedDistance(from: position.point)
             let onCurrentFloor = hasFloor && floors[i] == currentFloor

@@ -90,7 +90,8 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
         public var usesPriors: Bool
         /// Whether beacons missing from a scan (and beacons a place never heard) count as evidence.
         public var modelsMissingBeacons: Bool
-        /// Places need at least this many heard beacons that they know; 0 for no such rule.
+        /// Places need at least this many distinct heard beacons that they know (a beacon heard
+        /// several times in a scan counts once); 0 for no such rule.
         public var minimumMatchingBeacons: Int
 
         /// Creates options.
@@ -194,15 +195,23 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
         for p in 0..<placeCount { scores[p] = baseline[p] }
         let minimum = options.minimumMatchingBeacons
         var matches = minimum > 0 ? [Int](repeating: 0, count: placeCount) : []
+        var heard: [(beacon: Int, rssi: Double)] = []
+        heard.reserveCapacity(scan.readings.count)
         for reading in scan.readings where reading.isValid {
             anyReading = true
             guard let b = beacons.index(for: reading.beacon) else { continue }
+            heard.append((b, reading.rssi))
+        }
+        // A beacon heard several times in one scan is one beacon, at its mean RSSI: it counts once
+        // towards the matches and its density is not multiplied.
+        if heard.count > 1, Set(heard.lazy.map(\.beacon)).count < heard.count { heard = Self.mergingRepeats(heard) }
+        for (b, rssi) in heard {
             let base = b * placeCount
             for p in 0..<placeCount {
                 let slot = base + p
                 if !improved && !knownAt[slot] { continue }
                 if minimum > 0 && knownAt[slot] { matches[p] += 1 }
-                let d = reading.rssi - means[slot]
+                let d = rssi - means[slot]
                 let inverse = inverseVariances[slot]
                 if inverse.isInfinite {
                     scores[p] += d == 0 ? .infinity : -.infinity
@@ -218,5 +227,23 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
             return any
         }
         return true
+    }
+
+    /// Each beacon once, in the order first heard, at the mean RSSI of its readings.
+    private static func mergingRepeats(_ heard: [(beacon: Int, rssi: Double)]) -> [(beacon: Int, rssi: Double)] {
+        var position: [Int: Int] = [:]
+        var merged: [(beacon: Int, rssi: Double)] = []
+        var counts: [Int] = []
+        for (beacon, rssi) in heard {
+            if let index = position[beacon] {
+                counts[index] += 1
+                merged[index].rssi += (rssi - merged[index].rssi) / Double(counts[index])
+            } else {
+                position[beacon] = merged.count
+                merged.append((beacon, rssi))
+                counts.append(1)
+            }
+        }
+        return merged
     }
 }

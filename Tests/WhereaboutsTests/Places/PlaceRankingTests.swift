@@ -87,6 +87,34 @@ struct PlaceRankingTests {
         #expect(ranking.rankedPlaces[0].isInside && !ranking.rankedPlaces[1].isInside)
     }
 
+    /// With the venue's frame, circles given by latitude and longitude are ranked by great-circle
+    /// distance, as the seed measured: each distance is the haversine distance minus the radius,
+    /// also for places hundreds of kilometres away, where the plan's distances are off by kilometres.
+    @Test func withTheFrameDistancesAreGreatCircleDistances() throws {
+        let far: [(String, GeoCoordinate, Double)] = [
+            ("paris", GeoCoordinate(latitude: 48.8566, longitude: 2.3522), 5_000),
+            ("madrid", GeoCoordinate(latitude: 40.4168, longitude: -3.7038), 5_000),
+            ("hall1", GeoCoordinate(latitude: 41.353485, longitude: 2.129052), 64),
+        ]
+        let places = far.map { id, coordinate, radius in Venue.Place(id: id, coordinate: coordinate, radius: radius, in: Self.frame) }
+        let here = GeoCoordinate(latitude: 45.0, longitude: 0.5)
+        var ranking = PlaceRanking(places: places, frame: Self.frame)
+        ranking.update(position: .init(point: Self.frame.planarPoint(for: here), floor: 0))
+        let back = Self.frame.coordinate(for: Self.frame.planarPoint(for: here))
+        for ranked in ranking.rankedPlaces {
+            let (_, centre, radius) = try #require(far.first { $0.0 == ranked.place.id })
+            let expected = back.distance(to: centre) - radius
+            #expect(abs((ranked.distance ?? .nan) - expected) < 1e-6, "\(ranked.place.id)")
+        }
+        // 45° N 0.5° E: hall 1 (Barcelona) 426.4 km, Paris 451.3 km, Madrid 614.4 km away.
+        #expect(ids(ranking) == ["hall1", "paris", "madrid"])
+        var planar = PlaceRanking(places: places)
+        planar.update(position: .init(point: Self.frame.planarPoint(for: here), floor: 0))
+        let gap = zip(planar.rankedPlaces.sorted { $0.place.id < $1.place.id }, ranking.rankedPlaces.sorted { $0.place.id < $1.place.id })
+            .map { abs(($0.distance ?? 0) - ($1.distance ?? 0)) }.max() ?? 0
+        #expect(gap > 1_000, "the plan's distances should differ by kilometres at this range (\(gap) m)")
+    }
+
     @Test func reSortingInPlaceGivesTheSameOrderAsAFreshSort() {
         // The order is a total order, so re-sorting the previous order gives what a fresh ranking gives.
         var moving = PlaceRanking(places: Self.places)

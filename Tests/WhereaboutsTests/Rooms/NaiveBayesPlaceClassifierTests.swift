@@ -38,6 +38,19 @@ struct NaiveBayesPlaceClassifierTests {
         #expect(classifier.classify(D.scan(0, [])) == nil)
     }
 
+    /// A beacon heard several times in one scan is one beacon at its mean RSSI: three readings of
+    /// b1 are fewer than three beacons, and b1 at −63 and −67 scores as b1 once at −65.
+    @Test func aBeaconHeardSeveralTimesInAScanCountsOnce() throws {
+        let classifier = NaiveBayesPlaceClassifier(training: twoPlaces, options: .bluenet)
+        #expect(classifier.classify(D.scan(0, [("b1", -60), ("b1", -62), ("b1", -64)])) == nil)
+        #expect(classifier.classify(D.scan(0, [("b1", -65), ("b2", -67), ("b1", -66)])) == nil)
+        let once = try #require(classifier.classify(D.scan(0, [("b1", -65), ("b2", -67), ("b3", -80)])))
+        let twice = try #require(classifier.classify(D.scan(0, [("b1", -63), ("b2", -67), ("b1", -67), ("b3", -80)])))
+        #expect(once.place == twice.place)
+        #expect(abs(once.probability - twice.probability) < 1e-12)
+        #expect(abs(twice.probability - 1 / (1 + exp(-20.0 / 9))) < 1e-12)
+    }
+
     @Test func unknownBeaconsAreSkipped() throws {
         let classifier = NaiveBayesPlaceClassifier(training: twoPlaces, options: .bluenet)
         let plain = try #require(classifier.classify(D.scan(0, [("b1", -65), ("b2", -67), ("b3", -80)])))
