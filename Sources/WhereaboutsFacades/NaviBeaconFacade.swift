@@ -49,6 +49,11 @@ public enum NaviBeaconFacade {
             var data: [String: NaviBeaconData] = [:]
             /// The source being scanned, when its radio can be paused.
             var radio: (any PausableScanning)?
+            /// With a venue: its fixes, which a beacon's spot restarts (the seed's motion engine).
+            var fixes: FixPipeline?
+            /// The frame of the venue's plan, to place a beacon's latitude and longitude on it.
+            var frame: LocalFrame?
+            var lastFix: Fix?
         }
 
         private let state: LockedValue<State>
@@ -58,10 +63,18 @@ public enum NaviBeaconFacade {
         private let heard = LockedValue<[(RangedBeacon, AnchorBeacon)]>([])
 
         /// Creates the plugin with no beacons; `venue` (optional) names the beacons that readings
-        /// give by venue id and their calibrations; `rangingInterval` is the length of a round,
-        /// seconds.
+        /// give by venue id and their calibrations, and locates the device between beacons
+        /// (``fix``), from the spot the last beacon set; `rangingInterval` is the length of a
+        /// round, seconds.
         public init(venue: Venue? = nil, rangingInterval: Double = 1) {
-            state = LockedValue(State(pipeline: AnchorPipeline(anchors: [], venue: venue, rangingInterval: rangingInterval)))
+            var state = State(pipeline: AnchorPipeline(anchors: [], venue: venue, rangingInterval: rangingInterval))
+            if let venue {
+                // Motion tracking on: the track a beacon's spot restarts (the seed's motion engine).
+                let configuration = LocationEngine.Configuration(venue: venue, locator: LocatorConfiguration(tracking: MotionTracker.Configuration()))
+                state.fixes = FixPipeline(setup: configuration.makeSetup(), timing: .immediate)
+                state.frame = venue.localFrame
+            }
+            self.state = LockedValue(state)
         }
 
         /// Adds a beacon: every beacon of `uuid` is ranged under `identifier`; adding the same UUID
@@ -131,15 +144,27 @@ public enum NaviBeaconFacade {
         /// Everything beacons set, and which beacon last did.
         public var deviceState: AnchoredState { state.value.device }
 
+        /// With a venue, the device's latest fix from the venue's beacons: its motion track starts
+        /// again where a beacon last set the device (its spot, floor; as NaviBeacon set its motion
+        /// engine's position), so the fixes that follow go on from there.
+        public var fix: Fix? { state.value.lastFix }
+
         /// Whether the beacon `identifier` would set the location on its next immediate sighting.
         public func isArmed(_ identifier: String) -> Bool {
             state.value.pipeline.isArmed(identifier)
         }
 
-        /// Takes in one scan; returns the location fixes of the rounds it closed.
+        /// Takes in one scan; returns the location fixes of the rounds it closed. With a venue, the
+        /// scan is then located, from the spot a beacon has just set if one did.
         @discardableResult
         public func process(_ scan: Scan) -> [AnchorFix] {
-            handle { $0.process(scan) }
+            let fixes = handle { $0.process(scan) }
+            state.withValue { state in
+                guard !state.pipeline.isPaused, var pipeline = state.fixes else { return }
+                if let fix = pipeline.add(scan).last { state.lastFix = fix }
+                state.fixes = pipeline
+            }
+            return fixes
         }
 
         /// Lets time run on to `time` without a scan: the round that ended by then, if any, and its
@@ -199,12 +224,25 @@ public enum NaviBeaconFacade {
             func finish() -> [AnchorFix] { navi.finish() }
         }
 
+        /// The beacon's spot, as the device's position in the venue's fixes: within half a metre
+        /// (a beacon in immediate range), on the beacon's floor.
+        private static func setPosition(of event: AnchorEvent, in state: inout State) {
+            guard var pipeline = state.fixes else { return }
+            let point = event.fix.point ?? event.fix.coordinate.flatMap { coordinate in state.frame?.planarPoint(for: coordinate) }
+            guard let point else { return }
+            let metresPerUnit = pipeline.setup.venue.venue.units.metres ?? 1
+            pipeline.setPosition(SpatialPoint(x: point.x, y: point.y, z: 0), floor: event.fix.floor,
+                                 accuracy: 0.5 / metresPerUnit, at: event.fix.time, device: event.device)
+            state.fixes = pipeline
+        }
+
         /// Runs one step of the pipeline under the lock, applies what fired to the device, then hands
         /// the callback what it heard, outside the lock.
         private func handle(_ step: (inout AnchorPipeline) -> [AnchorEvent]) -> [AnchorFix] {
             let fixes = state.withValue { state in
                 let events = step(&state.pipeline)
                 if let last = events.last { state.device = last.state }
+                for event in events { Self.setPosition(of: event, in: &state) }
                 return events.map(\.fix)
             }
             let sightings = heard.withValue { heard in

@@ -117,6 +117,69 @@ public enum PryvFacade {
         }
     }
 
+    /// Pryv's `PPrYvPositionEventSender`: sends one event through a ``PryvAPIClient`` (the shared
+    /// one unless told), as the kind it is — a position when it has a location, a picture when it
+    /// has an attachment, a note otherwise — and sends what waits after a synchronisation.
+    ///
+    /// ```swift
+    /// let event = PositionEvent(latitude: 41.3551, longitude: 2.1322, horizontalAccuracy: 8, time: now)
+    /// PositionEventSender(positionEvent: event).sendToPrYvApi {
+    ///     // the event was sent, or it waits in the outbox, or it was ignored
+    /// }
+    /// try await client.synchronizeTime()
+    /// PositionEventSender.sendAllPendingEventsToPrYvApi()
+    /// ```
+    public struct PositionEventSender: Sendable {
+        /// The event to send.
+        public let positionEvent: PositionEvent
+        /// The client that sends it.
+        public let client: PryvAPIClient
+
+        /// A sender of `positionEvent` (Pryv's `initWithPositionEvent:`) through `client`.
+        public init(positionEvent: PositionEvent, client: PryvAPIClient = .shared) {
+            self.positionEvent = positionEvent
+            self.client = client
+        }
+
+        /// Sends the event as the kind it is; returns its id (or, for a position that extends the
+        /// last event, that event's), and throws as the client's calls do.
+        @discardableResult
+        public func send() async throws -> String {
+            if positionEvent.location != nil { return try await client.send(positionEvent) }
+            if positionEvent.attachment != nil { return try await client.sendPicture(positionEvent) }
+            return try await client.sendNote(positionEvent)
+        }
+
+        /// Sends the event, then calls `completion` whatever became of it (Pryv's
+        /// `sendToPrYvApiCompletion:`).
+        public func sendToPrYvApi(completion: @escaping @Sendable () -> Void) {
+            Task {
+                _ = try? await send()
+                completion()
+            }
+        }
+
+        /// Sends the event, then calls `completionHandler` with its id and the error, if any.
+        public func sendToPrYvApi(completionHandler: @escaping @Sendable (String?, (any Error)?) -> Void) {
+            Task {
+                do { completionHandler(try await send(), nil) } catch { completionHandler(positionEvent.eventId, error) }
+            }
+        }
+
+        /// Sends every event that waits in `client`'s outbox; returns how many the server took
+        /// (call it right after ``PryvAPIClient/synchronizeTime()``, as Pryv asked).
+        @discardableResult
+        public static func sendAllPendingEvents(client: PryvAPIClient = .shared) async throws -> Int {
+            try await client.sendAllPendingEvents()
+        }
+
+        /// ``sendAllPendingEvents(client:)`` without waiting (Pryv's `sendAllPendingEventsToPrYvApi`);
+        /// what cannot be sent still waits.
+        public static func sendAllPendingEventsToPrYvApi(client: PryvAPIClient = .shared) {
+            Task { _ = try? await client.sendAllPendingEvents() }
+        }
+    }
+
     /// Pryv's position client (`PPrYvApiClient`): one user's connection to a Whereabouts (or Pryv)
     /// server, with a durable outbox, so that events that cannot be sent now are sent later.
     ///

@@ -125,6 +125,41 @@ struct NaviBeaconSampleTests {
         try await scanning.value
     }
 
+    /// With a venue, the beacon's spot sets the device's position in the motion track, as
+    /// NaviBeacon set its motion engine's: the fixes that follow start from it (and its floor),
+    /// where a plugin without that beacon, on the same scans, is far from it.
+    @Test func aBeaconsSpotRestartsTheMotionTrack() throws {
+        let origin = GeoCoordinate(latitude: 41.3551, longitude: 2.1322)
+        let frame = LocalFrame(origin: origin)
+        let corners = [(0.0, 0.0), (20, 0), (20, 20), (0, 20)]
+        let venue = Venue(origin: Venue.Origin(latitude: origin.latitude, longitude: origin.longitude),
+                          beacons: corners.enumerated().map { index, corner in
+                              Venue.Beacon(id: "b\(index)", iBeacon: IBeaconIdentity(uuid: Self.shop, major: 1, minor: UInt16(index)),
+                                           x: corner.0, y: corner.1, floor: 0)
+                          })
+        let spot = frame.coordinate(for: PlanarPoint(x: 2, y: 2))
+        // The venue's four beacons heard alike (the middle of the room), the desk beacon right there.
+        func scan(_ time: Double, desk: Bool) -> Scan {
+            var readings = (0..<4).map { Reading(beacon: .iBeacon(IBeaconIdentity(uuid: Self.shop, major: 1, minor: UInt16($0))), rssi: -80) }
+            if desk { readings.append(Reading(beacon: .iBeacon(IBeaconIdentity(uuid: Self.desk, major: 7, minor: 1)), rssi: -40)) }
+            return Scan(time: time, readings: readings)
+        }
+        let anchored = NaviBeacon(venue: venue)
+            .addBeacon(identifier: "front-desk", uuid: Self.desk, latitude: spot.latitude, longitude: spot.longitude, heading: nil, floor: 0)
+        let plain = NaviBeacon(venue: venue)
+        for navi in [anchored, plain] {
+            navi.process(scan(0, desk: true))
+            navi.process(scan(1, desk: true))     // the round of second 0 ends: the desk is immediate
+            navi.process(scan(1.5, desk: false))
+        }
+        let here = try #require(anchored.fix), there = try #require(plain.fix)
+        #expect(anchored.location == spot)
+        let fromSpot = { (fix: Fix) in hypot(fix.point.x - 2, fix.point.y - 2) }
+        #expect(fromSpot(there) > 8, "\(there.point)")              // the middle of the room: 11 m away
+        #expect(fromSpot(here) < fromSpot(there) - 5, "\(here.point) against \(there.point)")
+        #expect(here.floor == 0)
+    }
+
     /// Adding the same UUID again replaces the beacon (and re-arms it).
     @Test func addingTheSameUUIDAgainReplacesTheBeacon() {
         let navi = NaviBeacon(rangingInterval: 0)

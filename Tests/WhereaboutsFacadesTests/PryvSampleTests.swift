@@ -9,6 +9,7 @@ import WhereaboutsTracking
 typealias PryvAPIClient = PryvFacade.PryvAPIClient
 typealias PositionEvent = PryvFacade.PositionEvent
 typealias PryvClientError = PryvFacade.PryvClientError
+typealias PositionEventSender = PryvFacade.PositionEventSender
 
 /// The Pryv position client's sample against a real server on loopback: start → send → pending
 /// while the server is down → delivered after the next synchronisation → read back.
@@ -157,6 +158,47 @@ struct PryvSampleTests {
             #expect(try await client.sendNote(good) == good.eventId)
             #expect(try await client.pendingEventCount() == 0)
             #expect(try await server.events(of: "alice").map(\.id) == [good.eventId])
+        }
+    }
+
+    /// The seed's sender: each event as the kind it is (a position, a note, a picture), the
+    /// completion called whatever happened, and what waits sent after a synchronisation.
+    @Test func thePositionEventSenderSendsEachKindAndWhatWaits() async throws {
+        let folder = NSTemporaryDirectory() + "whereabouts-pryv-sender-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let picture = URL(fileURLWithPath: folder + "/view.jpg")
+        try Data([0xFF, 0xD8, 0xFF, 0xD9]).write(to: picture)
+        try await LocalServer.with { server in
+            let token = try await server.addUser("alice")
+            let client = PryvAPIClient()
+            try await client.startClient(userId: "alice", oAuthToken: token, channelId: "position", server: server.url,
+                                         outboxPath: folder + "/outbox.sqlite")
+            let now = Date().timeIntervalSince1970
+            let position = PositionEvent(latitude: 41.3551, longitude: 2.1322, horizontalAccuracy: 8, time: now - 60)
+            let note = PositionEvent(location: nil, message: "Arrived", time: now - 50)
+            let view = PositionEvent(location: nil, message: "The view", attachment: picture, time: now - 40)
+            #expect(try await PositionEventSender(positionEvent: position, client: client).send() == position.eventId)
+            // The seed's form: a completion with no argument, called once the call has settled.
+            await withCheckedContinuation { done in
+                PositionEventSender(positionEvent: note, client: client).sendToPrYvApi { done.resume() }
+            }
+            #expect(try await PositionEventSender(positionEvent: view, client: client).send() == view.eventId)
+            let events = try await server.events(of: "alice")
+            #expect(events.map(\.id) == [position.eventId, note.eventId, view.eventId])
+            #expect(events.map(\.type) == ["position/wgs84", "note/txt", "picture/attached"])
+
+            // Down: the next one waits; after the synchronisation, the sender's static call sends it.
+            try await server.stop()
+            let later = PositionEvent(location: nil, message: "Later", time: now - 30)
+            let (id, failed): (String?, Bool) = await withCheckedContinuation { done in
+                PositionEventSender(positionEvent: later, client: client).sendToPrYvApi { id, error in done.resume(returning: (id, error != nil)) }
+            }
+            #expect(id == later.eventId && failed)
+            try await server.start()
+            try await client.synchronizeTime()
+            #expect(try await PositionEventSender.sendAllPendingEvents(client: client) == 1)
+            #expect(try await server.events(of: "alice").map(\.id).last == later.eventId)
         }
     }
 

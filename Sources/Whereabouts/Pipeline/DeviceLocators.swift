@@ -50,6 +50,15 @@ package struct DeviceLocators: Sendable {
     /// Scans located per second of time spent in the locators, or `nil` before any time was measured.
     package var callsPerSecond: Double? { statistics.scansPerSecond }
 
+    /// Sets where a device is, on its track (a new device or track starts a locator), as
+    /// ``Locator/setPosition(_:floor:accuracy:at:)`` does.
+    package mutating func setPosition(_ point: SpatialPoint, floor: Int?, accuracy: Double, at time: Double,
+                                      device: String?, track: String?) {
+        let parts = parts
+        let slot = locators.slot(device: device, track: track) { parts.makeLocator() }
+        locators.update(slot) { $0.setPosition(point, floor: floor, accuracy: accuracy, at: time) }
+    }
+
     /// The fix of a scan from its device's locator, or `nil` when the solver gives none.
     package mutating func locate(_ scan: Scan) -> Fix? {
         let starts = locators.trackStarts

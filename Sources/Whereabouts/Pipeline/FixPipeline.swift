@@ -90,6 +90,26 @@ public struct FixPipeline: Sendable {
         try add(scan, located: { _, fix in if let fix { try emit(fix) } })
     }
 
+    /// Sets where a device is, known from elsewhere (a beacon at a known spot, a tap on the map),
+    /// so that its fixes that follow start from it: its floor and motion track restart there
+    /// (see ``Locator/setPosition(_:floor:accuracy:at:)``). `accuracy` is the position's 68 %
+    /// radius in venue units. Returns whether the pipeline took it: with
+    /// ``Timing/immediate``; a delayed or whole-track timing smooths over scans it has not had
+    /// yet, and does not.
+    ///
+    /// ```swift
+    /// pipeline.setPosition(SpatialPoint(x: 3, y: 7, z: 0), floor: 0, accuracy: 0.5, at: scan.time, device: scan.device)
+    /// ```
+    @discardableResult
+    public mutating func setPosition(_ point: SpatialPoint, floor: Int?, accuracy: Double, at time: Double,
+                                     device: String?, track: String? = nil) -> Bool {
+        guard case .immediate(var locators) = stage else { return false }
+        stage = .moving
+        locators.setPosition(point, floor: floor, accuracy: accuracy, at: time, device: device, track: track)
+        stage = .immediate(locators)
+        return true
+    }
+
     /// Takes in one scan and returns the fixes now due.
     public mutating func add(_ scan: Scan) -> [Fix] {
         var fixes: [Fix] = []

@@ -97,6 +97,13 @@ public struct FloorSelector: Sendable {
         onlyFloor = levels.count <= 1 ? (levels.first ?? 0) : nil
     }
 
+    /// Takes `floor` as the current floor, known from elsewhere (a beacon at a known spot): the
+    /// scans that follow switch away from it as from any chosen floor.
+    public mutating func settle(on floor: Int) {
+        self.floor = floor
+        clearCandidate()
+    }
+
     /// Forgets the current floor (a new track starts).
     public mutating func reset() {
         floor = nil

@@ -83,6 +83,19 @@ public struct Locator: Sendable {
         source = nil
     }
 
+    /// Sets where the device is, known from elsewhere (NaviBeacon's beacon at a spot, a tap on the
+    /// map): the floor (with floor selection on) and the motion track restart there, so that the
+    /// fixes that follow start from it. `accuracy` is the position's 68 % radius, venue units.
+    /// Without motion tracking only the floor is set.
+    ///
+    /// ```swift
+    /// locator.setPosition(SpatialPoint(x: 12, y: 4, z: 0), floor: 1, accuracy: 0.5, at: scan.time)
+    /// ```
+    public mutating func setPosition(_ point: SpatialPoint, floor: Int?, accuracy: Double, at time: Double) {
+        if let floor { floorSelector?.settle(on: floor) }
+        tracker?.restart(at: PositionEstimate(point: point, accuracy: max(accuracy, 0), beaconCount: 0), time: time)
+    }
+
     /// The RSSI offset learnt from the device's scans so far (``LocatorConfiguration/deviceOffsetEstimation``),
     /// dB; `nil` when the locator does not learn one.
     public var estimatedDeviceOffset: Double? { offsetEstimator?.offset }

@@ -239,6 +239,14 @@ struct ConstantVelocityFilter: Sendable {
         return TrackRecord(step: .updated, prior: prior, posterior: posterior, dt: dt, accuracyFloor: accuracyFloor)
     }
 
+    /// Starts the track at a position known from elsewhere, trusted as a track already resting
+    /// on estimates: one that disagrees is an outlier, until the configured number in a row
+    /// restarts the track there (the device did move away).
+    mutating func anchor(x: Double, y: Double, accuracy: Double, time: Double) {
+        _ = start(x: x, y: y, accuracy: accuracy, time: time)
+        support = 2
+    }
+
     private mutating func start(x: Double, y: Double, accuracy: Double, time: Double) -> TrackRecord {
         outliers = 0
         support = 1

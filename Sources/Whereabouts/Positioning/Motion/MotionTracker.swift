@@ -186,6 +186,23 @@ public struct MotionTracker: Sendable {
         stopAndGo?.reset()
     }
 
+    /// Restarts the track at a position known from elsewhere — a beacon the device stands at, a
+    /// tap on the map — with that position's accuracy: the estimates that follow are filtered
+    /// from it. With the constant-velocity model the position is trusted as an established
+    /// track: estimates that fail the gate are outliers until ``Configuration/restartAfterOutliers``
+    /// in a row restart the track at the latest (the device did move away); the stop-and-go
+    /// model starts from it as from a first estimate. A non-finite point only forgets the track.
+    public mutating func restart(at estimate: PositionEstimate, time: Double) {
+        reset()
+        guard estimate.point.x.isFinite, estimate.point.y.isFinite, time.isFinite else { return }
+        if estimate.point.z.isFinite { height = estimate.point.z }
+        if stopAndGo != nil {
+            _ = tracked(estimate, at: time)
+        } else {
+            filter.anchor(x: estimate.point.x, y: estimate.point.y, accuracy: estimate.accuracy, time: time)
+        }
+    }
+
     /// Whether a track is under way.
     public var isTracking: Bool { stopAndGo.map { $0.latest != nil } ?? (filter.state != nil) }
 

@@ -152,6 +152,24 @@ import Testing
         #expect(second?.point == SpatialPoint(x: 0, y: 0, z: 1.2))
     }
 
+    /// A position known from elsewhere restarts the track there and is trusted as an established
+    /// track: a disagreeing estimate is gated (where a track on one estimate would give way), the
+    /// third in a row restarts the track at it; an agreeing one is filtered from the position.
+    @Test func aKnownPositionRestartsTheTrackAndGatesDisagreement() {
+        var tracker = MotionTracker()
+        for second in 0..<5 { _ = tracker.update(Self.estimate(20, 20), at: Double(second)) }
+        tracker.restart(at: PositionEstimate(point: SpatialPoint(x: 0, y: 0, z: 1.2), accuracy: 0.5, beaconCount: 0), time: 5)
+        #expect(tracker.time == 5 && tracker.velocity == PlanarPoint(x: 0, y: 0))
+        let first = tracker.update(Self.estimate(40, 0), at: 6)
+        let second = tracker.update(Self.estimate(40, 0), at: 7)
+        #expect((first?.point.x ?? .nan) < 1 && (second?.point.x ?? .nan) < 1)
+        #expect(tracker.update(Self.estimate(40, 0), at: 8)?.point == SpatialPoint(x: 40, y: 0, z: 1.2))
+        // Agreeing: the known position (σ = 0.5 / 1.5096) weighs against the estimate's.
+        tracker.restart(at: PositionEstimate(point: SpatialPoint(x: 0, y: 0, z: 1.2), accuracy: 0.5, beaconCount: 0), time: 9)
+        let near = tracker.update(Self.estimate(1, 0), at: 9)
+        #expect((near?.point.x ?? .nan) > 0 && (near?.point.x ?? .nan) < 0.5)
+    }
+
     @Test func theSpeedIsClamped() {
         // Estimates running away at 5 m/s, exactly: each lies inside the gate of the last
         // (the track follows), but the velocity never exceeds the 2 m/s limit.
