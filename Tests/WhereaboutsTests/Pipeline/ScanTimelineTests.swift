@@ -75,6 +75,32 @@ import Testing
             await clock.advance(by: duration)
         }
 
+        /// Moves the clock on, then waits until the timeline has settled: what fell due came out,
+        /// or the timeline sleeps again until a later instant (nothing fell due). A timer that
+        /// fires early gives its output here; one that fires late still sleeps: either way the
+        /// outputs read after it are the timeline's whole answer for that instant.
+        func advanceAndSettle(by duration: Duration) async throws {
+            let before = outputs.value.count
+            await clock.advance(by: duration)
+            let deadline = ContinuousClock.now + Self.patience
+            while ContinuousClock.now < deadline {
+                if outputs.value.count > before || ended.value { return }
+                if clock.sleeperCount > 0, let next = clock.nextDeadline, next > clock.now { return }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            Issue.record("the timeline neither gave anything nor slept again")
+        }
+
+        /// The instant the timeline's timer is armed for, as time since the clock's start.
+        var armed: Duration? { clock.nextDeadline?.offset }
+
+        /// Whether the timer is armed for `instant`: at it, or at most a microsecond before (the
+        /// timeline rounds its waits down to whole microseconds, never later than a deadline).
+        func isArmed(for instant: Duration) -> Bool {
+            guard let armed else { return false }
+            return armed <= instant && armed >= instant - .microseconds(1)
+        }
+
         /// Ends the input and waits for the run to finish.
         func close() async throws {
             input.finish()
@@ -158,13 +184,21 @@ import Testing
         let beforeSilence = Self.changes(run.outputs.value)
         #expect(beforeSilence == Self.changes(replayed))
         #expect(beforeSilence.contains { $0.hasPrefix("enterRegion") } && beforeSilence.contains { $0.hasPrefix("enterLocation") })
-
-        // 3.9 s of silence: nothing yet.
-        await run.advance(by: .milliseconds(3_900))
+        // Every scan came at the clock's start: the timer is armed for the last advertisement
+        // batch's end, 1 s, then for the exits, 4 s.
+        #expect(run.isArmed(for: .seconds(1)), "\(String(describing: run.armed))")
+        try await run.advanceAndSettle(by: .seconds(1))
         #expect(Self.changes(run.outputs.value) == beforeSilence)
+        #expect(run.isArmed(for: .seconds(4)), "\(String(describing: run.armed))")
+        let outputsBefore = run.outputs.value.count
+
+        // 3.9 s of silence: nothing yet, and the timer still armed for 4 s.
+        try await run.advanceAndSettle(by: .milliseconds(2_900))
+        #expect(run.outputs.value.count == outputsBefore)
+        #expect(run.isArmed(for: .seconds(4)))
         // At 4 s: both exits, dated last scan + 4, the place's first.
-        await run.advance(by: .milliseconds(100))
-        try await run.wait { Self.changes($0).count == beforeSilence.count + 2 }
+        try await run.advanceAndSettle(by: .milliseconds(100))
+        #expect(Self.changes(run.outputs.value).last?.hasSuffix(" \(last + 4)") == true)
         #expect(Array(Self.changes(run.outputs.value).dropFirst(beforeSilence.count)) == replayedEnd)
         // More silence, then the end of the input: no exit twice.
         await run.advance(by: .seconds(60))
@@ -182,13 +216,15 @@ import Testing
         let run = LiveRun(AnchorPipeline(anchors: [anchor]))
         // −40 dBm at the default −59 dBm and n = 2: 0.11 m, immediate.
         try await run.feed(Scan(time: 100, device: "phone", readings: [Reading(beacon: .iBeacon(identity), rssi: -40)]))
+        #expect(run.isArmed(for: .seconds(1)))                 // the round's end
         await run.advance(by: .milliseconds(400))
         try await run.feed(Scan(time: 100.4, device: "phone", readings: [Reading(beacon: .iBeacon(identity), rssi: -41)]))
-        await run.advance(by: .milliseconds(500))
-        #expect(run.outputs.value.isEmpty)
-        await run.advance(by: .milliseconds(100))
-        try await run.wait { $0.count == 1 }
+        #expect(run.isArmed(for: .seconds(1)))
+        try await run.advanceAndSettle(by: .milliseconds(500))
+        #expect(run.outputs.value.isEmpty && run.isArmed(for: .seconds(1)))
+        try await run.advanceAndSettle(by: .milliseconds(100))
         #expect(run.outputs.value.map(\.fix.anchor) == ["desk"] && run.outputs.value.first?.device == "phone")
+        #expect(run.outputs.value.first?.fix.time == 100.4)      // the sighting that fired it
         #expect(run.outputs.value.first?.state.point == PlanarPoint(x: 1, y: 2))
         try await run.close()
         #expect(run.outputs.value.count == 1)
@@ -204,10 +240,11 @@ import Testing
         })
         let run = LiveRun(FixPipeline(setup: setup, timing: .fixedLag(seconds: 2)))
         try await run.feed(scan)
-        await run.advance(by: .milliseconds(1_990))
-        #expect(run.outputs.value.isEmpty)
-        await run.advance(by: .milliseconds(10))
-        try await run.wait { $0.count == 1 }
+        #expect(run.isArmed(for: .seconds(2)))
+        try await run.advanceAndSettle(by: .milliseconds(1_990))
+        #expect(run.outputs.value.isEmpty && run.isArmed(for: .seconds(2)))
+        try await run.advanceAndSettle(by: .milliseconds(10))
+        #expect(run.outputs.value.count == 1)
         #expect(run.outputs.value.first?.time == scan.time)
         try await run.close()
         #expect(run.outputs.value.count == 1)
