@@ -47,7 +47,8 @@ public struct EddystoneIdentity: Hashable, Sendable, CustomStringConvertible {
     /// the right length (20 and 12 digits). Upper-case digits are accepted and lower-cased.
     public init?(namespace: String, instance: String) {
         guard namespace.utf8.count == 20, instance.utf8.count == 12,
-              namespace.utf8.allSatisfy(\.isHexDigit), instance.utf8.allSatisfy(\.isHexDigit)
+              namespace.utf8.allSatisfy({ $0.hexDigitValue != nil }),
+              instance.utf8.allSatisfy({ $0.hexDigitValue != nil })
         else { return nil }
         self.namespace = namespace.lowercased()
         self.instance = instance.lowercased()
@@ -75,19 +76,6 @@ public struct EddystoneIdentity: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(namespace)/\(instance)" }
 }
 
-extension UInt8 {
-    var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
-    }
-    var hexValue: UInt8 {
-        switch self {
-        case 0x30...0x39: return self - 0x30
-        case 0x41...0x46: return self - 0x41 + 10
-        default: return self &- 0x61 &+ 10
-        }
-    }
-}
-
 extension Collection<UInt8> {
     var hexString: String {
         let digits = Array("0123456789abcdef".utf8)
@@ -105,6 +93,8 @@ extension String {
     /// The bytes of a string of hexadecimal digit pairs (validated by the caller).
     var hexBytes: [UInt8] {
         let u = Array(utf8)
-        return stride(from: 0, to: u.count - 1, by: 2).map { u[$0].hexValue << 4 | u[$0 + 1].hexValue }
+        return stride(from: 0, to: u.count - 1, by: 2).map { index in
+            (u[index].hexDigitValue ?? 0) << 4 | (u[index + 1].hexDigitValue ?? 0)
+        }
     }
 }

@@ -214,8 +214,8 @@ public struct JSONParser {
             var value: UInt32 = 0
             for _ in 0..<4 {
                 let byte = bytes[position]
-                guard byte.isHexDigit else { throw error("invalid \\u escape") }
-                value = value << 4 | UInt32(byte.hexValue)
+                guard let digit = byte.hexDigitValue else { throw error("invalid \\u escape") }
+                value = value << 4 | UInt32(digit)
                 position += 1
             }
             return value

@@ -128,26 +128,6 @@ public actor EventHub {
     /// The regions watched.
     public var watchedRegions: [BeaconRegion] { regions.regions }
 
-    /// The former name of ``watch(uuid:referenceId:)`` ("track" now names a device's trajectory only).
-    @available(*, deprecated, renamed: "watch(uuid:referenceId:)")
-    public func track(uuid: UUID, referenceId: String) { watch(uuid: uuid, referenceId: referenceId) }
-
-    /// The former name of ``watch(_:)``.
-    @available(*, deprecated, renamed: "watch(_:)")
-    public func track(_ region: BeaconRegion) { watch(region) }
-
-    /// The former name of ``stopWatching(uuid:)``.
-    @available(*, deprecated, renamed: "stopWatching(uuid:)")
-    public func stopTracking(uuid: UUID) { stopWatching(uuid: uuid) }
-
-    /// The former name of ``stopWatchingAll()``.
-    @available(*, deprecated, renamed: "stopWatchingAll()")
-    public func clearTracked() { stopWatchingAll() }
-
-    /// The former name of ``watchedRegions``.
-    @available(*, deprecated, renamed: "watchedRegions")
-    public var trackedRegions: [BeaconRegion] { watchedRegions }
-
     /// The regions currently entered.
     public var activeRegions: [BeaconRegion] { regions.activeRegions }
 

@@ -30,10 +30,6 @@ public protocol PositionSolver: Sendable {
 extension PositionSolver {
     /// `nil`: the solver does not validate settings of its own.
     public var validatedSettings: ValidatedSettings? { nil }
-
-    /// The former name of ``validatedSettings``.
-    @available(*, deprecated, renamed: "validatedSettings")
-    public var validatedPipeline: ValidatedSettings? { validatedSettings }
 }
 
 /// What solvers need to know about a venue, computed once: the beacons' positions, floors and

@@ -41,7 +41,3 @@ public struct ValidatedSettings: Sendable {
         self.validationError = validationError
     }
 }
-
-/// The former name of ``ValidatedSettings`` (it names settings, not a pipeline).
-@available(*, deprecated, renamed: "ValidatedSettings")
-public typealias ValidatedPipeline = ValidatedSettings

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Whereabouts
 
 /// `whereabouts version`
 struct VersionCommand: ParsableCommand {
@@ -9,6 +10,6 @@ struct VersionCommand: ParsableCommand {
     )
 
     func run() {
-        print("whereabouts \(WhereaboutsCommand.configuration.version)")
+        print("whereabouts \(WhereaboutsInfo.version)")
     }
 }

@@ -308,16 +308,3 @@ public struct FingerprintSolver: PositionSolver {
         }
     }
 }
-
-extension FingerprintSolver {
-    /// The former name of ``Options`` (a solver's settings are its options; a configuration is
-    /// how a running stage behaves).
-    @available(*, deprecated, renamed: "Options")
-    public typealias Configuration = Options
-
-    /// The former form of ``init(venue:training:options:)``.
-    @available(*, deprecated, renamed: "init(venue:training:options:)")
-    public init(venue: PositioningVenue, training: [Scan], configuration: Options) {
-        self.init(venue: venue, training: training, options: configuration)
-    }
-}
