@@ -266,14 +266,19 @@ struct LiveTrackingTests {
 
     /// The events the server holds for a token.
     static func eventCount(port: Int, token: String) async throws -> Int {
-        let answer = try await ServerCommandTests.send("GET", "http://127.0.0.1:\(port)/events?limit=10000", token: token)
+        try await events(port: port, token: token)?.count ?? -1
+    }
+
+    /// The events the server holds for a token, oldest first, as JSON objects.
+    static func events(port: Int, token: String) async throws -> [[String: Any]]? {
+        let answer = try await ServerCommandTests.send("GET", "http://127.0.0.1:\(port)/events?limit=10000&sortAscending=true", token: token)
         guard answer.status == 200,
               let object = try JSONSerialization.jsonObject(with: Data(answer.text.utf8)) as? [String: Any],
-              let events = object["events"] as? [Any] else {
+              let events = object["events"] as? [[String: Any]] else {
             Issue.record("GET /events answered \(answer.status): \(answer.text.prefix(200))")
-            return -1
+            return nil
         }
-        return events.count
+        return events
     }
 
     /// The server and `track` run as processes of their own, so that what is measured is theirs,
@@ -362,7 +367,13 @@ struct LiveTrackingTests {
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        // Everything accepted had arrived before the pipe closed.
-        #expect(try await Self.eventCount(port: server.port, token: tokens["eve"] ?? "") == expected.last)
+        // Everything accepted had arrived before the pipe closed, durations included: the same
+        // events, each as long, as the replay of the same 120 scans made.
+        let piped = try await Self.events(port: server.port, token: tokens["eve"] ?? "") ?? []
+        let replayed = try await Self.events(port: server.port, token: tokens["ref3"] ?? "") ?? []
+        #expect(piped.count == expected.last)
+        let durations = { (events: [[String: Any]]) in events.map { ($0["duration"] as? Double) ?? -1 } }
+        #expect(durations(piped) == durations(replayed), "durations \(durations(piped)) against the replay's \(durations(replayed))")
+        #expect(durations(replayed).contains { $0 > 0 }, "the replay extended no event: the durations say nothing")
     }
 }
