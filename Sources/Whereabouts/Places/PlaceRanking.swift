@@ -198,22 +198,20 @@ public struct PlaceRanking: Sendable {
             let here = frame.coordinate(for: position.point)
             let metresPerUnit = frame.metresPerUnit > 0 && frame.metresPerUnit.isFinite ? frame.metresPerUnit : 1
             for (i, centre) in geodesic {
-                let distance = here.distance(to: centre) / metresPerUnit - radii[i]
-                let onCurrentFloor = hasFloor && floors[i] == currentFloor
-                let inside = distance <= 0
-                keyA[i] = inside ? (onCurrentFloor ? -2 : -1) : distance
-                keyB[i] = inside ? sizes[i] : (onCurrentFloor ? 0 : 1)
-                keyC[i] = inside ? distance : 0
+                setKey(i, distance: here.distance(to: centre) / metresPerUnit - radii[i], onCurrentFloor: hasFloor && floors[i] == currentFloor)
             }
         }
         for i in polygons {
-            let distance = places[i].shape.signedDistance(from: position.point)
-            let onCurrentFloor = hasFloor && floors[i] == currentFloor
-            let inside = distance <= 0
-            keyA[i] = inside ? (onCurrentFloor ? -2 : -1) : distance
-            keyB[i] = inside ? sizes[i] : (onCurrentFloor ? 0 : 1)
-            keyC[i] = inside ? distance : 0
+            setKey(i, distance: places[i].shape.signedDistance(from: position.point), onCurrentFloor: hasFloor && floors[i] == currentFloor)
         }
+    }
+
+    /// The sort key of place `i` at a signed `distance` (the vectorised loop above writes the same).
+    private mutating func setKey(_ i: Int, distance: Double, onCurrentFloor: Bool) {
+        let inside = distance <= 0
+        keyA[i] = inside ? (onCurrentFloor ? -2 : -1) : distance
+        keyB[i] = inside ? sizes[i] : (onCurrentFloor ? 0 : 1)
+        keyC[i] = inside ? distance : 0
     }
 
     /// Sorts ``order`` by insertion, starting from the previous order; returns whether anything moved.
