@@ -185,7 +185,13 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsFacadesTests",
-            dependencies: ["WhereaboutsFacades", "WhereaboutsServerTesting"]
+            dependencies: [
+                "WhereaboutsFacades",
+                "WhereaboutsServerTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "WhereaboutsCLITests",

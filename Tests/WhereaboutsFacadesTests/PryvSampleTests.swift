@@ -74,15 +74,18 @@ struct PryvSampleTests {
 
     /// The seed's rules on the facade's path: 0/0 and inaccurate positions are ignored, a
     /// position within its accuracy plus the minimum distance extends the last event, a new
-    /// event waits for the minimum interval; event times are the server's.
+    /// event waits for the minimum interval; event times are the server's, whose clock here is
+    /// ten minutes ahead of this machine's.
     @Test func positionsPassTheAcceptanceRules() async throws {
         let outbox = NSTemporaryDirectory() + "whereabouts-pryv-rules-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: outbox) }
         try await LocalServer.with { server in
+          try await SkewedClockProxy(target: server.url, skew: 600).run { skewed in
             let token = try await server.addUser("alice")
             let client = PryvAPIClient(policy: AcceptancePolicy(maximumAccuracy: 50, minimumDistance: 5, minimumInterval: 60))
-            try await client.startClient(userId: "alice", oAuthToken: token, channelId: "position", server: server.url,
-                                         outboxPath: outbox + "/outbox.sqlite")
+            let serverTime = try await client.startClient(userId: "alice", oAuthToken: token, channelId: "position", server: skewed,
+                                                          outboxPath: outbox + "/outbox.sqlite")
+            #expect(abs(serverTime - Date().timeIntervalSince1970 - 600) < 10)
             let t = Date().timeIntervalSince1970 - 600
             func position(_ latitude: Double, _ longitude: Double, accuracy: Double = 8, at time: Double) -> PositionEvent {
                 PositionEvent(latitude: latitude, longitude: longitude, horizontalAccuracy: accuracy, time: time)
@@ -116,10 +119,11 @@ struct PryvSampleTests {
             let events = try await server.events(of: "alice")
             #expect(events.map(\.id) == [first.eventId, far.eventId])
             #expect(events.first?.duration == 20)
-            // Times moved from this machine's clock to the server's: the same machine here, so
-            // the offset is at most half a round trip (a shift by a ten-minute skew is checked in
-            // TrackingRunTests.liveTimeBase).
-            #expect(abs((events.first?.time ?? 0) - t) < 10)
+            // Times moved from this machine's clock to the server's, ten minutes ahead (measured
+            // within half a round trip).
+            #expect(abs((events.first?.time ?? 0) - (t + 600)) < 10, "\(events.first?.time ?? 0) against \(t + 600)")
+            #expect(abs((events.last?.time ?? 0) - (t + 690)) < 10)
+          }
         }
     }
 
