@@ -13,7 +13,7 @@ import Whereabouts
 ///
 /// The conversion is ``BeaconRanging``'s; this type only wires CoreLocation to it.
 @MainActor
-public final class CoreLocationRangingSource: NSObject, CLLocationManagerDelegate {
+public final class CoreLocationRangingSource: NSObject, CLLocationManagerDelegate, PausableScanning {
     /// The proximity UUIDs ranged.
     public let uuids: [UUID]
     /// The `device` of the scans made.
@@ -49,6 +49,22 @@ public final class CoreLocationRangingSource: NSObject, CLLocationManagerDelegat
     private func stop() {
         for uuid in uuids { manager.stopRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: uuid)) }
         continuation = nil
+    }
+
+    /// Stops ranging until ``resumeScanning()`` (NaviBeacon's and Bluenet's pause: the radio
+    /// rests); the scans wait meanwhile.
+    public nonisolated func pauseScanning() {
+        Task { @MainActor in
+            for uuid in self.uuids { self.manager.stopRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: uuid)) }
+        }
+    }
+
+    /// Ranges again, while the scans are being read.
+    public nonisolated func resumeScanning() {
+        Task { @MainActor in
+            guard self.continuation != nil else { return }
+            for uuid in self.uuids { self.manager.startRangingBeacons(satisfying: CLBeaconIdentityConstraint(uuid: uuid)) }
+        }
     }
 
     nonisolated public func locationManager(_ manager: CLLocationManager, didRange beacons: [CLBeacon],
