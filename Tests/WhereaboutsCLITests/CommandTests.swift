@@ -4,33 +4,36 @@ import Testing
 @Suite("whereabouts command line")
 struct CommandTests {
     @Test("every command's help has an example", arguments: ["demo", "simulate", "validate", "calibrate", "version"])
-    func helpHasAnExample(command: String) throws {
-        let output = try CommandRunner.run([command, "--help"])
+    func helpHasAnExample(command: String) {
+        let output = InProcessCommand.parse([command, "--help"])
         #expect(output.status == 0)
         #expect(output.standardOutput.contains("Example"))
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
-    /// The subcommands a help lists (the names under SUBCOMMANDS:).
-    static func subcommands(of command: [String]) throws -> [String] {
-        let help = try CommandRunner.run(command + ["--help"]).standardOutput
+    /// The subcommands a help lists (the names under SUBCOMMANDS:, not the closing "See
+    /// 'whereabouts help <subcommand>'" line).
+    static func subcommands(of command: [String]) -> [String] {
+        let help = InProcessCommand.parse(command + ["--help"]).standardOutput
         guard let start = help.range(of: "SUBCOMMANDS:") else { return [] }
         return help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first else { return nil }
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), !line.hasPrefix("  See '"),
+                  let name = line.split(separator: " ").first else { return nil }
             return String(name)
         }
     }
 
     @Test("every help's examples fit in 80 columns, long ones as shell continuation lines, so they can be copied")
-    func examplesFitEightyColumns() throws {
-        var commands = try Self.subcommands(of: []).filter { $0 != "help" }.map { [$0] }
+    func examplesFitEightyColumns() {
+        var commands = Self.subcommands(of: []).filter { $0 != "help" }.map { [$0] }
         for command in commands {
-            commands += try Self.subcommands(of: command).filter { $0 != "help" }.map { command + [$0] }
+            commands += Self.subcommands(of: command).filter { $0 != "help" }.map { command + [$0] }
         }
         #expect(commands.count > 20, "\(commands)")
         var examples = 0
         for command in commands {
-            let output = try CommandRunner.run(command + ["--help"], environment: ["COLUMNS": "80"])
+            // Wrapped to 80 columns, as in an 80-column terminal.
+            let output = InProcessCommand.parse(command + ["--help"])
             var inExamples = false
             var previous = ""
             for line in output.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -135,9 +138,9 @@ struct CommandTests {
         (["simulate", "--preset", "example", "--device-gain", "3"], "--device-gain must lie between 0.5 and 2"),
         (["simulate", "--preset", "example", "--directory", "d"], "--directory goes with --family"),
     ])
-    func simulateRejects(arguments: [String], message: String) throws {
-        let output = try CommandRunner.run(arguments)
-        #expect(output.status != 0)
+    func simulateRejects(arguments: [String], message: String) {
+        let output = InProcessCommand.parse(arguments)
+        #expect(output.status == 64)
         #expect(output.standardError.contains(message))
     }
 
@@ -237,26 +240,30 @@ struct CommandTests {
         (["eval", "--venue", "Examples/venue.json", "--tset=x"], "Unknown option '--tset'. Did you mean '--test'?"),
         (["locate", "--recording", "x"], "Missing expected argument '--venue"),
     ])
-    func optionTypos(arguments: [String], message: String) throws {
-        let output = try CommandRunner.run(arguments)
+    func optionTypos(arguments: [String], message: String) {
+        let output = InProcessCommand.parse(arguments)
         #expect(output.status == 64)
         #expect(output.standardError.hasPrefix("error: " + message), "\(output.standardError)")
     }
 
     /// One style for every failure, ArgumentParser's usage errors included: `error: …`, then the
     /// command's own usage.
-    @Test func usageErrorsReadLikeTheToolsOwnErrors() throws {
-        let output = try CommandRunner.run(["locate", "--venue", "Examples/venue.json", "--algorithm", "nope"])
+    @Test func usageErrorsReadLikeTheToolsOwnErrors() {
+        let output = InProcessCommand.parse(["locate", "--venue", "Examples/venue.json", "--algorithm", "nope"])
         #expect(output.status == 64)
         #expect(output.standardError.hasPrefix("error: The value 'nope' is invalid for '--algorithm <name>'"), "\(output.standardError)")
         #expect(output.standardError.contains("Usage: whereabouts locate"))
         #expect(!output.standardError.contains("Error:"))
+        let help = InProcessCommand.parse(["eval", "--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("--quiet"))
+    }
+
+    /// A failure while a command runs is written as a usage error is: `error: …`.
+    @Test func failuresWhileRunningReadLikeUsageErrors() throws {
         let missing = try CommandRunner.run(["eval", "--venue", "nothere.json", "--test", "Examples/visit.jsonl", "--quiet"])
         #expect(missing.status == 1)
         #expect(missing.standardError.hasPrefix("error: nothere.json: no such file (the venue)"), "\(missing.standardError)")
-        let help = try CommandRunner.run(["eval", "--help"])
-        #expect(help.status == 0)
-        #expect(help.standardOutput.contains("--quiet"))
     }
 
     @Test func validateReportsABadVenue() throws {
