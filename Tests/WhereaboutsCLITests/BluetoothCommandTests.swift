@@ -57,7 +57,7 @@ struct BluetoothCommandTests {
         for command in ["scan", "record"] {
             let output = InProcessCommand.parse([command, "--help"])
             #expect(output.status == 0)
-            #expect(output.standardOutput.contains("Examples"))
+            #expect(output.standardOutput.contains("\nExamples:\n"))
             #expect(output.standardOutput.contains("whereabouts \(command) --btsnoop"))
             #expect(output.standardOutput.contains("--adapter"))
         }

@@ -7,7 +7,8 @@ struct CommandTests {
     func helpHasAnExample(command: String) {
         let output = InProcessCommand.parse([command, "--help"])
         #expect(output.status == 0)
-        #expect(output.standardOutput.contains("Example"))
+        // The heading of the examples, on a line of its own (not a path under Examples/).
+        #expect(output.standardOutput.contains("\nExample:\n") || output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 

@@ -54,7 +54,7 @@ struct EvalCommandTests {
     @Test func helpHasExamples() throws {
         let output = InProcessCommand.parse(["eval", "--help"])
         #expect(output.status == 0)
-        #expect(output.standardOutput.contains("Examples"))
+        #expect(output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts eval --venue v.json --test test.jsonl --algorithm all"))
         #expect(try algorithmNames().contains("centroid"))
     }

@@ -14,7 +14,7 @@ struct InProcessCommandTests {
         ["locate", "--venue", "Examples/venue.json", "--algo", "knn"],
         ["locate", "--venu", "Examples/venue.json", "--recording", "x"],
         ["simulate", "--preset", "example", "--packet-loss", "2"],
-        ["tags", "add", "ben-phone", "--irk", "ec02", "--file", "tags.json"],
+        ["tags", "add", "ben-phone", "--irk", "ec02", "--file", "/nonexistent/tags.json"],
     ])
     func sameAsTheTool(arguments: [String]) throws {
         let launched = try CommandRunner.run(arguments, environment: ["COLUMNS": String(InProcessCommand.columns)])

@@ -15,7 +15,7 @@ struct LocateCommandTests {
     @Test func helpHasExamples() {
         let output = InProcessCommand.parse(["locate", "--help"])
         #expect(output.status == 0)
-        #expect(output.standardOutput.contains("Examples"))
+        #expect(output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts locate --venue"))
     }
 

@@ -18,7 +18,7 @@ struct PlaceCommandTests {
         for command in ["rank", "watch"] {
             let output = InProcessCommand.parse([command, "--help"])
             #expect(output.status == 0)
-            #expect(output.standardOutput.contains("Examples"))
+            #expect(output.standardOutput.contains("\nExamples:\n"))
             #expect(output.standardOutput.contains("whereabouts \(command) --venue"))
         }
     }

@@ -39,6 +39,7 @@ struct RoomCommandTests {
     func helpHasAnExample(command: String) {
         let output = InProcessCommand.parse([command, "--help"])
         #expect(output.status == 0)
+        #expect(output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
