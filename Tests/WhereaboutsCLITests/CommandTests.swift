@@ -12,32 +12,38 @@ struct CommandTests {
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
-    /// The subcommands a help lists (the names under SUBCOMMANDS:, not the closing "See
-    /// 'whereabouts help <subcommand>'" line).
-    static func subcommands(of command: [String]) -> [String] {
-        let help = InProcessCommand.parse(command + ["--help"]).standardOutput
+    /// The help of `command`, as `whereabouts COMMAND --help` prints it.
+    static func help(of command: [String]) -> String {
+        InProcessCommand.parse(command + ["--help"]).standardOutput
+    }
+
+    /// The subcommands `help` lists (the names under SUBCOMMANDS:, not the closing "See
+    /// 'whereabouts help <subcommand>'" line), without `help` itself.
+    static func subcommands(in help: String) -> [String] {
         guard let start = help.range(of: "SUBCOMMANDS:") else { return [] }
         return help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("  "), !line.hasPrefix("   "), !line.hasPrefix("  See '"),
-                  let name = line.split(separator: " ").first else { return nil }
+                  let name = line.split(separator: " ").first, name != "help" else { return nil }
             return String(name)
         }
     }
 
     @Test("every help's examples fit in 80 columns, long ones as shell continuation lines, so they can be copied")
     func examplesFitEightyColumns() {
-        var commands = Self.subcommands(of: []).filter { $0 != "help" }.map { [$0] }
-        for command in commands {
-            commands += Self.subcommands(of: command).filter { $0 != "help" }.map { command + [$0] }
+        // Every command and subcommand with its help (wrapped to 80 columns, as in an 80-column
+        // terminal), each help made once.
+        var helps: [(command: [String], text: String)] = []
+        for name in Self.subcommands(in: Self.help(of: [])) {
+            let text = Self.help(of: [name])
+            helps.append(([name], text))
+            for child in Self.subcommands(in: text) { helps.append(([name, child], Self.help(of: [name, child]))) }
         }
-        #expect(commands.count > 20, "\(commands)")
+        #expect(helps.count > 20, "\(helps.map(\.command))")
         var examples = 0
-        for command in commands {
-            // Wrapped to 80 columns, as in an 80-column terminal.
-            let output = InProcessCommand.parse(command + ["--help"])
+        for (command, text) in helps {
             var inExamples = false
             var previous = ""
-            for line in output.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
                 if line == "Examples:" || line == "Example:" { inExamples = true; continue }
                 if line.isEmpty || line.hasPrefix("USAGE") || line.hasPrefix("OPTIONS") { inExamples = false }
                 guard inExamples else { continue }
