@@ -201,6 +201,7 @@ let package = Package(
                 "WhereaboutsServer",
                 "WhereaboutsServerTesting",
                 "WhereaboutsTracking",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -73,10 +73,18 @@ struct WhereaboutsCommand: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             guard code != .success else { exit(withError: error) }
-            let message = ErrorMessage.styled(ErrorMessage.suggestingOptions(in: fullMessage(for: error)))
+            let message = errorMessage(for: error)
             if !message.isEmpty { Terminal.error(message) }
             Foundation.exit(code.rawValue)
         }
+    }
+
+    /// What the tool writes on standard error when `error` ends the command line `arguments`
+    /// (the program's name first): ArgumentParser's message with its usage, in the tool's style
+    /// and with the option a mistyped one most likely meant; usage wrapped to `columns` (the
+    /// terminal's width when `nil`).
+    static func errorMessage(for error: any Error, arguments: [String] = CommandLine.arguments, columns: Int? = nil) -> String {
+        ErrorMessage.styled(ErrorMessage.suggestingOptions(in: fullMessage(for: error, columns: columns), arguments: arguments))
     }
 }
 

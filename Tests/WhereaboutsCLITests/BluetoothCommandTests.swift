@@ -53,11 +53,11 @@ private struct CaptureFixture {
 
 @Suite("whereabouts scan, record, locate --btsnoop")
 struct BluetoothCommandTests {
-    @Test func helpHasExamples() throws {
+    @Test func helpHasExamples() {
         for command in ["scan", "record"] {
-            let output = try CommandRunner.run([command, "--help"])
+            let output = InProcessCommand.parse([command, "--help"])
             #expect(output.status == 0)
-            #expect(output.standardOutput.contains("Examples"))
+            #expect(output.standardOutput.contains("\nExamples:\n"))
             #expect(output.standardOutput.contains("whereabouts \(command) --btsnoop"))
             #expect(output.standardOutput.contains("--adapter"))
         }
@@ -122,22 +122,32 @@ struct BluetoothCommandTests {
         let validated = try CommandRunner.run(["validate", "--venue", venue.path, out.path])
         #expect(validated.status == 0, "\(validated.standardOutput)\(validated.standardError)")
 
-        // A spot alone, with its floor; refusals name what is wrong before anything is written.
+        // A spot alone, with its floor; refusals name what is wrong before anything is written
+        // (an --at-place without a venue and a spot that is not one as the command line is
+        // read: `aSurveySpotIsCheckedAsTheCommandLineIsRead`).
         let spot = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--at", "1,1,1", "-o", out.path])
         #expect(spot.status == 0, "\(spot.standardError)")
         #expect(try String(contentsOf: out, encoding: .utf8).contains(#""truth":{"x":1,"y":1,"floor":1}"#))
         for (arguments, message) in [
             (["--venue", venue.path, "--at-place", "kitchn"], #"the venue has no place "kitchn". Did you mean "kitchen"?"#),
-            (["--at-place", "kitchen"], "give --venue too"),
             (["--venue", venue.path, "--at-place", "attic", "--at", "1,1,0"], #"the place "attic" is on floor 1"#),
             (["--venue", venue.path, "--at", "1,1,7"], "the venue has no floor 7"),
-            (["--at", "1;1"], "--at takes X,Y or X,Y,FLOOR"),
         ] {
             let refused = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "-o", out.path + ".x"] + arguments)
             #expect(refused.status != 0)
             #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
             #expect(!FileManager.default.fileExists(atPath: out.path + ".x"))
         }
+    }
+
+    @Test("record --at-place needs a venue, and --at a spot", arguments: [
+        (["--at-place", "kitchen"], "give --venue too"),
+        (["--at", "1;1"], "--at takes X,Y or X,Y,FLOOR"),
+    ])
+    func aSurveySpotIsCheckedAsTheCommandLineIsRead(arguments: [String], message: String) {
+        let refused = InProcessCommand.parse(["record", "--btsnoop", "btsnoop_hci.log", "-o", "survey.jsonl"] + arguments)
+        #expect(refused.status == 64)
+        #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
     }
 
     @Test func scanShowsATable() throws {

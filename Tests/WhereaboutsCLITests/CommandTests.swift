@@ -4,36 +4,46 @@ import Testing
 @Suite("whereabouts command line")
 struct CommandTests {
     @Test("every command's help has an example", arguments: ["demo", "simulate", "validate", "calibrate", "version"])
-    func helpHasAnExample(command: String) throws {
-        let output = try CommandRunner.run([command, "--help"])
+    func helpHasAnExample(command: String) {
+        let output = InProcessCommand.parse([command, "--help"])
         #expect(output.status == 0)
-        #expect(output.standardOutput.contains("Example"))
+        // The heading of the examples, on a line of its own (not a path under Examples/).
+        #expect(output.standardOutput.contains("\nExample:\n") || output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
-    /// The subcommands a help lists (the names under SUBCOMMANDS:).
-    static func subcommands(of command: [String]) throws -> [String] {
-        let help = try CommandRunner.run(command + ["--help"]).standardOutput
+    /// The help of `command`, as `whereabouts COMMAND --help` prints it.
+    static func help(of command: [String]) -> String {
+        InProcessCommand.parse(command + ["--help"]).standardOutput
+    }
+
+    /// The subcommands `help` lists (the names under SUBCOMMANDS:, not the closing "See
+    /// 'whereabouts help <subcommand>'" line), without `help` itself.
+    static func subcommands(in help: String) -> [String] {
         guard let start = help.range(of: "SUBCOMMANDS:") else { return [] }
         return help[start.upperBound...].split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first else { return nil }
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), !line.hasPrefix("  See '"),
+                  let name = line.split(separator: " ").first, name != "help" else { return nil }
             return String(name)
         }
     }
 
     @Test("every help's examples fit in 80 columns, long ones as shell continuation lines, so they can be copied")
-    func examplesFitEightyColumns() throws {
-        var commands = try Self.subcommands(of: []).filter { $0 != "help" }.map { [$0] }
-        for command in commands {
-            commands += try Self.subcommands(of: command).filter { $0 != "help" }.map { command + [$0] }
+    func examplesFitEightyColumns() {
+        // Every command and subcommand with its help (wrapped to 80 columns, as in an 80-column
+        // terminal), each help made once.
+        var helps: [(command: [String], text: String)] = []
+        for name in Self.subcommands(in: Self.help(of: [])) {
+            let text = Self.help(of: [name])
+            helps.append(([name], text))
+            for child in Self.subcommands(in: text) { helps.append(([name, child], Self.help(of: [name, child]))) }
         }
-        #expect(commands.count > 20, "\(commands)")
+        #expect(helps.count > 20, "\(helps.map(\.command))")
         var examples = 0
-        for command in commands {
-            let output = try CommandRunner.run(command + ["--help"], environment: ["COLUMNS": "80"])
+        for (command, text) in helps {
             var inExamples = false
             var previous = ""
-            for line in output.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
                 if line == "Examples:" || line == "Example:" { inExamples = true; continue }
                 if line.isEmpty || line.hasPrefix("USAGE") || line.hasPrefix("OPTIONS") { inExamples = false }
                 guard inExamples else { continue }
@@ -135,9 +145,9 @@ struct CommandTests {
         (["simulate", "--preset", "example", "--device-gain", "3"], "--device-gain must lie between 0.5 and 2"),
         (["simulate", "--preset", "example", "--directory", "d"], "--directory goes with --family"),
     ])
-    func simulateRejects(arguments: [String], message: String) throws {
-        let output = try CommandRunner.run(arguments)
-        #expect(output.status != 0)
+    func simulateRejects(arguments: [String], message: String) {
+        let output = InProcessCommand.parse(arguments)
+        #expect(output.status == 64)
         #expect(output.standardError.contains(message))
     }
 
@@ -237,26 +247,30 @@ struct CommandTests {
         (["eval", "--venue", "Examples/venue.json", "--tset=x"], "Unknown option '--tset'. Did you mean '--test'?"),
         (["locate", "--recording", "x"], "Missing expected argument '--venue"),
     ])
-    func optionTypos(arguments: [String], message: String) throws {
-        let output = try CommandRunner.run(arguments)
+    func optionTypos(arguments: [String], message: String) {
+        let output = InProcessCommand.parse(arguments)
         #expect(output.status == 64)
         #expect(output.standardError.hasPrefix("error: " + message), "\(output.standardError)")
     }
 
     /// One style for every failure, ArgumentParser's usage errors included: `error: …`, then the
     /// command's own usage.
-    @Test func usageErrorsReadLikeTheToolsOwnErrors() throws {
-        let output = try CommandRunner.run(["locate", "--venue", "Examples/venue.json", "--algorithm", "nope"])
+    @Test func usageErrorsReadLikeTheToolsOwnErrors() {
+        let output = InProcessCommand.parse(["locate", "--venue", "Examples/venue.json", "--algorithm", "nope"])
         #expect(output.status == 64)
         #expect(output.standardError.hasPrefix("error: The value 'nope' is invalid for '--algorithm <name>'"), "\(output.standardError)")
         #expect(output.standardError.contains("Usage: whereabouts locate"))
         #expect(!output.standardError.contains("Error:"))
+        let help = InProcessCommand.parse(["eval", "--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("--quiet"))
+    }
+
+    /// A failure while a command runs is written as a usage error is: `error: …`.
+    @Test func failuresWhileRunningReadLikeUsageErrors() throws {
         let missing = try CommandRunner.run(["eval", "--venue", "nothere.json", "--test", "Examples/visit.jsonl", "--quiet"])
         #expect(missing.status == 1)
         #expect(missing.standardError.hasPrefix("error: nothere.json: no such file (the venue)"), "\(missing.standardError)")
-        let help = try CommandRunner.run(["eval", "--help"])
-        #expect(help.status == 0)
-        #expect(help.standardOutput.contains("--quiet"))
     }
 
     @Test func validateReportsABadVenue() throws {

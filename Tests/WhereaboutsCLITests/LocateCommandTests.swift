@@ -12,10 +12,10 @@ struct LocateCommandTests {
         return parsed
     }
 
-    @Test func helpHasExamples() throws {
-        let output = try CommandRunner.run(["locate", "--help"])
+    @Test func helpHasExamples() {
+        let output = InProcessCommand.parse(["locate", "--help"])
         #expect(output.status == 0)
-        #expect(output.standardOutput.contains("Examples"))
+        #expect(output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts locate --venue"))
     }
 
@@ -59,9 +59,12 @@ struct LocateCommandTests {
             #expect(fix["t"] as? Double == scan["t"] as? Double)
             #expect((fix["x"] as? Double)?.isFinite == true && (fix["accuracy"] as? Double ?? 0) > 0)
         }
-        // A live scan never ends, so there is nothing to smooth.
-        let live = try CommandRunner.run(["locate", "--venue", room.venue.path, "--adapter", "hci0", "--smooth"])
-        #expect(live.status != 0)
+    }
+
+    /// A live scan never ends, so there is nothing to smooth.
+    @Test func smoothingALiveScanIsRefused() {
+        let live = InProcessCommand.parse(["locate", "--venue", "venue.json", "--adapter", "hci0", "--smooth"])
+        #expect(live.status == 64)
         #expect(live.standardError.contains("needs a recording or a capture"))
     }
 
@@ -132,12 +135,20 @@ struct LocateCommandTests {
     }
 
     @Test("locate rejects bad arguments with a message", arguments: [
-        (["locate", "--venue", "VENUE", "--recording", "REC", "--algorithm", "all"], "The value 'all' is invalid for '--algorithm <name>'. Please provide one of the following:\n  - default\n  - centroid"),
+        (["locate", "--venue", "venue.json", "--recording", "rec.jsonl", "--algorithm", "all"], "The value 'all' is invalid for '--algorithm <name>'. Please provide one of the following:\n  - default\n  - centroid"),
+        (["locate", "--recording", "rec.jsonl"], "Missing expected argument '--venue <venue.json>'"),
+    ])
+    func rejectsArguments(arguments: [String], message: String) {
+        let output = InProcessCommand.parse(arguments)
+        #expect(output.status == 64)
+        #expect(output.standardError.contains(message), "\(output.standardError)")
+    }
+
+    @Test("locate names a missing file", arguments: [
         (["locate", "--venue", "VENUE", "--recording", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl: no such file (the recording)"),
         (["locate", "--venue", "/nonexistent/v.json", "--recording", "REC"], "/nonexistent/v.json: no such file (the venue)"),
-        (["locate", "--recording", "REC"], "Missing expected argument '--venue <venue.json>'"),
     ])
-    func rejects(arguments: [String], message: String) throws {
+    func namesAMissingFile(arguments: [String], message: String) throws {
         let room = try RoomFixture()
         defer { room.remove() }
         let resolved = arguments.map { $0 == "VENUE" ? room.venue.path : $0 == "REC" ? room.recording.path : $0 }

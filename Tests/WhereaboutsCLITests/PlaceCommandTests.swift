@@ -14,11 +14,11 @@ struct PlaceCommandTests {
         }
     }
 
-    @Test func helpHasExamples() throws {
+    @Test func helpHasExamples() {
         for command in ["rank", "watch"] {
-            let output = try CommandRunner.run([command, "--help"])
+            let output = InProcessCommand.parse([command, "--help"])
             #expect(output.status == 0)
-            #expect(output.standardOutput.contains("Examples"))
+            #expect(output.standardOutput.contains("\nExamples:\n"))
             #expect(output.standardOutput.contains("whereabouts \(command) --venue"))
         }
     }
@@ -56,8 +56,17 @@ struct PlaceCommandTests {
         #expect(lines.first?.hasPrefix("1700000000 visitor (") == true)
         #expect(lines.first?.contains("floor 0: hall3 -") == true)
         #expect(lines.allSatisfy { $0.split(separator: ",").count >= 2 })
-        let bad = try CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--top", "0"])
-        #expect(bad.status != 0 && bad.standardError.contains("--top"))
+    }
+
+    @Test("out-of-range options are refused", arguments: [
+        (["rank", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl", "--top", "0"], "--top"),
+        (["watch", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl", "--exit-timeout", "0"], "--exit-timeout"),
+        (["watch", "--venue", "rooms.json", "--recording", "walk.jsonl", "--place-vote", "1.5"],
+         "--place-vote must be a share between 0 and 1"),
+    ])
+    func outOfRangeOptionsAreRefused(arguments: [String], message: String) {
+        let bad = InProcessCommand.parse(arguments)
+        #expect(bad.status == 64 && bad.standardError.contains(message), "\(bad.standardError)")
     }
 
     /// A scan the solver cannot locate (PowerCenter needs three beacons) but that hears a beacon
@@ -159,8 +168,6 @@ struct PlaceCommandTests {
         }
         #expect(try monitored([]) == 0)
         #expect(try (monitored(["--place-vote", "0.4"]) ?? 0) > 0.5)
-        let refused = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path, "--place-vote", "1.5"])
-        #expect(refused.status == 64 && refused.standardError.contains("--place-vote must be a share between 0 and 1"), "\(refused.standardError)")
     }
 
     @Test func watchPrintsTextAndEverythingWithAll() throws {
@@ -171,8 +178,6 @@ struct PlaceCommandTests {
         #expect(lines.contains { $0.contains(" iBeaconAdvertisement 3 packets") })
         // The last scan is at 1700000624: the region is left 5 s later.
         #expect(lines.contains("1700000629 visitor exitRegion E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
-        let bad = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--exit-timeout", "0"])
-        #expect(bad.status != 0 && bad.standardError.contains("--exit-timeout"))
     }
 }
 
@@ -202,8 +207,10 @@ struct AnchorsCommandTests {
         #expect(events.allSatisfy { $0["anchor"] as? String == "desk" && $0["floor"] as? Int == 1 && $0["x"] as? Double == 2 })
         #expect(events.allSatisfy { abs(($0["latitude"] as? Double ?? 0) - 41.3551) < 0.001 })
         #expect(output.standardError.contains("phone: last set by desk, floor 1"))
+    }
 
-        let none = try CommandRunner.run(["anchors", "--venue", venue, "--recording", recording, "--rearm", "0"])
-        #expect(none.status != 0 && none.standardError.contains("--rearm"))
+    @Test func anAnchorThatNeverReArmsIsRefused() {
+        let none = InProcessCommand.parse(["anchors", "--venue", "venue.json", "--recording", "walk.jsonl", "--rearm", "0"])
+        #expect(none.status == 64 && none.standardError.contains("--rearm"))
     }
 }

@@ -36,9 +36,10 @@ struct RoomCommandTests {
     }
 
     @Test("help has an example", arguments: ["train", "classify"])
-    func helpHasAnExample(command: String) throws {
-        let output = try CommandRunner.run([command, "--help"])
+    func helpHasAnExample(command: String) {
+        let output = InProcessCommand.parse([command, "--help"])
         #expect(output.status == 0)
+        #expect(output.standardOutput.contains("\nExamples:\n"))
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
@@ -83,9 +84,12 @@ struct RoomCommandTests {
         let named = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", tsv.path])
         #expect(named.status == 0)
         #expect(try String(contentsOf: tsv, encoding: .utf8).hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
-        let mismatch = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "--json", "-o", tsv.path])
+    }
+
+    @Test func aFormatAtOddsWithTheOutputFileIsRefused() {
+        let mismatch = InProcessCommand.parse(["classify", "--model", "model.json", "--recording", "test.jsonl", "--json", "-o", "places.tsv"])
         #expect(mismatch.status == 64)
-        #expect(mismatch.standardError.contains("--json asks for JSON Lines, but \(tsv.path) is named as a tab-separated table"),
+        #expect(mismatch.standardError.contains("--json asks for JSON Lines, but places.tsv is named as a tab-separated table"),
                 "\(mismatch.standardError)")
     }
 
@@ -137,8 +141,12 @@ struct RoomCommandTests {
         let names = records.compactMap { $0["name"] as? String }
         #expect(names.count == records.count && Set(names).count == names.count)
         #expect(names.contains("classifier:knn"))
-        let unknown = try CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path, "--classifier", "svm"])
-        #expect(unknown.status != 0)
+    }
+
+    @Test func anUnknownClassifierIsRefused() {
+        let unknown = InProcessCommand.parse(["eval", "--venue", "venue.json", "--test", "test.jsonl", "--train", "train.jsonl",
+                                              "--classifier", "svm"])
+        #expect(unknown.status == 64)
         #expect(unknown.standardError.contains("The value 'svm' is invalid for '--classifier <name>'"))
     }
 

@@ -133,8 +133,6 @@ struct ServerCommandTests {
         #expect(noStream.standardError.contains("no stream \"nowhere\""))
         let noUser = try CommandRunner.run(["users", "token", "bob", "--data-dir", dataDir.path])
         #expect(noUser.standardError.contains("users add bob"))
-        let badLevel = try CommandRunner.run(["users", "token", "alice", "--level", "owner", "--data-dir", dataDir.path])
-        #expect(badLevel.standardError.contains("'read', 'contribute' or 'manage'"))
         let listed = try CommandRunner.run(["users", "list", "--data-dir", dataDir.path])
         #expect(listed.standardOutput == "alice\n")
     }
@@ -162,18 +160,36 @@ struct ServerCommandTests {
         #expect(Date().timeIntervalSince(started) < 30)
     }
 
+    @Test("users token refuses a level it does not know, listing the levels")
+    func unknownLevel() {
+        let badLevel = InProcessCommand.parse(["users", "token", "alice", "--level", "owner", "--data-dir", "data"])
+        #expect(badLevel.status == 64)
+        #expect(badLevel.standardError.contains("'read', 'contribute' or 'manage'"))
+    }
+
     @Test("serve refuses plain HTTP beyond loopback unless told, and TLS files that do not go together")
-    func servePlainHTTPBeyondLoopback() throws {
-        let dataDir = try CommandRunner.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dataDir) }
-        let open = try CommandRunner.run(["serve", "--host", "0.0.0.0", "--data-dir", dataDir.path])
-        #expect(open.status != 0)
+    func servePlainHTTPBeyondLoopback() {
+        let open = InProcessCommand.parse(["serve", "--host", "0.0.0.0", "--data-dir", "data"])
+        #expect(open.status == 64)
         #expect(open.standardError.contains("in clear") && open.standardError.contains("--tls-cert"), "\(open.standardError)")
-        let half = try CommandRunner.run(["serve", "--tls-cert", "cert.pem", "--data-dir", dataDir.path])
-        #expect(half.status != 0 && half.standardError.contains("--tls-cert and --tls-key together"))
-        let missing = try CommandRunner.run(["serve", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.pem",
-                                             "--data-dir", dataDir.path])
-        #expect(missing.status != 0 && missing.standardError.contains("no such file"))
+        let half = InProcessCommand.parse(["serve", "--tls-cert", "cert.pem", "--data-dir", "data"])
+        #expect(half.status == 64 && half.standardError.contains("--tls-cert and --tls-key together"))
+        let missing = InProcessCommand.parse(["serve", "--tls-cert", "/nonexistent.pem", "--tls-key", "/nonexistent.pem",
+                                              "--data-dir", "data"])
+        #expect(missing.status == 64 && missing.standardError.contains("no such file"))
+    }
+
+    /// `serve --mqtt` needs the user its tags' events go to and the venue of the nodes; the
+    /// broker's options go with it.
+    @Test("serve refuses --mqtt without --mqtt-user or --venue, and the broker's options without --mqtt")
+    func serveMQTTOptionsGoTogether() {
+        let url = "mqtt://ha:pw@127.0.0.1:1883"
+        let noUser = InProcessCommand.parse(["serve", "--data-dir", "data", "--venue", "venue.json", "--mqtt", url])
+        #expect(noUser.status == 64 && noUser.standardError.contains("--mqtt needs --mqtt-user"))
+        let noVenue = InProcessCommand.parse(["serve", "--data-dir", "data", "--mqtt", url, "--mqtt-user", "alice"])
+        #expect(noVenue.status == 64 && noVenue.standardError.contains("--mqtt needs --venue"))
+        let noBroker = InProcessCommand.parse(["serve", "--data-dir", "data", "--venue", "venue.json", "--shard", "1/2"])
+        #expect(noBroker.status == 64 && noBroker.standardError.contains("go with --mqtt"))
     }
 
     @Test("users token --expires, users list --tokens and users revoke, by token and by label")
@@ -185,10 +201,6 @@ struct ServerCommandTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let phone = try CommandRunner.run(["users", "token", "alice", "--name", "phone", "--expires", "30d"] + store)
         #expect(phone.status == 0, "\(phone.standardError)")
-        for bad in ["0", "-3d", "soon", "12y"] {
-            let refused = try CommandRunner.run(["users", "token", "alice", "--expires", bad] + store)
-            #expect(refused.status != 0 && refused.standardError.contains("--expires"), "\(bad)")
-        }
         let listed = try CommandRunner.run(["users", "list", "--tokens"] + store).standardOutput
         let lines = listed.split(separator: "\n").map(String.init)
         #expect(lines.first == "alice")
@@ -205,8 +217,19 @@ struct ServerCommandTests {
         let twice = try CommandRunner.run(["users", "revoke", personal] + store)
         #expect(twice.status != 0 && twice.standardError.contains("revoked already"))
         #expect(try CommandRunner.run(["users", "list", "--tokens"] + store).standardOutput == "alice\n")
-        let both = try CommandRunner.run(["users", "revoke", personal, "--user", "alice", "--name", "x"] + store)
-        #expect(both.status != 0 && both.standardError.contains("not both"))
+    }
+
+    @Test("users token refuses a lifetime that is not one", arguments: ["0", "-3d", "soon", "12y"])
+    func badLifetime(expires: String) {
+        let refused = InProcessCommand.parse(["users", "token", "alice", "--expires", expires, "--data-dir", "data"])
+        #expect(refused.status == 64 && refused.standardError.contains("--expires"), "\(refused.standardError)")
+    }
+
+    @Test("users revoke takes a token, or --user and --name, not both")
+    func revokeByTokenOrByLabel() {
+        let both = InProcessCommand.parse(["users", "revoke", "0123456789abcdef0123456789abcdef", "--user", "alice", "--name", "x",
+                                           "--data-dir", "data"])
+        #expect(both.status == 64 && both.standardError.contains("not both"))
     }
 
     @Test("export, users token and users list refuse a folder without a store, and create nothing there")
@@ -283,16 +306,12 @@ struct ServerCommandTests {
         #expect(gpx.standardError.contains("Wrote 40 positions"))
         let text = try String(contentsOf: gpxFile, encoding: .utf8)
         #expect(text.components(separatedBy: "<trkpt").count == 41)
-        // The format follows the file's name; a --format at odds with it is refused.
+        // The format follows the file's name (one at odds with it is refused: `exportFormatAtOddsWithTheFile`).
         let geojsonFile = dataDir.appendingPathComponent("track.geojson")
         let named = try await CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--from", "2023-11-14",
                                            "--to", "2023-11-15", "-o", geojsonFile.path])
         #expect(named.status == 0, "\(named.standardError)")
         #expect(try String(contentsOf: geojsonFile, encoding: .utf8).hasPrefix(#"{"type":"FeatureCollection""#))
-        let mismatch = try await CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path, "--format", "csv",
-                                              "-o", gpxFile.path])
-        #expect(mismatch.status == 64)
-        #expect(mismatch.standardError.contains("--format asks for CSV, but \(gpxFile.path) is named as GPX"), "\(mismatch.standardError)")
         // An empty range says where the data is: the latest event, 1700200000, is of 2023-11-17.
         let empty = try await CommandRunner.run(["export", "--user", "walker", "--data-dir", dataDir.path])
         #expect(empty.status == 0)
@@ -300,6 +319,13 @@ struct ServerCommandTests {
                                              + "try --from 2023-11-17 --to 2023-11-18."), "\(empty.standardError)")
         let unknown = try await CommandRunner.run(["export", "--user", "nobody", "--data-dir", dataDir.path])
         #expect(unknown.standardError.contains("no user \"nobody\""))
+    }
+
+    @Test("export refuses a --format at odds with the output file's name")
+    func exportFormatAtOddsWithTheFile() {
+        let mismatch = InProcessCommand.parse(["export", "--user", "walker", "--data-dir", "data", "--format", "csv", "-o", "track.gpx"])
+        #expect(mismatch.status == 64)
+        #expect(mismatch.standardError.contains("--format asks for CSV, but track.gpx is named as GPX"), "\(mismatch.standardError)")
     }
 
     @Test("A full disk: writes fail with a 503 and an error id, nothing acknowledged is lost, writing resumes once there is room",

@@ -79,23 +79,16 @@ struct TagsCommandTests {
         try? FileManager.default.removeItem(atPath: other)
         #expect(try CommandRunner.run(["tags", "add", "cleo-phone", "--irk", "irk:" + Self.key, "--file", other]).status == 0)
         #expect(try String(contentsOfFile: other, encoding: .utf8).contains(Self.key))
-        let short = try CommandRunner.run(["tags", "add", "cleo-phone", "--stored-irk", "m305CqYQEDQF", "--file", other])
-        #expect(short.status != 0 && short.standardError.contains("--stored-irk takes 16 bytes"))
         #expect(try CommandRunner.run(["tags", "add", "car-keys", "--by-id", "--file", tags]).status == 0)
         let listed = try CommandRunner.run(["tags", "list", "--file", tags])
         #expect(listed.standardOutput == "anna-phone\tirk ec02…\nkeys\tiBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 7/2\ncar-keys\tby id\n")
         #expect(!listed.standardOutput.contains(Self.key))
 
-        // Refused, the file unchanged: the same key under another name, a bad key, no identity,
-        // a record without a key.
+        // Refused, the file unchanged: the same key under another name, a record without a key
+        // (a bad key and no identity are refused before the file is read: `badIdentitiesAreRefused`).
         let before = try Data(contentsOf: URL(fileURLWithPath: tags))
         let duplicate = try CommandRunner.run(["tags", "add", "ben-phone", "--irk", Self.key, "--file", tags])
         #expect(duplicate.status != 0 && duplicate.standardError.contains("the tag \"anna-phone\" already has this identity"))
-        let bad = try CommandRunner.run(["tags", "add", "ben-phone", "--irk", "ec02", "--file", tags])
-        #expect(bad.status != 0 && bad.standardError.contains("--irk takes 32 hexadecimal digits"))
-        #expect(bad.standardError.contains("Usage: whereabouts tags add"))
-        let none = try CommandRunner.run(["tags", "add", "ben-phone", "--file", tags])
-        #expect(none.status != 0 && none.standardError.contains("Give one identity"))
         try Data("[General]\nName=Watch\n".utf8).write(to: info)
         let keyless = try CommandRunner.run(["tags", "add", "watch", "--bluez-info", info.path, "--file", tags])
         #expect(keyless.status != 0 && keyless.standardError.contains("no [IdentityResolvingKey]"))
@@ -116,5 +109,16 @@ struct TagsCommandTests {
         try Data(#"{"beacons": [], "receivers": [{"id": "n1", "x": 0, "y": 0}], "tags": [{"id": "a", "irk": "\#(Self.key)"}]}"#.utf8).write(to: venue)
         let fused = try CommandRunner.run(["fuse", "--venue", venue.path, "--recording", "-"], input: Data())
         #expect(fused.status != 0 && fused.standardError.contains("belongs in a tags file (--tags)"), "\(fused.standardError)")
+    }
+
+    /// A key of the wrong length, or no identity at all, is refused with the command's usage.
+    @Test func badIdentitiesAreRefused() {
+        let short = InProcessCommand.parse(["tags", "add", "cleo-phone", "--stored-irk", "m305CqYQEDQF", "--file", "other.json"])
+        #expect(short.status == 64 && short.standardError.contains("--stored-irk takes 16 bytes"))
+        let bad = InProcessCommand.parse(["tags", "add", "ben-phone", "--irk", "ec02", "--file", "tags.json"])
+        #expect(bad.status == 64 && bad.standardError.contains("--irk takes 32 hexadecimal digits"))
+        #expect(bad.standardError.contains("Usage: whereabouts tags add"))
+        let none = InProcessCommand.parse(["tags", "add", "ben-phone", "--file", "tags.json"])
+        #expect(none.status == 64 && none.standardError.contains("Give one identity"))
     }
 }

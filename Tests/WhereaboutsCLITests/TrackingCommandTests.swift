@@ -151,12 +151,17 @@ struct TrackingCommandTests {
         #expect(listed.standardOutput.contains("note/txt  position  Arrived at the library"))
         #expect(listed.standardOutput.contains("picture/attached  position  view.png"))
 
-        let missing = try await CommandRunner.run(["note", "x", "--picture", "/no/such.png"] + connection)
-        #expect(missing.status != 0 && missing.standardError.contains("no such file"))
         let noToken = try await CommandRunner.run(["note", "x", "--server", "http://127.0.0.1:\(server.port)", "--outbox", outbox.path])
         #expect(noToken.status != 0 && noToken.standardError.contains("WHEREABOUTS_TOKEN"))
         let status = try await CommandRunner.run(["sync", "--status", "--outbox", outbox.path])
         #expect(status.standardOutput.contains("Nothing waits in the outbox"))
+    }
+
+    @Test("note refuses a picture that is not there before anything is queued")
+    func noteWithAMissingPicture() {
+        let missing = InProcessCommand.parse(["note", "x", "--picture", "/no/such.png", "--server", "http://127.0.0.1:8080",
+                                              "--token", "t", "--outbox", "outbox.sqlite"])
+        #expect(missing.status == 64 && missing.standardError.contains("no such file"))
     }
 
     @Test("A replay tracked to one server is new to another server and to another user; --again still sends it twice")
