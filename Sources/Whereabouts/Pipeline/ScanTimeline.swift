@@ -40,10 +40,8 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
     }
 
     private var backing: Backing
-    /// The latest finite scan time, and when (on the live clock) that scan came in.
-    private var latest: (time: Double, arrival: Duration)?
-    /// The latest time given out as ``PipelineInput/time(_:)``.
-    private var lastGivenTime = -Double.infinity
+    /// When to wake and what time to give (live).
+    private var schedule = LiveSchedule()
 
     /// A timeline over `scans` at a pace. A live timeline starts reading the scans at once, in a
     /// task of its own that waits while 1,024 scans are queued (a bound on a source faster than
@@ -88,11 +86,7 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
             return scan.map(PipelineInput.scan)
         case .live(let mailbox, let clock, let reader):
             var timer: (@Sendable () async -> Void)?
-            if let deadline, deadline.isFinite, deadline > lastGivenTime, let latest {
-                // Whole microseconds, rounded down, so that the wake-up is never later than the
-                // deadline by a rounding of the scan times; at most 115 days ahead.
-                let wait = min(max(0, deadline - latest.time), 1e7)
-                let wake = latest.arrival + .microseconds(Int64((wait * 1e6).rounded(.down)))
+            if let wake = schedule.wakeUp(for: deadline) {
                 // A wake-up already past returns at once (some test clocks wait for their next
                 // advance even for the present instant; ``ManualClock`` does not, and decides
                 // that under its own lock, so a late timer cannot miss an advance).
@@ -102,10 +96,7 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
             case .scan(let scan, let arrival):
                 // A report from elsewhere (a fixed receiver's) is on the timeline's clock when it
                 // arrived, not on its receiver's.
-                let time = scan.arrival ?? scan.time
-                if time.isFinite, time >= (latest?.time ?? -.infinity) {
-                    latest = (time, arrival)
-                }
+                schedule.scanArrived(time: scan.arrival ?? scan.time, at: arrival)
                 return .scan(scan)
             case .timeout:
                 if Task.isCancelled {
@@ -113,10 +104,10 @@ public struct ScanTimeline<Scans: AsyncSequence> where Scans.Element == Scan {
                     backing = .ended
                     return nil
                 }
-                guard let latest, let deadline else { return try await next(deadline: nil, isolation: isolation) }
-                let now = latest.time + (clock.elapsed() - latest.arrival).inSeconds
-                lastGivenTime = max(deadline, now)
-                return .time(lastGivenTime)
+                guard let deadline, let time = schedule.timeToGive(for: deadline, at: clock.elapsed()) else {
+                    return try await next(deadline: nil, isolation: isolation)
+                }
+                return .time(time)
             case .end(let error):
                 backing = .ended
                 if let error { throw error }
