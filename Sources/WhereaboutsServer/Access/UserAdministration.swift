@@ -91,6 +91,21 @@ public struct UserAdministration: Sendable {
         guard try await store.removeAccess(tokenHash: AccessToken.hash(token)) else { throw Failure.unknownToken }
     }
 
+    /// Erases a user and everything the store holds about them — events, attachments, streams,
+    /// tokens, tombstones (``EventStore/removeUser(named:)``). Their tokens stop working within a
+    /// second on every server sharing the store, and their `/live` connections are closed. It
+    /// cannot be undone: export the user's data first if it is wanted.
+    ///
+    /// ```swift
+    /// let removed = try await admin.deleteUser(named: "alice")
+    /// print(removed.events, "events erased")
+    /// ```
+    @discardableResult
+    public func deleteUser(named name: String) async throws -> UserRemoval {
+        guard let removal = try await store.removeUser(named: name) else { throw Failure.unknownUser(name) }
+        return removal
+    }
+
     /// Revokes every token of `userName` labelled `name`; returns how many there were.
     @discardableResult
     public func revoke(user userName: String, name: String) async throws -> Int {

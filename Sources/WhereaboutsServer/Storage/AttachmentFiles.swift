@@ -147,6 +147,17 @@ struct AttachmentFiles: Sendable {
         return removed
     }
 
+    /// Removes a user's folder, with every attachment of theirs.
+    func removeUser(_ user: String) throws {
+        let folder = "\(root)/\(Self.escape(user))"
+        guard FileManager.default.fileExists(atPath: folder) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: folder)
+        } catch {
+            throw StorageIOError(path: folder, operation: "remove a user's attachments", reason: "\(error)")
+        }
+    }
+
     /// Removes an event's folder.
     func remove(user: String, event: String) {
         try? FileManager.default.removeItem(atPath: eventDirectory(user: user, event: event))

@@ -28,6 +28,13 @@ public protocol EventStore: Sendable {
     /// Every user, by name.
     func users() async throws -> [User]
 
+    /// Erases a user and everything the store holds about them, in one transaction: their
+    /// events (with their attachments), streams, accesses and the tombstones of their deleted
+    /// events; `nil` when there is no such user. What it removed leaves no trace in the store's
+    /// files a reader could find (SQLite overwrites the freed pages and truncates its log;
+    /// PostgreSQL leaves dead rows to its vacuum, as for any delete).
+    func removeUser(named name: String) async throws -> UserRemoval?
+
     /// Stores an access (its token only as a hash).
     func addAccess(_ access: Access) async throws
 

@@ -121,6 +121,31 @@ public final class PostgresEventStore: SharedEventStore {
         return users
     }
 
+    /// Erases a user in one transaction: the user's row locked first (so no write of theirs lands
+    /// meanwhile), then their events (their attachments' rows follow by the foreign key), the
+    /// tombstones, accesses, streams and the user.
+    public func removeUser(named name: String) async throws -> UserRemoval? {
+        try await transaction { connection in
+            let found = try await connection.query("SELECT name FROM users WHERE name = \(name) FOR UPDATE", logger: logger).collect()
+            guard !found.isEmpty else { return nil }
+            var hashes: [String] = []
+            for try await hash in try await connection.query(
+                "DELETE FROM accesses WHERE user_name = \(name) RETURNING token_hash", logger: logger
+            ).decode(String.self) {
+                hashes.append(hash)
+            }
+            let events = try await connection.query("DELETE FROM events WHERE user_name = \(name) RETURNING seq", logger: logger)
+                .collect().count
+            let deletions = try await connection.query("DELETE FROM event_deletions WHERE user_name = \(name) RETURNING id", logger: logger)
+                .collect().count
+            let streams = try await connection.query("DELETE FROM streams WHERE user_name = \(name) RETURNING id", logger: logger)
+                .collect().count
+            try await connection.query("DELETE FROM attachments WHERE user_name = \(name)", logger: logger)
+            try await connection.query("DELETE FROM users WHERE name = \(name)", logger: logger)
+            return UserRemoval(events: events, streams: streams, accesses: hashes.count, deletions: deletions, tokenHashes: hashes)
+        }
+    }
+
     /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
     /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
     public func addAccess(_ access: Access) async throws {

@@ -128,6 +128,36 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// Erases a user: their rows in one transaction with SQLite's `secure_delete` on (the freed
+    /// pages are overwritten with zeros), then the write-ahead log checkpointed and truncated (so
+    /// no old page stays in it), then their attachment folder. A folder left by a crash after the
+    /// rows went is removed by the next call for the same name, which then returns `nil`.
+    public func removeUser(named name: String) async throws -> UserRemoval? {
+        let removal = try await pool.writeWithoutTransaction { db -> UserRemoval? in
+            let previous = try Int.fetchOne(db, sql: "PRAGMA secure_delete") ?? 0
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            defer { try? db.execute(sql: "PRAGMA secure_delete = \(previous)") }
+            var removal: UserRemoval?
+            try db.inTransaction {
+                guard try Self.userExists(name, db) else { return .commit }
+                let hashes = try String.fetchAll(db, sql: "SELECT token_hash FROM accesses WHERE user_name = ?", arguments: [name])
+                func delete(_ table: String) throws -> Int {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE user_name = ?", arguments: [name])
+                    return db.changesCount
+                }
+                let events = try delete("events"), deletions = try delete("event_deletions")
+                let accesses = try delete("accesses"), streams = try delete("streams")
+                try db.execute(sql: "DELETE FROM users WHERE name = ?", arguments: [name])
+                removal = UserRemoval(events: events, streams: streams, accesses: accesses, deletions: deletions, tokenHashes: hashes)
+                return .commit
+            }
+            if removal != nil { try db.checkpoint(.truncate) }
+            return removal
+        }
+        try await BlockingFileWork.run { [files] in try files.removeUser(name) }
+        return removal
+    }
+
     /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
     /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
     public func addAccess(_ access: Access) async throws {

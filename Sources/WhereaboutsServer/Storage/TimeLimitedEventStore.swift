@@ -72,6 +72,11 @@ public struct TimeLimitedEventStore: EventStore {
             try await base.removeAccess(tokenHash: tokenHash)
         }
     }
+    public func removeUser(named name: String) async throws -> UserRemoval? {
+        try await Abandonable.run(within: limit, else: timedOut("removeUser")) { [base] in
+            try await base.removeUser(named: name)
+        }
+    }
     public func removeAccesses(of userName: String, named name: String) async throws -> Int {
         try await Abandonable.run(within: limit, else: timedOut("removeAccesses")) { [base] in
             try await base.removeAccesses(of: userName, named: name)

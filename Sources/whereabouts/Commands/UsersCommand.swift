@@ -19,9 +19,53 @@ struct UsersCommand: AsyncParsableCommand {
           whereabouts users token alice --name phone --stream position --level contribute --expires 30d
           whereabouts users revoke --user alice --name phone
           whereabouts users list --tokens --data-dir /var/lib/whereabouts
+          whereabouts users delete alice --yes
         """),
-        subcommands: [Add.self, Token.self, Revoke.self, List.self]
+        subcommands: [Add.self, Token.self, Revoke.self, List.self, Delete.self]
     )
+
+    /// `whereabouts users delete`
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase a user: every event, attachment, stream, token and tombstone of theirs.",
+            discussion: HelpText.fitting("""
+            Works on the same store as `serve` (--data-dir or --database); the server need not be \
+            stopped. The user's tokens stop working within a second on every server sharing the \
+            store, and their /live connections are closed. Nothing of the user is left in the \
+            store's files: SQLite overwrites the pages it frees and truncates its log, and the \
+            user's attachment folder goes. It cannot be undone, so --yes is required.
+
+            Example:
+              whereabouts users delete alice --yes --data-dir /var/lib/whereabouts
+            """))
+
+        @Argument(help: "The user to erase.")
+        var user: String
+
+        @Flag(name: .long, help: "Erase without asking: the user's data cannot be brought back.")
+        var yes = false
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if !yes {
+                throw ValidationError("Erasing \(user) cannot be undone: give --yes to erase every event, attachment, stream and token of theirs.")
+            }
+        }
+
+        func run() async throws {
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
+            do {
+                let removal = try await UserAdministration(store: eventStore).deleteUser(named: user)
+                try await eventStore.close()
+                Terminal.error("Erased \(user): \(removal.events.counted("event")), \(removal.streams.counted("stream")), "
+                    + "\(removal.accesses.counted("token")), \(removal.deletions.counted("tombstone")).")
+            } catch let error as UserAdministration.Failure {
+                try? await eventStore.close()
+                throw CommandFailure(error.description)
+            }
+        }
+    }
 
     /// `whereabouts users add`
     struct Add: AsyncParsableCommand {

@@ -53,6 +53,7 @@ final class FaultyStore: EventStore, @unchecked Sendable {
         if let gate = usersGate.value { await gate.wait() }
         return try await base.users()
     }
+    func removeUser(named name: String) async throws -> UserRemoval? { try await base.removeUser(named: name) }
     func addAccess(_ access: Access) async throws { try await base.addAccess(access) }
     func access(tokenHash: String) async throws -> Access? { try await base.access(tokenHash: tokenHash) }
     func accesses(of userName: String) async throws -> [Access] { try await base.accesses(of: userName) }
