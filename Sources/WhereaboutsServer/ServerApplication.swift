@@ -78,6 +78,12 @@ public func makeServerApplication(
         .addRoutes(to: webSocketRouter)
     // With a database shared by several processes, the others' events reach this one's /live.
     var services: [any Service] = shared.map { [LiveRelay(store: $0, feed: liveFeed)] } ?? []
+    if let interval = configuration.retention.interval {
+        services.append(RetentionService(
+            purge: RetentionPurge(store: served, defaultKeep: configuration.retention.defaultKeep,
+                                  batchSize: configuration.retention.batchSize),
+            interval: interval, clock: configuration.clock, metrics: metrics, logger: logger))
+    }
     if let tagTracking {
         services.append(TagTracking.Lifetime(tracking: tagTracking))
         services += feeds.map { ReceiverReportFeedService(feed: $0, tracking: tagTracking, logger: logger) }

@@ -50,3 +50,51 @@ struct UsersDeleteCommandTests {
         #expect(!FileManager.default.fileExists(atPath: dataDir.appendingPathComponent("attachments/alice").path))
     }
 }
+
+/// `whereabouts users retention` and `users purge`: a user's retention set, shown, and applied on
+/// demand while a server on the same store runs.
+@Suite("users retention and purge")
+struct UsersRetentionCommandTests {
+    @Test func badDurationsAndMixedChoicesAreRefused() {
+        for arguments in [["users", "retention", "alice", "--keep", "5x"], ["users", "retention", "alice", "--keep", "1d", "--forever"],
+                          ["users", "purge", "--keep", "-3"], ["serve", "--keep", "soon"]] {
+            let refused = InProcessCommand.parse(arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.standardError)")
+        }
+        #expect(InProcessCommand.parse(["users", "retention", "alice", "--keep", "90d"]).status == 0)
+    }
+
+    @Test func aRetentionIsSetAndOlderEventsArePurgedOnDemand() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data")
+        let added = try await CommandRunner.run(["users", "add", "alice", "--data-dir", dataDir.path])
+        let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
+        defer { _ = server.stop(with: SIGTERM) }
+        try await server.waitUntilReady()
+        let url = "http://127.0.0.1:\(server.port)"
+        let now = Date().timeIntervalSince1970
+        for (id, age) in [("ck0old0000000000000000001", 3 * 86_400.0), ("ck0new0000000000000000001", 3_600)] {
+            let body = #"{"id": "\#(id)", "streamIds": ["position"], "type": "note/txt", "content": "x", "time": \#(now - age)}"#
+            let answer = try await ServerCommandTests.send("POST", url + "/events", token: token, body: body)
+            #expect(answer.status == 201, "\(answer.text)")
+        }
+        let shown = try await CommandRunner.run(["users", "retention", "alice", "--data-dir", dataDir.path])
+        #expect(shown.standardOutput.contains("alice: events kept as the server's --keep says"), "\(shown.standardOutput)")
+        let set = try await CommandRunner.run(["users", "retention", "alice", "--keep", "2d", "--data-dir", dataDir.path])
+        #expect(set.status == 0 && set.standardOutput.contains("alice: events kept 2 days, then purged"), "\(set.standardOutput)\(set.standardError)")
+        let purged = try await CommandRunner.run(["users", "purge", "--data-dir", dataDir.path])
+        #expect(purged.status == 0, "\(purged.standardError)")
+        #expect(purged.standardError.contains("alice: 1 event purged.") && purged.standardError.contains("Purged 1 event of 1 user"),
+                "\(purged.standardError)")
+        let events = try await ServerCommandTests.send("GET", url + "/events?modifiedSince=0&includeDeletions=true", token: token).text
+        #expect(events.contains("ck0new0000000000000000001"))
+        // The old event is gone, and only its tombstone names it.
+        let tombstones = events.range(of: "\"eventDeletions\"").map { String(events[$0.upperBound...]) } ?? ""
+        let live = events.range(of: "\"eventDeletions\"").map { String(events[..<$0.lowerBound]) } ?? events
+        #expect(tombstones.contains("ck0old0000000000000000001") && !live.contains("ck0old0000000000000000001"), "\(events)")
+        let unknown = try await CommandRunner.run(["users", "retention", "bob", "--keep", "1d", "--data-dir", dataDir.path])
+        #expect(unknown.status == 1 && unknown.standardError.contains("There is no user \"bob\""), "\(unknown.standardError)")
+    }
+}

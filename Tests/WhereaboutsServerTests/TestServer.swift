@@ -55,6 +55,9 @@ struct TestServer: Sendable {
             let store = wrap(base)
             var configuration = configuration
             configuration.port = 0
+            // No purge in the background unless the test asks for one: the PostgreSQL half shares
+            // one database between tests, whose users' events another server's purge must not take.
+            if configuration.retention.defaultKeep == nil { configuration.retention.interval = nil }
             let log = LogCapture()
             var logger = Logger(label: "test.server") { _ in CapturingLogHandler(capture: log) }
             logger.logLevel = .warning

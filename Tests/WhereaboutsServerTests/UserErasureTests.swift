@@ -45,7 +45,7 @@ struct UserErasureTests {
 
         // Both users' pages written into SQLite's main file first, as a long-running store has
         // them (not only in its log).
-        if let sqlite = store as? SQLiteEventStore { try await sqlite.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } }
+        if let sqlite = store as? SQLiteEventStore { _ = try await sqlite.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) } }
 
         let removal = try #require(try await store.removeUser(named: alice))
         #expect(removal.events == 3 && removal.deletions == 1 && removal.streams == 2 && removal.accesses == 1)

@@ -160,6 +160,28 @@ public struct ServerConfiguration: Sendable {
     /// The clock the tags' pipelines run on between reports (exits fall due on it while the
     /// receivers are silent); tests give a `ManualClock`.
     public var clock: any Clock<Duration> = ContinuousClock()
+    /// How long events are kept, and how often the server purges older ones.
+    public var retention = Retention()
+
+    /// How long events are kept: each user's own retention (`whereabouts users retention`), else
+    /// ``defaultKeep``; events that ended longer ago are purged every ``interval``, the first time
+    /// at start, in transactions of at most ``batchSize`` events.
+    public struct Retention: Sendable {
+        /// Seconds an event is kept when its user has no retention of their own; `nil`: for ever.
+        public var defaultKeep: Double?
+        /// How often the server purges; `nil`: never in the background (`whereabouts users
+        /// purge` still does on demand).
+        public var interval: Duration?
+        /// Events deleted per transaction.
+        public var batchSize: Int
+
+        /// Creates settings; by default events are kept for ever, purged hourly where a user asks.
+        public init(defaultKeep: Double? = nil, interval: Duration? = .seconds(3_600), batchSize: Int = 1_000) {
+            self.defaultKeep = defaultKeep
+            self.interval = interval
+            self.batchSize = batchSize
+        }
+    }
 
     /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): the only ones
     /// plain HTTP is safe on.

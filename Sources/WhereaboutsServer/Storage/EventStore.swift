@@ -35,6 +35,20 @@ public protocol EventStore: Sendable {
     /// PostgreSQL leaves dead rows to its vacuum, as for any delete).
     func removeUser(named name: String) async throws -> UserRemoval?
 
+    /// How many seconds `userName`'s events are kept (`nil`: the server's default). Throws
+    /// ``StoreError/notFound(_:id:)`` for an unknown user.
+    func retention(of userName: String) async throws -> Double?
+
+    /// Sets how many seconds `userName`'s events are kept (`nil`: the server's default). Throws
+    /// ``StoreError/notFound(_:id:)`` for an unknown user.
+    func setRetention(_ seconds: Double?, for userName: String) async throws
+
+    /// Deletes at most `limit` of the user's events that ended before `cutoff` (a running event
+    /// never ends), oldest first, with their attachments, leaving each a tombstone that
+    /// incremental sync reads; returns how many went. One bounded transaction: call it again
+    /// until it returns less than `limit`.
+    func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int
+
     /// Stores an access (its token only as a hash).
     func addAccess(_ access: Access) async throws
 

@@ -146,6 +146,42 @@ public final class PostgresEventStore: SharedEventStore {
         }
     }
 
+    /// How many seconds the user's events are kept (`nil`: the server's default).
+    public func retention(of userName: String) async throws -> Double? {
+        for try await (retention,) in try await client.query(
+            "SELECT retention FROM users WHERE name = \(userName)", logger: logger
+        ).decode((Double?,).self) {
+            return retention
+        }
+        throw StoreError.notFound("user", id: userName)
+    }
+
+    /// Sets how many seconds the user's events are kept.
+    public func setRetention(_ seconds: Double?, for userName: String) async throws {
+        let updated = try await client.query(
+            "UPDATE users SET retention = \(seconds) WHERE name = \(userName) RETURNING name", logger: logger
+        ).collect()
+        if updated.isEmpty { throw StoreError.notFound("user", id: userName) }
+    }
+
+    /// Deletes at most `limit` of the user's events that ended before `cutoff`, oldest first, and
+    /// leaves their tombstones, in one statement (their attachments' rows follow by the foreign key).
+    public func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let now = Date().timeIntervalSince1970
+        return try await client.query("""
+            WITH gone AS (
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE user_name = \(userName) AND time < \(cutoff) AND end_time < \(cutoff)
+                    ORDER BY time LIMIT \(limit)
+                ) RETURNING id
+            )
+            INSERT INTO event_deletions (user_name, id, deleted) SELECT \(userName), id, \(now) FROM gone
+            ON CONFLICT (user_name, id) DO UPDATE SET deleted = EXCLUDED.deleted
+            RETURNING id
+            """, logger: logger).collect().count
+    }
+
     /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
     /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
     public func addAccess(_ access: Access) async throws {

@@ -124,6 +124,10 @@ enum PostgresSchema {
             """,
             "CREATE INDEX event_deletions_user_deleted ON event_deletions (user_name, deleted, id)",
         ]),
+        Migration(version: 4, name: "retention", statements: [
+            // Seconds a user's events are kept (NULL: the server's default).
+            "ALTER TABLE users ADD COLUMN retention double precision",
+        ]),
     ]
 
     /// Applies the migrations the database lacks, under `pg_advisory_xact_lock`.

@@ -158,6 +158,47 @@ public final class SQLiteEventStore: EventStore {
         return removal
     }
 
+    /// How many seconds the user's events are kept (`nil`: the server's default).
+    public func retention(of userName: String) async throws -> Double? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT retention FROM users WHERE name = ?", arguments: [userName]) else {
+                throw StoreError.notFound("user", id: userName)
+            }
+            return row[0]
+        }
+    }
+
+    /// Sets how many seconds the user's events are kept.
+    public func setRetention(_ seconds: Double?, for userName: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE users SET retention = ? WHERE name = ?", arguments: [seconds, userName])
+            if db.changesCount == 0 { throw StoreError.notFound("user", id: userName) }
+        }
+    }
+
+    /// Deletes at most `limit` of the user's events that ended before `cutoff`, oldest first,
+    /// with tombstones, in one transaction (found by the `(user_name, time)` index: an event
+    /// that ended before the cutoff began before it); then their attachment folders.
+    public func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let ids = try await pool.write { db -> [String] in
+            let ids = try String.fetchAll(db, sql: """
+                SELECT id FROM events WHERE user_name = ? AND time < ? AND end_time < ? ORDER BY time LIMIT ?
+                """, arguments: [userName, cutoff, cutoff, limit])
+            let now = Date().timeIntervalSince1970
+            for id in ids {
+                try db.execute(sql: "DELETE FROM events WHERE user_name = ? AND id = ?", arguments: [userName, id])
+                try db.execute(sql: "INSERT OR REPLACE INTO event_deletions (user_name, id, deleted) VALUES (?, ?, ?)",
+                               arguments: [userName, id, now])
+            }
+            return ids
+        }
+        if !ids.isEmpty {
+            try await BlockingFileWork.run { [files] in for id in ids { files.remove(user: userName, event: id) } }
+        }
+        return ids.count
+    }
+
     /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
     /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
     public func addAccess(_ access: Access) async throws {

@@ -98,6 +98,10 @@ enum SQLiteSchema {
                 CREATE INDEX event_deletions_user_deleted ON event_deletions(user_name, deleted, id);
                 """)
         }
+        migrator.registerMigration("v4: retention") { db in
+            // Seconds a user's events are kept (NULL: the server's default).
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN retention REAL")
+        }
         return migrator
     }
 }

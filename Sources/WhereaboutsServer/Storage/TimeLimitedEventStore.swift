@@ -77,6 +77,21 @@ public struct TimeLimitedEventStore: EventStore {
             try await base.removeUser(named: name)
         }
     }
+    public func retention(of userName: String) async throws -> Double? {
+        try await Abandonable.run(within: limit, else: timedOut("retention")) { [base] in
+            try await base.retention(of: userName)
+        }
+    }
+    public func setRetention(_ seconds: Double?, for userName: String) async throws {
+        try await Abandonable.run(within: limit, else: timedOut("setRetention")) { [base] in
+            try await base.setRetention(seconds, for: userName)
+        }
+    }
+    public func purgeEvents(of userName: String, endedBefore cutoff: Double, limit count: Int) async throws -> Int {
+        try await Abandonable.run(within: limit, else: timedOut("purgeEvents")) { [base] in
+            try await base.purgeEvents(of: userName, endedBefore: cutoff, limit: count)
+        }
+    }
     public func removeAccesses(of userName: String, named name: String) async throws -> Int {
         try await Abandonable.run(within: limit, else: timedOut("removeAccesses")) { [base] in
             try await base.removeAccesses(of: userName, named: name)

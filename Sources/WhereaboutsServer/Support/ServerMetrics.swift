@@ -11,6 +11,7 @@ public struct ServerMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry: PrometheusCollectorRegistry
     private let eventsStored: Counter
+    private let eventsPurged: Counter
     /// The request counters and latency histograms already made, by their labels, so that a
     /// request does not build its labels' names and look them up in the registry again.
     private let requestInstruments = LockedValue(RequestInstruments())
@@ -37,6 +38,14 @@ public struct ServerMetrics: Sendable {
         eventsStored = registry.makeCounter(
             descriptor: .init(namespace: "whereabouts", metricName: "events_stored", unitName: "total",
                               helpText: "Events written to the store by this process."))
+        eventsPurged = registry.makeCounter(
+            descriptor: .init(namespace: "whereabouts", metricName: "events_purged", unitName: "total",
+                              helpText: "Events this process deleted as older than their user's retention."))
+    }
+
+    /// Counts events deleted by the retention purge.
+    public func recordEventsPurged(_ count: Int) {
+        eventsPurged.increment(by: Int64(count))
     }
 
     /// Counts events newly written to the store.

@@ -117,6 +117,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The TLS private key, PEM (with --tls-cert).", valueName: "key.pem"))
     var tlsKey: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Keep events this long when their user has no retention of their own (`users retention`): seconds, or 30m, 12h, 90d, 52w; events older are purged hourly, leaving tombstones. Default: for ever.",
+        valueName: "duration"))
+    var keep: String?
+
     @Flag(name: .long, help: "Let /venue and /metrics answer without a token on an address other than loopback.")
     var publicVenueAndMetrics = false
 
@@ -144,6 +149,9 @@ struct ServeCommand: AsyncParsableCommand {
             else {
                 throw ValidationError("--public-url must be an http or https URL with a host and no query, e.g. https://where.example.org.")
             }
+        }
+        if let keep, UsersCommand.Token.seconds(in: keep) == nil {
+            throw ValidationError("--keep must be a duration: seconds, or with a unit (30m, 12h, 90d, 52w).")
         }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("Give --tls-cert and --tls-key together.") }
         if mqtt != nil {
@@ -183,6 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.answerLimits.eventsPerAnswer = maxEventsPerAnswer
         configuration.answerLimits.deletionsKeptFor = keepDeletions * 86_400
         configuration.publicURL = publicURL
+        configuration.retention.defaultKeep = keep.flatMap(UsersCommand.Token.seconds(in:))
         if publicVenueAndMetrics { configuration.publicVenueAndMetrics = true }
         configuration.requestTimeouts = .init(head: .milliseconds(Int64(headerTimeout * 1000)),
                                               body: .milliseconds(Int64(bodyTimeout * 1000)))

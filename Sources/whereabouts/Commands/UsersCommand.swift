@@ -20,9 +20,119 @@ struct UsersCommand: AsyncParsableCommand {
           whereabouts users revoke --user alice --name phone
           whereabouts users list --tokens --data-dir /var/lib/whereabouts
           whereabouts users delete alice --yes
+          whereabouts users retention alice --keep 90d
+          whereabouts users purge
         """),
-        subcommands: [Add.self, Token.self, Revoke.self, List.self, Delete.self]
+        subcommands: [Add.self, Token.self, Revoke.self, List.self, Delete.self, Retention.self, Purge.self]
     )
+
+    /// `whereabouts users retention`
+    struct Retention: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set how long a user's events are kept.",
+            discussion: HelpText.fitting("""
+            Events that ended longer ago than the user's retention (else the server's --keep) \
+            are purged by the server every hour, and at once by `whereabouts users purge`, each \
+            leaving a tombstone that clients syncing incrementally read \
+            (GET /events?modifiedSince=…&includeDeletions=true). Without --keep or --forever it \
+            prints the user's retention.
+
+            Examples:
+              whereabouts users retention alice --keep 90d
+              whereabouts users retention alice --forever
+              whereabouts users retention alice
+            """))
+
+        @Argument(help: "The user.")
+        var user: String
+
+        @Option(name: .long, help: ArgumentHelp("Keep the user's events this long: seconds, or 30m, 12h, 90d, 52w.", valueName: "duration"))
+        var keep: String?
+
+        @Flag(name: .long, help: "Keep the user's events as the server's --keep says (for ever by default).")
+        var serverDefault = false
+
+        @Flag(name: .long, help: "Keep the user's events for ever, whatever the server's --keep.")
+        var forever = false
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if [keep != nil, serverDefault, forever].filter({ $0 }).count > 1 {
+                throw ValidationError("Give one of --keep, --server-default and --forever.")
+            }
+            if let keep, Token.seconds(in: keep) == nil {
+                throw ValidationError("--keep must be a duration: seconds, or with a unit (30m, 12h, 90d, 52w).")
+            }
+        }
+
+        func run() async throws {
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
+            do {
+                let setting: Double?? = if let keep { .some(Token.seconds(in: keep)) } else if forever { .some(.infinity) }
+                    else if serverDefault { .some(nil) } else { nil }
+                if let setting { try await eventStore.setRetention(setting, for: user) }
+                let current = try await eventStore.retention(of: user)
+                try await eventStore.close()
+                print(Self.describe(current, user: user))
+            } catch StoreError.notFound {
+                try? await eventStore.close()
+                throw CommandFailure(UserAdministration.Failure.unknownUser(user).description)
+            }
+        }
+
+        /// `alice: events kept 90 days`, `… for ever`, `… as the server's --keep says`.
+        static func describe(_ seconds: Double?, user: String) -> String {
+            guard let seconds else { return "\(user): events kept as the server's --keep says (for ever without it)" }
+            guard seconds.isFinite else { return "\(user): events kept for ever" }
+            let days = seconds / 86_400
+            let amount = days >= 1 && days == days.rounded() ? "\(Int(days)) day\(days == 1 ? "" : "s")"
+                : "\(Int(seconds.rounded())) seconds"
+            return "\(user): events kept \(amount), then purged"
+        }
+    }
+
+    /// `whereabouts users purge`
+    struct Purge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Purge now the events past each user's retention.",
+            discussion: HelpText.fitting("""
+            What the server does every hour, now: each user's events that ended longer ago than \
+            their retention (`users retention`, else --keep) are deleted, oldest first, a \
+            thousand to a transaction, each leaving a tombstone. Safe while the server runs; an \
+            interrupted purge carries on at the next.
+
+            Examples:
+              whereabouts users purge
+              whereabouts users purge --keep 365d --data-dir /var/lib/whereabouts
+            """))
+
+        @Option(name: .long, help: ArgumentHelp("The retention of users without their own, as the server's --keep.", valueName: "duration"))
+        var keep: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func validate() throws {
+            if let keep, Token.seconds(in: keep) == nil {
+                throw ValidationError("--keep must be a duration: seconds, or with a unit (30m, 12h, 90d, 52w).")
+            }
+        }
+
+        func run() async throws {
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
+            let purge = RetentionPurge(store: eventStore, defaultKeep: keep.flatMap(Token.seconds(in:)))
+            do {
+                let report = try await purge.run { user, events in
+                    if events > 0 { Terminal.error("\(user): \(events.counted("event")) purged.") }
+                }
+                try await eventStore.close()
+                Terminal.error("Purged \(report.events.counted("event")) of \(report.users.counted("user")) with a retention.")
+            } catch {
+                try? await eventStore.close()
+                throw error
+            }
+        }
+    }
 
     /// `whereabouts users delete`
     struct Delete: AsyncParsableCommand {

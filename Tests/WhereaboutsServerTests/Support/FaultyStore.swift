@@ -54,6 +54,11 @@ final class FaultyStore: EventStore, @unchecked Sendable {
         return try await base.users()
     }
     func removeUser(named name: String) async throws -> UserRemoval? { try await base.removeUser(named: name) }
+    func retention(of userName: String) async throws -> Double? { try await base.retention(of: userName) }
+    func setRetention(_ seconds: Double?, for userName: String) async throws { try await base.setRetention(seconds, for: userName) }
+    func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int {
+        try await base.purgeEvents(of: userName, endedBefore: cutoff, limit: limit)
+    }
     func addAccess(_ access: Access) async throws { try await base.addAccess(access) }
     func access(tokenHash: String) async throws -> Access? { try await base.access(tokenHash: tokenHash) }
     func accesses(of userName: String) async throws -> [Access] { try await base.accesses(of: userName) }
