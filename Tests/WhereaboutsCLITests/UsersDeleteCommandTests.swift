@@ -98,3 +98,41 @@ struct UsersRetentionCommandTests {
         #expect(unknown.status == 1 && unknown.standardError.contains("There is no user \"bob\""), "\(unknown.standardError)")
     }
 }
+
+/// `whereabouts users export` and `users import`: a user moved to another data folder keeps
+/// their events, ids and all; a second import is refused; an unknown user is named.
+@Suite("users export and import")
+struct UsersArchiveCommandTests {
+    @Test func aUserMovesToAnotherStore() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = folder.appendingPathComponent("first"), second = folder.appendingPathComponent("second")
+        let added = try await CommandRunner.run(["users", "add", "alice", "--data-dir", first.path])
+        let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServerCommandTests.ServerProcess(dataDir: first)
+        let url = "http://127.0.0.1:\(server.port)"
+        try await server.waitUntilReady()
+        let body = #"{"id": "ck0moved000000000000000001", "streamIds": ["position"], "type": "note/txt", "content": "moved", "time": 1700000000}"#
+        #expect(try await ServerCommandTests.send("POST", url + "/events", token: token, body: body).status == 201)
+        _ = server.stop(with: SIGTERM)
+
+        let archive = folder.appendingPathComponent("alice.jsonl").path
+        let exported = try await CommandRunner.run(["users", "export", "alice", "-o", archive, "--data-dir", first.path])
+        #expect(exported.status == 0 && exported.standardError.contains("Exported alice: 1 stream, 1 event"), "\(exported.standardError)")
+        let imported = try await CommandRunner.run(["users", "import", archive, "--as", "bob", "--data-dir", second.path])
+        #expect(imported.status == 0 && imported.standardError.contains("Imported 1 stream, 1 event"), "\(imported.standardError)")
+        let again = try await CommandRunner.run(["users", "import", archive, "--as", "bob", "--data-dir", second.path])
+        #expect(again.status == 1 && again.standardError.contains("user \"bob\" exists already"), "\(again.standardError)")
+        let issued = try await CommandRunner.run(["users", "token", "bob", "--data-dir", second.path])
+        let bobToken = issued.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let moved = try ServerCommandTests.ServerProcess(dataDir: second)
+        defer { _ = moved.stop(with: SIGTERM) }
+        try await moved.waitUntilReady()
+        let events = try await ServerCommandTests.send("GET", "http://127.0.0.1:\(moved.port)/events?fromTime=0", token: bobToken).text
+        #expect(events.contains("ck0moved000000000000000001") && events.contains("\"moved\""), "\(events)")
+
+        let unknown = try await CommandRunner.run(["users", "export", "carol", "-o", archive + ".2", "--data-dir", first.path])
+        #expect(unknown.status == 1 && unknown.standardError.contains("There is no user \"carol\""), "\(unknown.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: archive + ".2"))
+    }
+}

@@ -22,9 +22,118 @@ struct UsersCommand: AsyncParsableCommand {
           whereabouts users delete alice --yes
           whereabouts users retention alice --keep 90d
           whereabouts users purge
+          whereabouts users export alice -o alice.jsonl
+          whereabouts users import alice.jsonl --database postgres://…
         """),
-        subcommands: [Add.self, Token.self, Revoke.self, List.self, Delete.self, Retention.self, Purge.self]
+        subcommands: [Add.self, Token.self, Revoke.self, List.self, Delete.self, Retention.self, Purge.self, Export.self, Import.self]
     )
+
+    /// `whereabouts users export`
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write everything the store holds of a user into one file.",
+            discussion: HelpText.fitting("""
+            The file (JSON Lines, FORMATS.md §10) holds the user's streams, every event with all \
+            its fields and its attachments' bytes, and the user's tokens without their secrets. \
+            `whereabouts users import` brings it into another store (SQLite or PostgreSQL) with \
+            ids and times kept. Safe while the server runs.
+
+            Examples:
+              whereabouts users export alice -o alice.jsonl
+              whereabouts users export alice -o - --data-dir /var/lib/whereabouts | gzip > alice.jsonl.gz
+            """))
+
+        @Argument(help: "The user.")
+        var user: String
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (- for standard output).", valueName: "file"))
+        var output: String
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
+            let target = output == "-" ? nil : URL(fileURLWithPath: output)
+            let partial = target.map { $0.deletingLastPathComponent().appendingPathComponent(".\($0.lastPathComponent).partial") }
+            do {
+                let handle: FileHandle
+                if let partial {
+                    guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                        throw CommandFailure("\(output): cannot be written")
+                    }
+                    handle = try FileHandle(forWritingTo: partial)
+                } else {
+                    handle = FileHandle.standardOutput
+                }
+                let counts = try await UserArchive.export(user: user, from: eventStore) { line in handle.write(Data(line.utf8)) }
+                if let partial, let target {
+                    try handle.synchronize()
+                    try handle.close()
+                    _ = try? FileManager.default.removeItem(at: target)
+                    try FileManager.default.moveItem(at: partial, to: target)
+                }
+                try await eventStore.close()
+                Terminal.error("Exported \(user): \(counts.streams.counted("stream")), \(counts.events.counted("event")), "
+                    + "\(counts.attachments.counted("attachment")) (\(counts.attachmentBytes) bytes), \(counts.accesses.counted("token")) without secrets.")
+            } catch StoreError.notFound {
+                if let partial { try? FileManager.default.removeItem(at: partial) }
+                try? await eventStore.close()
+                throw CommandFailure(UserAdministration.Failure.unknownUser(user).description)
+            } catch {
+                if let partial { try? FileManager.default.removeItem(at: partial) }
+                try? await eventStore.close()
+                throw error
+            }
+        }
+    }
+
+    /// `whereabouts users import`
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring a user's file from `users export` into this store.",
+            discussion: HelpText.fitting("""
+            Creates the user (the file's, or --as) with their streams, events and attachments, \
+            ids and times as they were; the user must not exist yet, so importing twice changes \
+            nothing the second time. Tokens are not in the file: issue new ones with \
+            `whereabouts users token`.
+
+            Examples:
+              whereabouts users import alice.jsonl
+              whereabouts users import alice.jsonl --as alice2 --database postgres://whereabouts@db/whereabouts
+            """))
+
+        @Argument(help: "The file `users export` wrote (- for standard input).")
+        var file: String
+
+        @Option(name: .customLong("as"), help: ArgumentHelp("Import as this user instead of the file's.", valueName: "name"))
+        var name: String?
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let reader: FileLines
+            do {
+                reader = try FileLines(path: file)
+            } catch {
+                throw CommandFailure("\(file): no such file, or not readable")
+            }
+            // A new server's store is made, as by `users add`.
+            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"), creating: true)
+            do {
+                let counts = try await UserArchive.importArchive(reader, into: eventStore, as: name)
+                try await eventStore.close()
+                Terminal.error("Imported \(counts.streams.counted("stream")), \(counts.events.counted("event")), "
+                    + "\(counts.attachments.counted("attachment")) (\(counts.attachmentBytes) bytes); "
+                    + "\(counts.accesses.counted("token")) not imported: issue new ones with `whereabouts users token`.")
+            } catch let error as UserArchive.ArchiveError {
+                try? await eventStore.close()
+                throw CommandFailure("\(file): \(error)")
+            } catch {
+                try? await eventStore.close()
+                throw error
+            }
+        }
+    }
 
     /// `whereabouts users retention`
     struct Retention: AsyncParsableCommand {
