@@ -1,10 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Whereabouts
+import WhereaboutsServerTesting
 
 /// A server whose clock is `skew` seconds off: a proxy in front of a real one that passes every
 /// request through and moves the `meta.serverTime` of each JSON answer by `skew`, so that a
@@ -21,23 +20,7 @@ struct SkewedClockProxy {
         router.on("**", method: .post) { request, _ in try await Self.forward(request, to: target, skew: skew) }
         router.on("**", method: .put) { request, _ in try await Self.forward(request, to: target, skew: skew) }
         router.on("/", method: .post) { request, _ in try await Self.forward(request, to: target, skew: skew) }
-        var logger = Logger(label: "test.skewed-proxy")
-        logger.logLevel = .critical
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = await iterator.next() ?? 0
-            do { try await body("http://127.0.0.1:\(port)") } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await withLoopbackServer(router) { port in try await body("http://127.0.0.1:\(port)") }
     }
 
     /// The request sent on to the target as it came; the answer back with its server time moved.

@@ -35,6 +35,7 @@ struct AnswerMemoryTests {
             if parts.count == 3, let value = Int(parts[2]) { figures[String(parts[1])] = value }
         }
         try #require(child.process.terminationStatus == 0, "the child failed:\n\(text.suffix(3_000))")
+        print("note: memory test figures (bytes, seconds, ms): \(figures.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
         #expect(figures["events"] == Self.eventCount, "\(figures)")
         #expect(figures["export-points"] == Self.eventCount, "\(figures)")
         let growth = try #require(figures["peak-growth"], "\(text.suffix(3_000))")
@@ -42,6 +43,13 @@ struct AnswerMemoryTests {
         #expect(figures["upload-status"] == 201, "\(figures)")
         let uploadGrowth = try #require(figures["upload-peak-growth"], "\(text.suffix(3_000))")
         #expect(uploadGrowth < Self.bound, "peak memory grew by \(uploadGrowth >> 20) MiB taking a \(Self.uploadSize >> 20) MiB upload")
+        // Retention: the million purged (the upload's event, made now, stays), in bounded
+        // memory, tombstones left, /health answering throughout.
+        #expect(figures["purged"] == Self.eventCount, "\(figures)")
+        #expect(figures["left"] == 1 && figures["tombstones"] == 10, "\(figures)")
+        let purgeGrowth = try #require(figures["purge-peak-growth"], "\(text.suffix(3_000))")
+        #expect(purgeGrowth < Self.bound, "peak memory grew by \(purgeGrowth >> 20) MiB purging \(Self.eventCount) events")
+        #expect(figures["health-failures"] == 0 && (figures["health-answers"] ?? 0) > 0, "\(figures)")
     }
 
     /// The attachment uploaded: held whole, even once, it alone passes ``bound``.
@@ -104,6 +112,47 @@ struct AnswerMemoryTests {
             uploadSampler.cancel()
             print("memory-test upload-status \(status)")
             print("memory-test upload-peak-growth \(max(0, peak.value - uploadBaseline))")
+
+            // The million events past a retention of a minute, purged while /health is asked
+            // ten times a second.
+            let purgeBaseline = try Self.statusField("RssAnon")
+            peak.withValue { $0 = purgeBaseline }
+            let purgeSampler = Task {
+                while !Task.isCancelled {
+                    if let now = try? Self.statusField("RssAnon") { peak.withValue { $0 = max($0, now) } }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            let health = Task { () -> (answers: Int, failures: Int, worst: Duration) in
+                var answers = 0, failures = 0, worst = Duration.zero
+                while !Task.isCancelled {
+                    let asked = ContinuousClock.now
+                    var request = HTTPClientRequest(url: base + "/health")
+                    request.method = .GET
+                    if let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(30)), response.status == .ok {
+                        _ = try? await response.body.collect(upTo: 1 << 16)
+                        answers += 1
+                    } else if !Task.isCancelled {
+                        failures += 1
+                    }
+                    worst = max(worst, ContinuousClock.now - asked)
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+                return (answers, failures, worst)
+            }
+            let purgeStarted = Date()
+            let purged = try await RetentionPurge(store: server.store, defaultKeep: 60, batchSize: 1_000).run(users: [user])
+            print("memory-test purge-seconds \(Int(Date().timeIntervalSince(purgeStarted)))")
+            purgeSampler.cancel()
+            health.cancel()
+            let asked = await health.value
+            print("memory-test purged \(purged.events)")
+            print("memory-test purge-peak-growth \(max(0, peak.value - purgeBaseline))")
+            print("memory-test health-answers \(asked.answers)")
+            print("memory-test health-failures \(asked.failures)")
+            print("memory-test health-worst-ms \(Int(asked.worst.inSeconds * 1000))")
+            print("memory-test left \(try await server.store.eventPage(matching: EventQuery(limit: 10, state: .all), for: user).events.count)")
+            print("memory-test tombstones \(try await server.store.eventDeletions(of: user, since: 0, after: nil, limit: 10).count)")
         }
     }
 

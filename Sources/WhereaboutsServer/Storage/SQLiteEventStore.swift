@@ -182,15 +182,16 @@ public final class SQLiteEventStore: EventStore {
     public func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
         let ids = try await pool.write { db -> [String] in
+            // One statement deletes the batch and names what it deleted; one prepared statement
+            // leaves the tombstones.
             let ids = try String.fetchAll(db, sql: """
-                SELECT id FROM events WHERE user_name = ? AND time < ? AND end_time < ? ORDER BY time LIMIT ?
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE user_name = ? AND time < ? AND end_time < ? ORDER BY time LIMIT ?
+                ) RETURNING id
                 """, arguments: [userName, cutoff, cutoff, limit])
+            let tombstone = try db.cachedStatement(sql: "INSERT OR REPLACE INTO event_deletions (user_name, id, deleted) VALUES (?, ?, ?)")
             let now = Date().timeIntervalSince1970
-            for id in ids {
-                try db.execute(sql: "DELETE FROM events WHERE user_name = ? AND id = ?", arguments: [userName, id])
-                try db.execute(sql: "INSERT OR REPLACE INTO event_deletions (user_name, id, deleted) VALUES (?, ?, ?)",
-                               arguments: [userName, id, now])
-            }
+            for id in ids { try tombstone.execute(arguments: [userName, id, now]) }
             return ids
         }
         if !ids.isEmpty {

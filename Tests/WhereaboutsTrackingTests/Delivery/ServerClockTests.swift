@@ -1,10 +1,9 @@
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
-import ServiceLifecycle
 import Testing
 import Whereabouts
+import WhereaboutsServerTesting
 @testable import WhereaboutsTracking
 
 /// A server whose clock is ten minutes ahead: it answers `/access-info`, and takes batches of
@@ -34,23 +33,7 @@ actor SkewedServer {
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(string: #"{"results":[\#(results)],"meta":\#(Self.meta())}"#)))
         }
-        var logger = Logger(label: "test.skewed")
-        logger.logLevel = .critical
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = await iterator.next() ?? 0
-            do { try await body(port) } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await withLoopbackServer(router, body)
     }
 }
 
