@@ -130,7 +130,8 @@ public final class SQLiteEventStore: EventStore {
 
     /// Erases a user: their rows in one transaction with SQLite's `secure_delete` on (the freed
     /// pages are overwritten with zeros), then the write-ahead log checkpointed and truncated (so
-    /// no old page stays in it), then their attachment folder. A folder left by a crash after the
+    /// no old page stays in it; a reader that holds the log past the busy timeout leaves that
+    /// to the next checkpoint), then their attachment folder. A folder left by a crash after the
     /// rows went is removed by the next call for the same name, which then returns `nil`.
     public func removeUser(named name: String) async throws -> UserRemoval? {
         let removal = try await pool.writeWithoutTransaction { db -> UserRemoval? in
@@ -151,7 +152,9 @@ public final class SQLiteEventStore: EventStore {
                 removal = UserRemoval(events: events, streams: streams, accesses: accesses, deletions: deletions, tokenHashes: hashes)
                 return .commit
             }
-            if removal != nil { try db.checkpoint(.truncate) }
+            // The user is gone either way; a reader holding the log for longer than the busy
+            // timeout only delays its truncation to the next checkpoint.
+            if removal != nil { _ = try? db.checkpoint(.truncate) }
             return removal
         }
         try await BlockingFileWork.run { [files] in try files.removeUser(name) }
