@@ -55,6 +55,7 @@ struct WhereaboutsCommand: AsyncParsableCommand {
                 ServeCommand.self,
                 UsersCommand.self,
                 ExportCommand.self,
+                ImportCommand.self,
             ]),
         ]
     )

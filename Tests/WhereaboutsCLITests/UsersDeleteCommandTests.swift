@@ -136,3 +136,34 @@ struct UsersArchiveCommandTests {
         #expect(!FileManager.default.fileExists(atPath: archive + ".2"))
     }
 }
+
+/// `whereabouts import`: an OwnTracks Recorder store into a user's stream, once however often
+/// run; a bad line named by file and line; a folder without Recorder files refused.
+@Suite("import")
+struct ImportCommandTests {
+    @Test func aRecorderStoreIsImportedOnce() async throws {
+        let folder = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataDir = folder.appendingPathComponent("data").path
+        let device = folder.appendingPathComponent("rec/jane/phone")
+        try FileManager.default.createDirectory(at: device, withIntermediateDirectories: true)
+        let file = device.appendingPathComponent("2024-05.rec")
+        try Data("""
+            2024-05-01T08:00:00Z\t*                 \t{"_type":"location","tid":"jp","lat":46.5191,"lon":6.6323,"tst":1714550400,"acc":12}
+            2024-05-01T08:10:00Z\t*                 \t{"_type":"location","tid":"jp","lat":46.52,"lon":6.64,"tst":1714551000}
+            garbage
+
+            """.utf8).write(to: file)
+        _ = try await CommandRunner.run(["users", "add", "jane", "--data-dir", dataDir])
+        let first = try await CommandRunner.run(["import", folder.appendingPathComponent("rec/jane").path, "--user", "jane", "--data-dir", dataDir])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardError.contains("\(file.path):3: not TIME<tab>TOPIC<tab>JSON"), "\(first.standardError)")
+        #expect(first.standardError.contains("Imported 2 locations into jane's position from 1 file (0 there already"), "\(first.standardError)")
+        let second = try await CommandRunner.run(["import", file.path, "--user", "jane", "--data-dir", dataDir])
+        #expect(second.standardError.contains("Imported 0 locations into jane's position from 1 file (2 there already"), "\(second.standardError)")
+        let unknown = try await CommandRunner.run(["import", file.path, "--user", "joe", "--data-dir", dataDir])
+        #expect(unknown.status == 1 && unknown.standardError.contains("There is no user \"joe\""), "\(unknown.standardError)")
+        let empty = InProcessCommand.parse(["import", folder.appendingPathComponent("data").path, "--user", "jane"])
+        #expect(empty.status == 64 && empty.standardError.contains("holds no OwnTracks Recorder file"), "\(empty.standardError)")
+    }
+}
