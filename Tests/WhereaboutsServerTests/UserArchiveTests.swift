@@ -80,6 +80,19 @@ struct UserArchiveTests {
         try await targetStore.close()
     }
 
+    /// JSON has no infinity: a user kept for ever is archived as `"forever"` and stays so.
+    @Test func aUserKeptForEverStaysSo() async throws {
+        let harness = StoreHarness(.sqlite)
+        try await harness.run { store in
+            let alice = try await harness.addUser("alice", to: store)
+            try await store.setRetention(.infinity, for: alice)
+            let (lines, _) = try await Self.export(alice, from: store)
+            #expect(lines.first?.contains(#""retention":"forever""#) == true, "\(lines.first ?? "")")
+            _ = try await UserArchive.importArchive(lines, into: store, as: harness.name("copy"))
+            #expect(try await store.retention(of: harness.name("copy")) == .infinity)
+        }
+    }
+
     @Test func aFileThatIsNotAnArchiveIsRefusedByItsLine() async throws {
         let harness = StoreHarness(.sqlite)
         try await harness.run { store in

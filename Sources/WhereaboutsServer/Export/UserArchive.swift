@@ -65,7 +65,7 @@ public enum UserArchive {
         var counts = Counts()
         let retention = try await store.retention(of: user)
         try write(line(.object([("format", .string(format)), ("version", .number(Double(version))), ("user", .string(user)),
-                                ("created", .number(found.created)), ("retention", retention.map(JSONValue.number) ?? .null),
+                                ("created", .number(found.created)), ("retention", retentionJSON(retention)),
                                 ("exported", .number(now))])))
         for stream in orderedByParent(try await store.streams(of: user)) {
             try write(line(.object([("stream", streamJSON(stream))])))
@@ -133,7 +133,9 @@ public enum UserArchive {
                 let target = name ?? archived
                 if try await store.user(named: target) != nil { throw ArchiveError.userExists(target) }
                 try await store.addUser(User(name: target, created: created), streams: [])
-                if let retention = json["retention"]?.archivedNumber { try await store.setRetention(retention, for: target) }
+                if let retention = json["retention"]?.archivedNumber ?? (json["retention"]?.archivedText == "forever" ? .infinity : nil) {
+                    try await store.setRetention(retention, for: target)
+                }
                 user = target
                 continue
             }
@@ -167,6 +169,12 @@ public enum UserArchive {
     }
 
     // MARK: Lines
+
+    /// Seconds, `"forever"` (JSON has no infinity), or `null` for the server's default.
+    private static func retentionJSON(_ seconds: Double?) -> JSONValue {
+        guard let seconds else { return .null }
+        return seconds.isFinite ? .number(seconds) : .string("forever")
+    }
 
     private static func line(_ value: JSONValue) -> String {
         JSONWriter().string(from: value) + "\n"
