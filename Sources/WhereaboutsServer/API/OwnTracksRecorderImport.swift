@@ -92,15 +92,22 @@ public enum OwnTracksRecorderImport {
                 refuse(file, 0, "cannot be read")
                 continue
             }
-            var number = 0
-            for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            // Lines and fields found by scanning an array of the file's bytes (`Data`'s own
+            // split cost a sixth of the import's time).
+            let bytes = [UInt8](data)
+            var number = 0, start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+                let line = bytes[start..<end]
+                start = end + 1
                 number += 1
                 guard !line.isEmpty else { continue }
                 // TIME <tab> TOPIC (padded) <tab> JSON
-                let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 2, omittingEmptySubsequences: false)
-                guard fields.count == 3 else { refuse(file, number, "not TIME<tab>TOPIC<tab>JSON"); continue }
+                guard let firstTab = line.firstIndex(of: UInt8(ascii: "\t")),
+                      let secondTab = line[(firstTab + 1)...].firstIndex(of: UInt8(ascii: "\t"))
+                else { refuse(file, number, "not TIME<tab>TOPIC<tab>JSON"); continue }
                 let message: JSONValue
-                do { message = try JSONParser.parse(Array(fields[2])) } catch {
+                do { message = try JSONParser.parse(line[(secondTab + 1)...]) } catch {
                     refuse(file, number, "its JSON does not parse (\(error))")
                     continue
                 }

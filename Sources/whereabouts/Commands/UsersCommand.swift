@@ -69,8 +69,10 @@ struct UsersCommand: AsyncParsableCommand {
                 if let partial, let target {
                     try handle.synchronize()
                     try handle.close()
-                    _ = try? FileManager.default.removeItem(at: target)
-                    try FileManager.default.moveItem(at: partial, to: target)
+                    // One rename: an earlier file of that name is replaced whole, or kept if it fails.
+                    guard rename(partial.path, target.path) == 0 else {
+                        throw CommandFailure("\(output): cannot be written (\(String(cString: strerror(errno))))")
+                    }
                 }
                 try await eventStore.close()
                 Terminal.error("Exported \(user): \(counts.streams.counted("stream")), \(counts.events.counted("event")), "
