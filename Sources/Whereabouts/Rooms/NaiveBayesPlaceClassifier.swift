@@ -204,7 +204,7 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
         }
         // A beacon heard several times in one scan is one beacon, at its mean RSSI: it counts once
         // towards the matches and its density is not multiplied.
-        if heard.count > 1, Set(heard.lazy.map(\.beacon)).count < heard.count { heard = Self.mergingRepeats(heard) }
+        if Self.hasRepeats(heard) { heard = Self.mergingRepeats(heard) }
         for (b, rssi) in heard {
             let base = b * placeCount
             for p in 0..<placeCount {
@@ -227,6 +227,15 @@ public struct NaiveBayesPlaceClassifier: PlaceClassifier {
             return any
         }
         return true
+    }
+
+    /// Whether a beacon is heard twice: compared pairwise for a scan's usual few readings (no
+    /// allocation on the classifier's path), through a set beyond.
+    private static func hasRepeats(_ heard: [(beacon: Int, rssi: Double)]) -> Bool {
+        guard heard.count > 1 else { return false }
+        guard heard.count <= 32 else { return Set(heard.lazy.map(\.beacon)).count < heard.count }
+        for i in 1..<heard.count where heard[..<i].contains(where: { $0.beacon == heard[i].beacon }) { return true }
+        return false
     }
 
     /// Each beacon once, in the order first heard, at the mean RSSI of its readings.

@@ -42,30 +42,22 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let eventStore = try await store.open(logger: Logger(label: "whereabouts.import"))
         let started = Date()
         var lastShown = Date.distantPast
-        do {
-            let report = try await OwnTracksRecorderImport.run(at: path, into: eventStore, user: user, stream: stream) { report in
+        let report = try await store.withStore(label: "whereabouts.import") { eventStore in
+            try await OwnTracksRecorderImport.run(at: path, into: eventStore, user: user, stream: stream) { report in
                 guard Date().timeIntervalSince(lastShown) >= 1 else { return }
                 lastShown = Date()
                 Terminal.error("\(report.locations.counted("location")) read from \(report.files.counted("file")) so far…")
             }
-            try await eventStore.close()
-            for refusal in report.refusals { Terminal.error("\(refusal)") }
-            if report.refused > report.refusals.count {
-                Terminal.error("… and \((report.refused - report.refusals.count).counted("more refused line"))")
-            }
-            let seconds = max(Date().timeIntervalSince(started), 1e-3)
-            Terminal.error("Imported \(report.imported.counted("location")) into \(user)'s \(stream) from \(report.files.counted("file")) "
-                + "(\(report.existing) there already, \(report.otherMessages) other messages passed over, \(report.refused) refused) "
-                + "in \(String(format: "%.1f", seconds)) s, \(Int(Double(report.locations) / seconds)) locations/s.")
-        } catch StoreError.notFound {
-            try? await eventStore.close()
-            throw CommandFailure(UserAdministration.Failure.unknownUser(user).description)
-        } catch {
-            try? await eventStore.close()
-            throw error
         }
+        for refusal in report.refusals { Terminal.error("\(refusal)") }
+        if report.refused > report.refusals.count {
+            Terminal.error("… and \((report.refused - report.refusals.count).counted("more refused line"))")
+        }
+        let seconds = max(Date().timeIntervalSince(started), 1e-3)
+        Terminal.error("Imported \(report.imported.counted("location")) into \(user)'s \(stream) from \(report.files.counted("file")) "
+            + "(\(report.existing) there already, \(report.otherMessages) other messages passed over, \(report.refused) refused) "
+            + "in \(String(format: "%.1f", seconds)) s, \(Int(Double(report.locations) / seconds)) locations/s.")
     }
 }

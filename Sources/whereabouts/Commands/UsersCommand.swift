@@ -52,7 +52,6 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
             let target = output == "-" ? nil : URL(fileURLWithPath: output)
             let partial = target.map { $0.deletingLastPathComponent().appendingPathComponent(".\($0.lastPathComponent).partial") }
             do {
@@ -65,7 +64,9 @@ struct UsersCommand: AsyncParsableCommand {
                 } else {
                     handle = FileHandle.standardOutput
                 }
-                let counts = try await UserArchive.export(user: user, from: eventStore) { line in handle.write(Data(line.utf8)) }
+                let counts = try await store.withStore { eventStore in
+                    try await UserArchive.export(user: user, from: eventStore) { line in handle.write(Data(line.utf8)) }
+                }
                 if let partial, let target {
                     try handle.synchronize()
                     try handle.close()
@@ -74,16 +75,10 @@ struct UsersCommand: AsyncParsableCommand {
                         throw CommandFailure("\(output): cannot be written (\(String(cString: strerror(errno))))")
                     }
                 }
-                try await eventStore.close()
                 Terminal.error("Exported \(user): \(counts.streams.counted("stream")), \(counts.events.counted("event")), "
                     + "\(counts.attachments.counted("attachment")) (\(counts.attachmentBytes) bytes), \(counts.accesses.counted("token")) without secrets.")
-            } catch StoreError.notFound {
-                if let partial { try? FileManager.default.removeItem(at: partial) }
-                try? await eventStore.close()
-                throw CommandFailure(UserAdministration.Failure.unknownUser(user).description)
             } catch {
                 if let partial { try? FileManager.default.removeItem(at: partial) }
-                try? await eventStore.close()
                 throw error
             }
         }
@@ -120,19 +115,13 @@ struct UsersCommand: AsyncParsableCommand {
                 throw CommandFailure("\(file): no such file, or not readable")
             }
             // A new server's store is made, as by `users add`.
-            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"), creating: true)
             do {
-                let counts = try await UserArchive.importArchive(reader, into: eventStore, as: name)
-                try await eventStore.close()
+                let counts = try await store.withStore(creating: true) { try await UserArchive.importArchive(reader, into: $0, as: name) }
                 Terminal.error("Imported \(counts.streams.counted("stream")), \(counts.events.counted("event")), "
                     + "\(counts.attachments.counted("attachment")) (\(counts.attachmentBytes) bytes); "
                     + "\(counts.accesses.counted("token")) not imported: issue new ones with `whereabouts users token`.")
             } catch let error as UserArchive.ArchiveError {
-                try? await eventStore.close()
                 throw CommandFailure("\(file): \(error)")
-            } catch {
-                try? await eventStore.close()
-                throw error
             }
         }
     }
@@ -178,18 +167,13 @@ struct UsersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
-            do {
-                let setting: Double?? = if let keep { .some(Token.seconds(in: keep)) } else if forever { .some(.infinity) }
-                    else if serverDefault { .some(nil) } else { nil }
+            let setting: Double?? = if let keep { .some(Token.seconds(in: keep)) } else if forever { .some(.infinity) }
+                else if serverDefault { .some(nil) } else { nil }
+            let current = try await store.withStore { eventStore in
                 if let setting { try await eventStore.setRetention(setting, for: user) }
-                let current = try await eventStore.retention(of: user)
-                try await eventStore.close()
-                print(Self.describe(current, user: user))
-            } catch StoreError.notFound {
-                try? await eventStore.close()
-                throw CommandFailure(UserAdministration.Failure.unknownUser(user).description)
+                return try await eventStore.retention(of: user)
             }
+            print(Self.describe(current, user: user))
         }
 
         /// `alice: events kept 90 days`, `… for ever`, `… as the server's --keep says`.
@@ -230,18 +214,13 @@ struct UsersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
-            let purge = RetentionPurge(store: eventStore, defaultKeep: keep.flatMap(Token.seconds(in:)))
-            do {
-                let report = try await purge.run { user, events in
+            let defaultKeep = keep.flatMap(Token.seconds(in:))
+            let report = try await store.withStore { eventStore in
+                try await RetentionPurge(store: eventStore, defaultKeep: defaultKeep).run { user, events in
                     if events > 0 { Terminal.error("\(user): \(events.counted("event")) purged.") }
                 }
-                try await eventStore.close()
-                Terminal.error("Purged \(report.events.counted("event")) of \(report.users.counted("user")) with a retention.")
-            } catch {
-                try? await eventStore.close()
-                throw error
             }
+            Terminal.error("Purged \(report.events.counted("event")) of \(report.users.counted("user")) with a retention.")
         }
     }
 
@@ -275,16 +254,9 @@ struct UsersCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let eventStore = try await store.open(logger: Logger(label: "whereabouts.users"))
-            do {
-                let removal = try await UserAdministration(store: eventStore).deleteUser(named: user)
-                try await eventStore.close()
-                Terminal.error("Erased \(user): \(removal.events.counted("event")), \(removal.streams.counted("stream")), "
-                    + "\(removal.accesses.counted("token")), \(removal.deletions.counted("tombstone")).")
-            } catch let error as UserAdministration.Failure {
-                try? await eventStore.close()
-                throw CommandFailure(error.description)
-            }
+            let removal = try await store.withStore { try await UserAdministration(store: $0).deleteUser(named: user) }
+            Terminal.error("Erased \(user): \(removal.events.counted("event")), \(removal.streams.counted("stream")), "
+                + "\(removal.accesses.counted("token")), \(removal.deletions.counted("tombstone")).")
         }
     }
 

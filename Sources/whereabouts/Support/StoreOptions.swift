@@ -26,6 +26,26 @@ struct StoreOptions: ParsableArguments {
         database.map { "PostgreSQL at \(Self.redacted($0))" } ?? "SQLite in \(dataDir)"
     }
 
+    /// Opens the store, runs `body` on it and closes it, whether `body` succeeds or throws. The
+    /// administration's refusals and the store's "no such user" become the command's failure,
+    /// saying what to do.
+    func withStore<Result>(label: String = "whereabouts.users", creating: Bool = false,
+                           _ body: (any EventStore) async throws -> Result) async throws -> Result {
+        let store = try await open(logger: Logger(label: label), creating: creating)
+        do {
+            let result = try await body(store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            switch error {
+            case let failure as UserAdministration.Failure: throw CommandFailure(failure.description)
+            case StoreError.notFound("user", let id): throw CommandFailure(UserAdministration.Failure.unknownUser(id).description)
+            default: throw error
+            }
+        }
+    }
+
     /// Opens the store and brings its schema up to date. Only the commands that start a store
     /// (`serve`, `users add`) create one; the others refuse a folder without a database, so that
     /// a mistyped --data-dir is an error rather than an empty new store.
