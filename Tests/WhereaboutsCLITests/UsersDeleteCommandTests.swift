@@ -57,7 +57,9 @@ struct UsersDeleteCommandTests {
 struct UsersRetentionCommandTests {
     @Test func badDurationsAndMixedChoicesAreRefused() {
         for arguments in [["users", "retention", "alice", "--keep", "5x"], ["users", "retention", "alice", "--keep", "1d", "--forever"],
-                          ["users", "purge", "--keep", "-3"], ["serve", "--keep", "soon"]] {
+                          ["users", "purge", "--keep", "-3"], ["serve", "--keep", "soon"],
+                          ["users", "retention", "alice", "--inherit"], ["users", "retention", "alice", "--server-default", "--stream", "position"],
+                          ["users", "retention", "alice", "--inherit", "--forever", "--stream", "position"]] {
             let refused = InProcessCommand.parse(arguments)
             #expect(refused.status == 64, "\(arguments): \(refused.standardError)")
         }
@@ -94,6 +96,16 @@ struct UsersRetentionCommandTests {
         let tombstones = events.range(of: "\"eventDeletions\"").map { String(events[$0.upperBound...]) } ?? ""
         let live = events.range(of: "\"eventDeletions\"").map { String(events[..<$0.lowerBound]) } ?? events
         #expect(tombstones.contains("ck0old0000000000000000001") && !live.contains("ck0old0000000000000000001"), "\(events)")
+        // A stream's own limit, shown under the user's; an unknown stream named with the user's.
+        let position = try await CommandRunner.run(["users", "retention", "alice", "--keep", "1d", "--stream", "position", "--data-dir", dataDir.path])
+        #expect(position.status == 0 && position.standardOutput.contains("  stream position: kept 1 day, then purged"),
+                "\(position.standardOutput)\(position.standardError)")
+        let inherit = try await CommandRunner.run(["users", "retention", "alice", "--inherit", "--stream", "position", "--data-dir", dataDir.path])
+        #expect(inherit.status == 0 && inherit.standardOutput.contains("  stream position: as its parent's, else the user's")
+                && !inherit.standardOutput.contains("kept 1 day"), "\(inherit.standardOutput)\(inherit.standardError)")
+        let nowhere = try await CommandRunner.run(["users", "retention", "alice", "--keep", "1d", "--stream", "nowhere", "--data-dir", dataDir.path])
+        #expect(nowhere.status == 1 && nowhere.standardError.contains("alice has no stream \"nowhere\"; theirs: position"),
+                "\(nowhere.standardError)")
         let unknown = try await CommandRunner.run(["users", "retention", "bob", "--keep", "1d", "--data-dir", dataDir.path])
         #expect(unknown.status == 1 && unknown.standardError.contains("There is no user \"bob\""), "\(unknown.standardError)")
     }

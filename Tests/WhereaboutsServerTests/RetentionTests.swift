@@ -72,6 +72,79 @@ struct RetentionTests {
         }
     }
 
+    /// A stream's limit applies to it and to the streams under it without their own; other
+    /// streams follow the user's; an event in several streams goes by the shortest limit.
+    @Test(arguments: StoreKind.tested)
+    func aStreamsRetentionCoversItsSubtreeAndTheShortestLimitWins(kind: StoreKind) async throws {
+        let harness = StoreHarness(kind)
+        try await harness.run { store in
+            let alice = try await harness.addUser("alice", to: store)
+            for (id, parent) in [("indoor", "position"), ("activity", nil), ("diary", nil)] as [(String, String?)] {
+                try await store.addStream(EventStream(id: id, name: id, parentId: parent), for: alice)
+            }
+            #expect(try await store.streamRetentions(of: alice).isEmpty)
+            try await store.setRetention(300, for: alice)
+            try await store.setRetention(100, for: alice, stream: "position")
+            try await store.setRetention(.infinity, for: alice, stream: "diary")
+            try await store.setRetention(5, for: alice, stream: "activity")
+            try await store.setRetention(nil, for: alice, stream: "activity")
+            #expect(try await store.streamRetentions(of: alice) == ["position": 100, "diary": .infinity])
+            await #expect(throws: StoreError.notFound("stream", id: "nowhere")) {
+                try await store.setRetention(1, for: alice, stream: "nowhere")
+            }
+            await #expect(throws: StoreError.notFound("user", id: harness.name("nobody"))) {
+                try await store.streamRetentions(of: harness.name("nobody"))
+            }
+            // now = t0 + 550: position and indoor keep what ended after t0 + 450, activity
+            // (the user's limit) after t0 + 250, diary everything.
+            let events: [(String, Double, [String])] = [
+                ("pos-a", 0, ["position"]), ("pos-b", 400, ["position"]), ("pos-c", 500, ["position"]),
+                ("indoor-a", 420, ["indoor"]), ("act-a", 100, ["activity"]), ("act-b", 300, ["activity"]),
+                ("diary-a", 0, ["diary"]), ("diary-and-pos", 10, ["diary", "position"]),
+                ("act-and-pos", 260, ["activity", "position"]),
+            ]
+            _ = try await store.addEvents(events.map { EventWrite(event: Contract.point($0.0, at: $0.1, streams: $0.2)) }, for: alice)
+            let report = try await RetentionPurge(store: store, batchSize: 2).run(now: Contract.t0 + 550, users: [alice])
+            #expect(report == RetentionPurge.Report(users: 1, events: 6))
+            let left = try await store.events(matching: EventQuery(sortAscending: true, state: .all), for: alice).map(\.id)
+            #expect(left == ["diary-a", "act-b", "pos-c"])
+            let tombstones = try await store.eventDeletions(of: alice, since: 0, after: nil, limit: 10).map(\.id)
+            #expect(Set(tombstones) == ["pos-a", "pos-b", "indoor-a", "act-a", "diary-and-pos", "act-and-pos"])
+        }
+    }
+
+    /// A batch over some streams starts where the last one ended: the events of other streams it
+    /// passed over are not read again, and the ones before its start stay.
+    @Test(arguments: StoreKind.tested)
+    func aStreamBatchBeginsAtItsStart(kind: StoreKind) async throws {
+        let harness = StoreHarness(kind)
+        try await harness.run { store in
+            let alice = try await harness.addUser("alice", to: store)
+            _ = try await store.addEvents((0..<6).map { EventWrite(event: Contract.point("e\($0)", at: Double($0) * 10)) }, for: alice)
+            let first = try await store.purgeEvents(of: alice, inStreams: ["position"], endedBefore: Contract.t0 + 1_000,
+                                                    startingAt: Contract.t0 + 20, limit: 2)
+            #expect(first == PurgeBatch(events: 2, lastTime: Contract.t0 + 30))
+            let second = try await store.purgeEvents(of: alice, inStreams: ["position"], endedBefore: Contract.t0 + 45,
+                                                     startingAt: Contract.t0 + 30, limit: 2)
+            #expect(second == PurgeBatch(events: 1, lastTime: Contract.t0 + 40))
+            let none = try await store.purgeEvents(of: alice, inStreams: ["elsewhere"], endedBefore: Contract.t0 + 1_000,
+                                                   startingAt: 0, limit: 2)
+            #expect(none == PurgeBatch(events: 0, lastTime: nil))
+            let left = try await store.events(matching: EventQuery(sortAscending: true, state: .all), for: alice).map(\.id)
+            #expect(left == ["e0", "e1", "e5"])
+        }
+    }
+
+    @Test func limitsFollowAncestorsElseTheUsersAndSurviveCycles() {
+        func stream(_ id: String, _ parent: String?) -> EventStream { EventStream(id: id, name: id, parentId: parent) }
+        let streams = [stream("a", nil), stream("b", "a"), stream("c", "b"), stream("d", nil), stream("e", "missing"),
+                       stream("x", "y"), stream("y", "x"), stream("f", "d")]
+        let limits = RetentionPurge.limits(of: streams, own: ["a": 10, "c": 5, "f": .infinity], user: 50)
+        #expect(limits == ["a": 10, "b": 10, "c": 5, "d": 50, "e": 50, "x": 50, "y": 50, "f": .infinity])
+        let noUser = RetentionPurge.limits(of: streams, own: ["a": 10], user: nil)
+        #expect(noUser == ["a": 10, "b": 10, "c": 10])
+    }
+
     /// The server purges at start and then every interval, on its clock, and /metrics counts it.
     @Test func theServerPurgesOnItsClockAndCountsIt() async throws {
         let clock = ManualClock()

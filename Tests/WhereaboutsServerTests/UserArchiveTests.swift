@@ -12,6 +12,7 @@ struct UserArchiveTests {
     /// A user with a stream tree, events of every kind and attachments, and a retention.
     static func fill(_ user: String, in store: any EventStore) async throws {
         try await store.setRetention(90 * 86_400, for: user)
+        try await store.setRetention(30 * 86_400, for: user, stream: "position")
         try await store.addStream(EventStream(id: "diary", name: "Diary", clientData: .object([("color", .string("red"))]),
                                               created: Contract.t0, createdBy: "a", modified: Contract.t0 + 1, modifiedBy: "b"), for: user)
         try await store.addStream(EventStream(id: "diary-work", name: "Work", parentId: "diary", trashed: true,
@@ -31,6 +32,7 @@ struct UserArchiveTests {
                                        EventWrite(event: trashed), EventWrite(event: picture, uploads: [photo, empty]),
                                        EventWrite(event: Contract.period("running", at: 4, duration: nil)),
                                        EventWrite(event: Contract.period("walk", at: 5, duration: 600))], for: user)
+        try await store.setRetention(.infinity, for: user, stream: "diary")
         _ = try await UserAdministration(store: store).issueToken(for: user, name: "phone", permissions: [Permission(streamId: "diary", level: .read)])
     }
 
@@ -55,6 +57,7 @@ struct UserArchiveTests {
         let imported = try await UserArchive.importArchive(lines, into: targetStore, as: moved)
         #expect(imported == exported)
         #expect(try await targetStore.retention(of: moved) == 90 * 86_400)
+        #expect(try await targetStore.streamRetentions(of: moved) == ["position": 30 * 86_400, "diary": .infinity])
         #expect(try await targetStore.user(named: moved)?.created == 1_700_000_000)
         #expect(try await targetStore.streams(of: moved) == sourceStore.streams(of: alice))
         let all = EventQuery(sortAscending: true, state: .all)

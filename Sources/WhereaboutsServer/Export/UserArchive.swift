@@ -67,8 +67,11 @@ public enum UserArchive {
         try write(line(.object([("format", .string(format)), ("version", .number(Double(version))), ("user", .string(user)),
                                 ("created", .number(found.created)), ("retention", retentionJSON(retention)),
                                 ("exported", .number(now))])))
+        let streamRetentions = try await store.streamRetentions(of: user)
         for stream in orderedByParent(try await store.streams(of: user)) {
-            try write(line(.object([("stream", streamJSON(stream))])))
+            var members: [(key: String, value: JSONValue)] = [("stream", streamJSON(stream))]
+            if let seconds = streamRetentions[stream.id] { members.append(("retention", retentionJSON(seconds))) }
+            try write(line(.object(members)))
             counts.streams += 1
         }
         for access in try await store.accesses(of: user) {
@@ -142,6 +145,9 @@ public enum UserArchive {
             if let stream = json["stream"] {
                 guard let decoded = decodeStream(stream) else { throw ArchiveError.badLine(number, "a stream without an id or a name") }
                 try await store.addStream(decoded, for: current)
+                if let retention = json["retention"]?.archivedNumber ?? (json["retention"]?.archivedText == "forever" ? .infinity : nil) {
+                    try await store.setRetention(retention, for: current, stream: decoded.id)
+                }
                 counts.streams += 1
             } else if json["access"] != nil {
                 counts.accesses += 1

@@ -49,6 +49,25 @@ public protocol EventStore: Sendable {
     /// until it returns less than `limit`.
     func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int
 
+    /// The user's streams that have a retention of their own, by stream identifier: seconds
+    /// their events are kept (`.infinity`: for ever, whatever the user's). A stream without one
+    /// follows its parent's, else the user's. Throws ``StoreError/notFound(_:id:)`` for an
+    /// unknown user.
+    func streamRetentions(of userName: String) async throws -> [String: Double]
+
+    /// Sets how many seconds the events of one of the user's streams are kept (`nil`: as its
+    /// parent's, else the user's). Throws ``StoreError/notFound(_:id:)`` for an unknown user or
+    /// stream.
+    func setRetention(_ seconds: Double?, for userName: String, stream streamId: String) async throws
+
+    /// Deletes at most `limit` of the user's events in any of `streamIds` that ended before
+    /// `cutoff` and began at or after `start`, oldest first, as
+    /// ``purgeEvents(of:endedBefore:limit:)`` does. One bounded transaction: call it again from
+    /// the returned batch's ``PurgeBatch/lastTime`` until it deletes less than `limit` (the
+    /// events of other streams it passed over are not read again).
+    func purgeEvents(of userName: String, inStreams streamIds: [String], endedBefore cutoff: Double,
+                     startingAt start: Double, limit: Int) async throws -> PurgeBatch
+
     /// Stores an access (its token only as a hash).
     func addAccess(_ access: Access) async throws
 

@@ -182,6 +182,59 @@ public final class PostgresEventStore: SharedEventStore {
             """, logger: logger).collect().count
     }
 
+    /// The user's streams with a retention of their own.
+    public func streamRetentions(of userName: String) async throws -> [String: Double] {
+        try await transaction { connection in
+            try await requireUser(userName, connection)
+            var found: [String: Double] = [:]
+            for try await (id, seconds) in try await connection.query(
+                "SELECT id, retention FROM streams WHERE user_name = \(userName) AND retention IS NOT NULL", logger: logger
+            ).decode((String, Double).self) {
+                found[id] = seconds
+            }
+            return found
+        }
+    }
+
+    /// Sets how many seconds a stream's events are kept.
+    public func setRetention(_ seconds: Double?, for userName: String, stream streamId: String) async throws {
+        try await transaction { connection in
+            try await requireUser(userName, connection)
+            let updated = try await connection.query(
+                "UPDATE streams SET retention = \(seconds) WHERE user_name = \(userName) AND id = \(streamId) RETURNING id",
+                logger: logger
+            ).collect()
+            if updated.isEmpty { throw StoreError.notFound("stream", id: streamId) }
+        }
+    }
+
+    /// Deletes at most `limit` of the user's events in `streamIds` that ended before `cutoff`
+    /// and began at or after `start`, oldest first, and leaves their tombstones, in one statement.
+    public func purgeEvents(of userName: String, inStreams streamIds: [String], endedBefore cutoff: Double,
+                            startingAt start: Double, limit: Int) async throws -> PurgeBatch {
+        guard limit > 0, !streamIds.isEmpty else { return PurgeBatch(events: 0, lastTime: nil) }
+        let now = Date().timeIntervalSince1970
+        var count = 0
+        var lastTime: Double?
+        for try await (time,) in try await client.query("""
+            WITH gone AS (
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE user_name = \(userName) AND time >= \(start) AND time < \(cutoff)
+                        AND end_time < \(cutoff) AND stream_ids && \(streamIds)
+                    ORDER BY time LIMIT \(limit)
+                ) RETURNING id, time
+            ), tombstones AS (
+                INSERT INTO event_deletions (user_name, id, deleted) SELECT \(userName), id, \(now) FROM gone
+                ON CONFLICT (user_name, id) DO UPDATE SET deleted = EXCLUDED.deleted
+            )
+            SELECT time FROM gone
+            """, logger: logger).decode((Double,).self) {
+            count += 1
+            lastTime = max(lastTime ?? time, time)
+        }
+        return PurgeBatch(events: count, lastTime: lastTime)
+    }
+
     /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
     /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
     public func addAccess(_ access: Access) async throws {

@@ -128,6 +128,10 @@ enum PostgresSchema {
             // Seconds a user's events are kept (NULL: the server's default).
             "ALTER TABLE users ADD COLUMN retention double precision",
         ]),
+        Migration(version: 5, name: "stream retention", statements: [
+            // Seconds a stream's events are kept (NULL: its parent's, else the user's).
+            "ALTER TABLE streams ADD COLUMN retention double precision",
+        ]),
     ]
 
     /// Applies the migrations the database lacks, under `pg_advisory_xact_lock`.

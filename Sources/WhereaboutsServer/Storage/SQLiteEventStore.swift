@@ -203,6 +203,56 @@ public final class SQLiteEventStore: EventStore {
         return ids.count
     }
 
+    /// The user's streams with a retention of their own.
+    public func streamRetentions(of userName: String) async throws -> [String: Double] {
+        try await pool.read { db in
+            guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
+            var found: [String: Double] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, retention FROM streams WHERE user_name = ? AND retention IS NOT NULL",
+                                        arguments: [userName]) {
+                found[row[0]] = row[1]
+            }
+            return found
+        }
+    }
+
+    /// Sets how many seconds a stream's events are kept.
+    public func setRetention(_ seconds: Double?, for userName: String, stream streamId: String) async throws {
+        try await pool.write { db in
+            guard try Self.userExists(userName, db) else { throw StoreError.notFound("user", id: userName) }
+            try db.execute(sql: "UPDATE streams SET retention = ? WHERE user_name = ? AND id = ?",
+                           arguments: [seconds, userName, streamId])
+            if db.changesCount == 0 { throw StoreError.notFound("stream", id: streamId) }
+        }
+    }
+
+    /// Deletes at most `limit` of the user's events in `streamIds` that ended before `cutoff`
+    /// and began at or after `start`, oldest first, with tombstones, in one transaction.
+    public func purgeEvents(of userName: String, inStreams streamIds: [String], endedBefore cutoff: Double,
+                            startingAt start: Double, limit: Int) async throws -> PurgeBatch {
+        guard limit > 0, !streamIds.isEmpty else { return PurgeBatch(events: 0, lastTime: nil) }
+        let streams = JSONWriter().string(from: .array(streamIds.map(JSONValue.string)))
+        let gone = try await pool.write { db -> [(id: String, time: Double)] in
+            let rows = try Row.fetchAll(db, sql: """
+                DELETE FROM events WHERE seq IN (
+                    SELECT seq FROM events WHERE user_name = ? AND time >= ? AND time < ? AND end_time < ?
+                        AND EXISTS (SELECT 1 FROM json_each(events.stream_ids) AS s
+                                    WHERE s.value IN (SELECT value FROM json_each(?)))
+                    ORDER BY time LIMIT ?
+                ) RETURNING id, time
+                """, arguments: [userName, start, cutoff, cutoff, streams, limit])
+            let tombstone = try db.cachedStatement(sql: "INSERT OR REPLACE INTO event_deletions (user_name, id, deleted) VALUES (?, ?, ?)")
+            let now = Date().timeIntervalSince1970
+            let gone = rows.map { row -> (id: String, time: Double) in (row[0], row[1]) }
+            for event in gone { try tombstone.execute(arguments: [userName, event.id, now]) }
+            return gone
+        }
+        if !gone.isEmpty {
+            try await BlockingFileWork.run { [files] in for event in gone { files.remove(user: userName, event: event.id) } }
+        }
+        return PurgeBatch(events: gone.count, lastTime: gone.map(\.time).max())
+    }
+
     /// Stores an access. Throws ``StoreError/notFound(_:id:)`` for an unknown user and
     /// ``StoreError/alreadyExists(_:id:)`` when the identifier or the token hash is taken.
     public func addAccess(_ access: Access) async throws {

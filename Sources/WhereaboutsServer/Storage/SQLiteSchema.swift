@@ -102,6 +102,10 @@ enum SQLiteSchema {
             // Seconds a user's events are kept (NULL: the server's default).
             try db.execute(sql: "ALTER TABLE users ADD COLUMN retention REAL")
         }
+        migrator.registerMigration("v5: stream retention") { db in
+            // Seconds a stream's events are kept (NULL: its parent's, else the user's).
+            try db.execute(sql: "ALTER TABLE streams ADD COLUMN retention REAL")
+        }
         return migrator
     }
 }

@@ -92,6 +92,22 @@ public struct TimeLimitedEventStore: EventStore {
             try await base.purgeEvents(of: userName, endedBefore: cutoff, limit: count)
         }
     }
+    public func streamRetentions(of userName: String) async throws -> [String: Double] {
+        try await Abandonable.run(within: limit, else: timedOut("streamRetentions")) { [base] in
+            try await base.streamRetentions(of: userName)
+        }
+    }
+    public func setRetention(_ seconds: Double?, for userName: String, stream streamId: String) async throws {
+        try await Abandonable.run(within: limit, else: timedOut("setRetention")) { [base] in
+            try await base.setRetention(seconds, for: userName, stream: streamId)
+        }
+    }
+    public func purgeEvents(of userName: String, inStreams streamIds: [String], endedBefore cutoff: Double,
+                            startingAt start: Double, limit count: Int) async throws -> PurgeBatch {
+        try await Abandonable.run(within: limit, else: timedOut("purgeEvents")) { [base] in
+            try await base.purgeEvents(of: userName, inStreams: streamIds, endedBefore: cutoff, startingAt: start, limit: count)
+        }
+    }
     public func removeAccesses(of userName: String, named name: String) async throws -> Int {
         try await Abandonable.run(within: limit, else: timedOut("removeAccesses")) { [base] in
             try await base.removeAccesses(of: userName, named: name)

@@ -129,61 +129,99 @@ struct UsersCommand: AsyncParsableCommand {
     /// `whereabouts users retention`
     struct Retention: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show or set how long a user's events are kept.",
+            abstract: "Show or set how long a user's events are kept, or one stream's.",
             discussion: HelpText.fitting("""
-            Events that ended longer ago than the user's retention (else the server's --keep) \
-            are purged by the server every hour, and at once by `whereabouts users purge`, each \
-            leaving a tombstone that clients syncing incrementally read \
-            (GET /events?modifiedSince=…&includeDeletions=true). Without --keep or --forever it \
-            prints the user's retention.
+            Events that ended longer ago than their retention are purged by the server every \
+            hour, and at once by `whereabouts users purge`, each leaving a tombstone that clients \
+            syncing incrementally read (GET /events?modifiedSince=…&includeDeletions=true). A \
+            stream's retention (--stream) applies to it and the streams under it that have none \
+            of their own; other streams follow the user's, else the server's --keep. An event in \
+            several streams goes by the shortest limit among them. Without --keep, --forever, \
+            --server-default or --inherit it prints the user's retention and their streams'.
 
             Examples:
               whereabouts users retention alice --keep 90d
-              whereabouts users retention alice --forever
+              whereabouts users retention alice --keep 30d --stream position
+              whereabouts users retention alice --forever --stream diary
+              whereabouts users retention alice --inherit --stream position
               whereabouts users retention alice
             """))
 
         @Argument(help: "The user.")
         var user: String
 
-        @Option(name: .long, help: ArgumentHelp("Keep the user's events this long: seconds, or 30m, 12h, 90d, 52w.", valueName: "duration"))
+        @Option(name: .long, help: ArgumentHelp("Keep the user's events (or the stream's) this long: seconds, or 30m, 12h, 90d, 52w.",
+                                                valueName: "duration"))
         var keep: String?
 
         @Flag(name: .long, help: "Keep the user's events as the server's --keep says (for ever by default).")
         var serverDefault = false
 
-        @Flag(name: .long, help: "Keep the user's events for ever, whatever the server's --keep.")
+        @Flag(name: .long, help: "Keep the user's events (or the stream's) for ever, whatever the server's --keep.")
         var forever = false
+
+        @Option(name: .long, help: ArgumentHelp("Set the retention of this stream (and the streams under it) rather than the user's.",
+                                                valueName: "id"))
+        var stream: String?
+
+        @Flag(name: .long, help: "With --stream: keep the stream's events as its parent's, else the user's.")
+        var inherit = false
 
         @OptionGroup var store: StoreOptions
 
         func validate() throws {
-            if [keep != nil, serverDefault, forever].filter({ $0 }).count > 1 {
-                throw ValidationError("Give one of --keep, --server-default and --forever.")
+            if [keep != nil, serverDefault, forever, inherit].filter({ $0 }).count > 1 {
+                throw ValidationError("Give one of --keep, --forever, --server-default and --inherit.")
             }
             if let keep, Token.seconds(in: keep) == nil {
                 throw ValidationError("--keep must be a duration: seconds, or with a unit (30m, 12h, 90d, 52w).")
+            }
+            if inherit, stream == nil { throw ValidationError("--inherit is for a stream: give --stream ID.") }
+            if serverDefault, stream != nil {
+                throw ValidationError("--server-default is for the user; for a stream, --inherit follows its parent's, else the user's.")
             }
         }
 
         func run() async throws {
             let setting: Double?? = if let keep { .some(Token.seconds(in: keep)) } else if forever { .some(.infinity) }
-                else if serverDefault { .some(nil) } else { nil }
-            let current = try await store.withStore { eventStore in
-                if let setting { try await eventStore.setRetention(setting, for: user) }
-                return try await eventStore.retention(of: user)
+                else if serverDefault || inherit { .some(nil) } else { nil }
+            let (current, streams) = try await store.withStore { eventStore in
+                if let setting {
+                    if let stream {
+                        let ids = try await eventStore.streams(of: user).map(\.id)
+                        guard ids.contains(stream) else {
+                            throw CommandFailure("\(user) has no stream \(stream.debugDescription); theirs: "
+                                + ids.prefix(20).joined(separator: ", ") + (ids.count > 20 ? ", …" : "") + ".")
+                        }
+                        try await eventStore.setRetention(setting, for: user, stream: stream)
+                    } else {
+                        try await eventStore.setRetention(setting, for: user)
+                    }
+                }
+                return (try await eventStore.retention(of: user), try await eventStore.streamRetentions(of: user))
             }
             print(Self.describe(current, user: user))
+            for (id, seconds) in streams.sorted(by: { $0.key < $1.key }) {
+                print("  stream \(id): \(Self.amount(seconds)) (and the streams under it without their own)")
+            }
+            if let stream, streams[stream] == nil {
+                print("  stream \(stream): as its parent's, else the user's")
+            }
         }
 
-        /// `alice: events kept 90 days`, `… for ever`, `… as the server's --keep says`.
+        /// `alice: events kept 90 days, then purged`, `… for ever`, `… as the server's --keep says`.
         static func describe(_ seconds: Double?, user: String) -> String {
             guard let seconds else { return "\(user): events kept as the server's --keep says (for ever without it)" }
-            guard seconds.isFinite else { return "\(user): events kept for ever" }
+            return "\(user): events \(amount(seconds))"
+        }
+
+        /// `kept 90 days, then purged`, `kept for ever`.
+        static func amount(_ seconds: Double) -> String {
+            guard seconds.isFinite else { return "kept for ever" }
             let days = seconds / 86_400
             let amount = days >= 1 && days == days.rounded() ? "\(Int(days)) day\(days == 1 ? "" : "s")"
                 : "\(Int(seconds.rounded())) seconds"
-            return "\(user): events kept \(amount), then purged"
+            return "kept \(amount), then purged"
         }
     }
 

@@ -41,6 +41,8 @@ struct StoreOptions: ParsableArguments {
             switch error {
             case let failure as UserAdministration.Failure: throw CommandFailure(failure.description)
             case StoreError.notFound("user", let id): throw CommandFailure(UserAdministration.Failure.unknownUser(id).description)
+            case StoreError.notFound("stream", let id):
+                throw CommandFailure("The user has no stream \(id.debugDescription).")
             default: throw error
             }
         }

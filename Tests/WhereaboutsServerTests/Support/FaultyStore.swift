@@ -59,6 +59,14 @@ final class FaultyStore: EventStore, @unchecked Sendable {
     func purgeEvents(of userName: String, endedBefore cutoff: Double, limit: Int) async throws -> Int {
         try await base.purgeEvents(of: userName, endedBefore: cutoff, limit: limit)
     }
+    func streamRetentions(of userName: String) async throws -> [String: Double] { try await base.streamRetentions(of: userName) }
+    func setRetention(_ seconds: Double?, for userName: String, stream streamId: String) async throws {
+        try await base.setRetention(seconds, for: userName, stream: streamId)
+    }
+    func purgeEvents(of userName: String, inStreams streamIds: [String], endedBefore cutoff: Double,
+                     startingAt start: Double, limit: Int) async throws -> PurgeBatch {
+        try await base.purgeEvents(of: userName, inStreams: streamIds, endedBefore: cutoff, startingAt: start, limit: limit)
+    }
     func addAccess(_ access: Access) async throws { try await base.addAccess(access) }
     func access(tokenHash: String) async throws -> Access? { try await base.access(tokenHash: tokenHash) }
     func accesses(of userName: String) async throws -> [Access] { try await base.accesses(of: userName) }
