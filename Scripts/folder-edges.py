@@ -49,7 +49,7 @@ ORDER = {
         "Positioning/Setup", "Places", "Rooms", "Monitoring", "Pipeline", "Evaluation", ".",
     ],
     "WhereaboutsServer": [
-        "Support", "Configuration", "Model", "Storage", "Access", "Export", "API", "Receivers", "HTTP", "Live", "Map", ".",
+        "Support", "Configuration", "Model", "Storage", "Access", "Export", "API", "Import", "Receivers", "HTTP", "Live", "Map", ".",
     ],
     "WhereaboutsTracking": [
         "Events", "Policy", "Outbox", "Client", "Delivery", ".", "Run",

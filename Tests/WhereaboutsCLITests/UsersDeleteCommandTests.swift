@@ -149,8 +149,8 @@ struct UsersArchiveCommandTests {
     }
 }
 
-/// `whereabouts import`: an OwnTracks Recorder store into a user's stream, once however often
-/// run; a bad line named by file and line; a folder without Recorder files refused.
+/// `whereabouts import`: an OwnTracks Recorder store and a GPX track into a user's streams, once
+/// however often run; a bad record named by file and line; a folder without a history refused.
 @Suite("import")
 struct ImportCommandTests {
     @Test func aRecorderStoreIsImportedOnce() async throws {
@@ -170,12 +170,29 @@ struct ImportCommandTests {
         let first = try await CommandRunner.run(["import", folder.appendingPathComponent("rec/jane").path, "--user", "jane", "--data-dir", dataDir])
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardError.contains("\(file.path):3: not TIME<tab>TOPIC<tab>JSON"), "\(first.standardError)")
-        #expect(first.standardError.contains("Imported 2 locations into jane's position from 1 file (0 there already"), "\(first.standardError)")
+        #expect(first.standardError.contains("Imported 2 positions into jane's position from 1 OwnTracks Recorder file (0 there already"), "\(first.standardError)")
         let second = try await CommandRunner.run(["import", file.path, "--user", "jane", "--data-dir", dataDir])
-        #expect(second.standardError.contains("Imported 0 locations into jane's position from 1 file (2 there already"), "\(second.standardError)")
+        #expect(second.standardError.contains("Imported 0 positions into jane's position from 1 OwnTracks Recorder file (2 there already"), "\(second.standardError)")
         let unknown = try await CommandRunner.run(["import", file.path, "--user", "joe", "--data-dir", dataDir])
         #expect(unknown.status == 1 && unknown.standardError.contains("There is no user \"joe\""), "\(unknown.standardError)")
         let empty = InProcessCommand.parse(["import", folder.appendingPathComponent("data").path, "--user", "jane"])
-        #expect(empty.status == 64 && empty.standardError.contains("holds no OwnTracks Recorder file"), "\(empty.standardError)")
+        #expect(empty.status == 64 && empty.standardError.contains("holds no history to import"), "\(empty.standardError)")
+        let noGPX = InProcessCommand.parse(["import", file.path, "--user", "jane", "--format", "gpx"])
+        #expect(noGPX.status == 64 && noGPX.standardError.contains("holds no GPX file (*.gpx)"), "\(noGPX.standardError)")
+
+        // A GPX track, told by its files, into another stream.
+        let gpx = folder.appendingPathComponent("rides/ride.gpx")
+        try FileManager.default.createDirectory(at: gpx.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("""
+            <gpx version="1.1" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="46.5" lon="6.6"><time>2024-05-02T08:00:00Z</time></trkpt>
+            <trkpt lat="46.6" lon="6.7"></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8).write(to: gpx)
+        let ride = try await CommandRunner.run(["import", gpx.deletingLastPathComponent().path, "--user", "jane", "--stream", "rides",
+                                                "--data-dir", dataDir])
+        #expect(ride.status == 0 && ride.standardError.contains("\(gpx.path):3: a track point without a <time>")
+                && ride.standardError.contains("Imported 1 position into jane's rides from 1 GPX file (0 there already, 0 other records passed over, 1 refused)"),
+                "\(ride.standardError)")
     }
 }

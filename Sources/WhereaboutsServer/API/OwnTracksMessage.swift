@@ -1,4 +1,3 @@
-import Crypto
 import Whereabouts
 
 /// OwnTracks' HTTP mode (`POST /pub`): a `_type: location` message becomes a `position/wgs84`
@@ -14,6 +13,22 @@ public enum OwnTracksMessage {
     /// The event for a location message, or `nil` for other message types (transitions,
     /// waypoints, cards…), which are accepted and ignored.
     public static func event(from message: JSONValue, device: String?, now: Double, accessId: String) throws(APIError) -> JSONValue? {
+        guard let (position, deviceName) = try position(from: message, device: device) else { return nil }
+        let content = position.content
+        var members: [(key: String, value: JSONValue)] = [
+            ("id", .string(identifier(device: deviceName, timestamp: position.time, fix: content))),
+            ("streamIds", .array([.string("position")])),
+            ("time", .number(position.time)),
+            ("type", .string("position/wgs84")),
+            ("content", content),
+        ]
+        if let clientData = position.clientData { members.append(("clientData", clientData)) }
+        return .object(members)
+    }
+
+    /// The position of a location message and the device it is of (`device`, else its `tid`,
+    /// else `phone`), or `nil` for other message types.
+    static func position(from message: JSONValue, device: String?) throws(APIError) -> (ImportedPosition, device: String)? {
         guard case .object = message else {
             throw APIError(.invalidRequestStructure, "An OwnTracks message must be a JSON object, found \(message.kindDescription).")
         }
@@ -34,12 +49,12 @@ public enum OwnTracksMessage {
         guard let tst = try number("tst") else {
             throw APIError(.invalidParameters, "An OwnTracks location needs `tst` (seconds since 1970).")
         }
-        var content: [(key: String, value: JSONValue)] = [("latitude", .number(lat)), ("longitude", .number(lon))]
-        if let alt = try number("alt") { content.append(("altitude", .number(alt))) }
-        if let acc = try number("acc") { content.append(("horizontalAccuracy", .number(acc))) }
-        if let vac = try number("vac") { content.append(("verticalAccuracy", .number(vac))) }
-        if let vel = try number("vel"), vel >= 0 { content.append(("speed", .number(vel / 3.6))) }
-        if let cog = try number("cog"), (0...360).contains(cog) { content.append(("bearing", .number(cog))) }
+        var position = ImportedPosition(latitude: lat, longitude: lon, time: tst)
+        position.altitude = try number("alt")
+        position.horizontalAccuracy = try number("acc")
+        position.verticalAccuracy = try number("vac")
+        if let vel = try number("vel"), vel >= 0 { position.speed = vel / 3.6 }
+        if let cog = try number("cog"), (0...360).contains(cog) { position.bearing = cog }
         var tid: String?
         if case .string(let value)? = message["tid"] { tid = value }
         let deviceName = device ?? tid ?? "phone"
@@ -47,14 +62,8 @@ public enum OwnTracksMessage {
         if let tid { owntracks.append(("tid", .string(tid))) }
         if let batt = try number("batt") { owntracks.append(("batt", .number(batt))) }
         if case .string(let conn)? = message["conn"] { owntracks.append(("conn", .string(conn))) }
-        return .object([
-            ("id", .string(identifier(device: deviceName, timestamp: tst, fix: .object(content)))),
-            ("streamIds", .array([.string("position")])),
-            ("time", .number(tst)),
-            ("type", .string("position/wgs84")),
-            ("content", .object(content)),
-            ("clientData", .object([("owntracks", .object(owntracks))])),
-        ])
+        position.clientData = .object([("owntracks", .object(owntracks))])
+        return (position, deviceName)
     }
 
     /// The event identifier for a device's message at `timestamp`: `ot-<device>-<tst>` with the
@@ -62,20 +71,7 @@ public enum OwnTracksMessage {
     /// `-` and 8 hexadecimal digits of its SHA-256: the same message gets the same identifier,
     /// two fixes of the same second different ones.
     public static func identifier(device: String, timestamp: Double, fix: JSONValue? = nil) -> String {
-        let cleaned = String(device.unicodeScalars.map { scalar -> Character in
-            let ok = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
-                || scalar == "-" || scalar == "_" || scalar == "."
-            return ok ? Character(scalar) : "-"
-        }.prefix(60))
-        var stamp = ""
-        JSONWriter.appendNumber(timestamp, to: &stamp)
-        guard let fix else { return "ot-\(cleaned)-\(stamp)" }
-        let digest = SHA256.hash(data: JSONWriter().bytes(from: fix))
-        return "ot-\(cleaned)-\(stamp)-" + digest.prefix(4).map { String($0, radix: 16).leftPadded() }.joined()
+        ImportedPosition.identifier(prefix: "ot", name: device, time: timestamp, content: fix)
     }
 }
 
-extension String {
-    /// Two hexadecimal digits.
-    fileprivate func leftPadded() -> String { count == 1 ? "0" + self : self }
-}

@@ -213,7 +213,7 @@ enum EventValidation {
     /// The members a `position/wgs84` content may have.
     private static let positionFields = Set(["latitude", "longitude"] + optionalPositionFields)
     /// Each member of a `position/wgs84` content with its range and whether it is required.
-    private static let positionRanges: [(field: String, range: ClosedRange<Double>, required: Bool)] = [
+    static let positionRanges: [(field: String, range: ClosedRange<Double>, required: Bool)] = [
         ("latitude", -90...90, true), ("longitude", -180...180, true),
         ("altitude", -20_000...1e6, false), ("horizontalAccuracy", 0...1e7, false),
         ("verticalAccuracy", 0...1e7, false), ("speed", 0...1e5, false), ("bearing", 0...360, false),

@@ -7,57 +7,83 @@ import WhereaboutsServer
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Bring a history from OwnTracks Recorder into a user's stream.",
+        abstract: "Bring a location history from OwnTracks Recorder, GPX or Google Takeout into a user's stream.",
         discussion: HelpText.fitting("""
-        Reads an OwnTracks Recorder store — its rec/USER folder, one device's folder, or a single \
-        YYYY-MM.rec file — and stores every location as a position/wgs84 event of --user, in \
-        --stream (made when missing), with the fields OwnTracks' HTTP mode gives (accuracy, \
-        altitude, speed, bearing; the device, tid and battery in clientData). Each event's id \
-        comes from the device, the time and the fix, so importing the same store again adds \
-        nothing. Other messages (transitions, waypoints) are passed over; a line that is not a \
-        location is named with its file and line and skipped. Works on the same store as \
-        `serve` (--data-dir or --database) while it runs.
+        Stores every position of a history as a position/wgs84 event of --user, in --stream \
+        (made when missing). The format is told by the files at PATH (or by --format):
+          owntracks  an OwnTracks Recorder store — its rec/USER folder, one device's folder, or \
+        a YYYY-MM.rec file — as OwnTracks' HTTP mode stores each location (accuracy, altitude, \
+        speed, bearing; the device, tid and battery in clientData);
+          gpx        .gpx files: every track point with its time (elevation, and speed and course \
+        where written); waypoints and routes are passed over;
+          takeout    Google's location history: Takeout's Records.json, its Semantic Location \
+        History folder, or the phone's own Timeline.json (Android or iOS); visits are stored as \
+        positions that last the visit.
+        Each event's id comes from the position itself, so importing the same history again \
+        adds nothing. What is not a position is passed over; a record that cannot be one is \
+        named with its file and line and skipped. Works on the same store as `serve` \
+        (--data-dir or --database) while it runs.
 
         Examples:
           whereabouts import /var/spool/owntracks/recorder/store/rec/jane --user jane
-          whereabouts import rec/jane/phone/2024-05.rec --user jane --stream owntracks --database postgres://…
+          whereabouts import ~/Downloads/rides --user jane --stream rides
+          whereabouts import "Takeout/Location History/Records.json" --user jane --database postgres://…
         """))
 
-    @Argument(help: ArgumentHelp("The Recorder store's folder (or a .rec file).", valueName: "path"))
+    @Argument(help: ArgumentHelp("The history: a file, or a folder holding some.", valueName: "path"))
     var path: String
 
-    @Option(name: .long, help: ArgumentHelp("The user whose stream the locations go to.", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The user whose stream the positions go to.", valueName: "name"))
     var user: String
 
-    @Option(name: .long, help: ArgumentHelp("The stream the locations go to.", valueName: "id"))
+    @Option(name: .long, help: ArgumentHelp("The stream the positions go to.", valueName: "id"))
     var stream = "position"
+
+    @Option(name: .long, help: ArgumentHelp("The history's format: owntracks, gpx or takeout (default: told by its files).",
+                                            valueName: "format"))
+    var format: LocationHistoryImport.Format?
 
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
         guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path): no such file or folder.") }
-        guard !OwnTracksRecorderImport.files(at: path).isEmpty else {
-            throw ValidationError("\(path) holds no OwnTracks Recorder file (*.rec); give the store's rec/USER folder.")
+        if let format {
+            guard !LocationHistoryImport.files(at: path, format: format).isEmpty else {
+                throw ValidationError("\(path) holds no \(format) file (\(Self.pattern(of: format))).")
+            }
+        } else if LocationHistoryImport.Format.of(path: path) == nil {
+            throw ValidationError(LocationHistoryImport.ImportError.nothingToRead(path).description)
         }
     }
 
     func run() async throws {
         let started = Date()
         var lastShown = Date.distantPast
+        let format = format ?? LocationHistoryImport.Format.of(path: path) ?? .ownTracksRecorder
         let report = try await store.withStore(label: "whereabouts.import") { eventStore in
-            try await OwnTracksRecorderImport.run(at: path, into: eventStore, user: user, stream: stream) { report in
+            try await LocationHistoryImport.run(at: path, format: format, into: eventStore, user: user, stream: stream) { report in
                 guard Date().timeIntervalSince(lastShown) >= 1 else { return }
                 lastShown = Date()
-                Terminal.error("\(report.locations.counted("location")) read from \(report.files.counted("file")) so far…")
+                Terminal.error("\(report.positions.counted("position")) read from \(report.files.counted("file")) so far…")
             }
         }
         for refusal in report.refusals { Terminal.error("\(refusal)") }
         if report.refused > report.refusals.count {
-            Terminal.error("… and \((report.refused - report.refusals.count).counted("more refused line"))")
+            Terminal.error("… and \((report.refused - report.refusals.count).counted("more refused record"))")
         }
         let seconds = max(Date().timeIntervalSince(started), 1e-3)
-        Terminal.error("Imported \(report.imported.counted("location")) into \(user)'s \(stream) from \(report.files.counted("file")) "
-            + "(\(report.existing) there already, \(report.otherMessages) other messages passed over, \(report.refused) refused) "
-            + "in \(String(format: "%.1f", seconds)) s, \(Int(Double(report.locations) / seconds)) locations/s.")
+        Terminal.error("Imported \(report.imported.counted("position")) into \(user)'s \(stream) from \(report.files.counted("\(format) file")) "
+            + "(\(report.existing) there already, \(report.passedOver) other records passed over, \(report.refused) refused) "
+            + "in \(String(format: "%.1f", seconds)) s, \(Int(Double(report.positions) / seconds)) positions/s.")
+    }
+
+    static func pattern(of format: LocationHistoryImport.Format) -> String {
+        switch format {
+        case .ownTracksRecorder: "*.rec"
+        case .gpx: "*.gpx"
+        case .googleTakeout: "*.json"
+        }
     }
 }
+
+extension LocationHistoryImport.Format: ExpressibleByArgument {}
