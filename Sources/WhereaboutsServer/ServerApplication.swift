@@ -67,6 +67,7 @@ public func makeServerApplication(
         ServiceInfoRoutes(publicURL: configuration.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
                           servesTLS: configuration.tls != nil),
         MapPage(venue: configuration.venue, venueIsPublic: configuration.venueAndMetricsArePublic),
+        RetentionRoutes(store: served, defaultKeep: configuration.retention.defaultKeep),
         LiveRoutes(store: served, authenticator: authenticator, connections: liveConnections),
         ReceiverRoutes(tracking: tagTracking, limits: configuration.bodyLimits),
         // Last: it checks every route above against the document.

@@ -47,18 +47,21 @@ struct MapTestServer {
 
     /// Builds the real server's application over `store` and `feed`.
     static func application(
-        store: any EventStore, feed: LiveFeed, venue: Venue?,
+        store: any EventStore, feed: LiveFeed, venue: Venue?, retention: ServerConfiguration.Retention = .init(),
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) throws -> some ApplicationProtocol {
         var logger = Logger(label: "whereabouts.tests.map")
         logger.logLevel = .error
-        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: nil, venue: venue)
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: nil, venue: venue)
+        configuration.retention = retention
         return try makeServerApplication(
             configuration: configuration, store: store, liveFeed: feed, logger: logger, onServerRunning: onServerRunning)
     }
 
     /// Starts the server on a free loopback port, runs `body`, then shuts the server down.
-    static func run<T: Sendable>(venue: Venue? = nil, _ body: (MapTestServer) async throws -> T) async throws -> T {
+    static func run<T: Sendable>(
+        venue: Venue? = nil, retention: ServerConfiguration.Retention = .init(), _ body: (MapTestServer) async throws -> T
+    ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("whereabouts-map-\(AccessToken.generateIdentifier())").path
         let store = try SQLiteEventStore(directory: directory)
@@ -67,7 +70,7 @@ struct MapTestServer {
         try await seedUsers(in: store)
         let feed = LiveFeed()
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try application(store: store, feed: feed, venue: venue) { port in
+        let app = try application(store: store, feed: feed, venue: venue, retention: retention) { port in
             portContinuation.yield(port)
             portContinuation.finish()
         }

@@ -145,7 +145,7 @@ struct OpenAPIDocumentTests {
             }
         }
         collect(Self.document, at: "#")
-        #expect(examples.count == 11)
+        #expect(examples.count == 12)
         for (place, example, schema) in examples {
             let errors = Self.validator.errors(example, schema)
             #expect(errors.isEmpty, "\(place): \(errors)")
@@ -243,7 +243,7 @@ struct OpenAPIDocumentTests {
                 if Self.mapRoutes.contains(operation) && !serverHasMap { continue }
                 #expect(!Self.isNoRoute(answer), "\(operation) is described but not routed: \(answer.status) \(answer.text)")
             }
-            #expect(OpenAPIDocument.operations.count == 28)
+            #expect(OpenAPIDocument.operations.count == 29)
         }
     }
 
@@ -518,6 +518,10 @@ struct OpenAPIDocumentTests {
         // Access info
         #expect(try await send("GET /access-info", "/access-info", token: contributor).json["permissions"]?.arrayValue?.count == 1)
         #expect(try await send("GET /access-info", "/access-info", token: nil).status == 401)
+
+        // Retention
+        #expect(try await send("GET /retention", "/retention", token: contributor).json["retention"]?["from"] == .string("none"))
+        #expect(try await send("GET /retention", "/retention", token: nil).status == 401)
 
         // OwnTracks
         #expect(try await send("POST /pub", "/pub?d=phone", json: OwnTracksFixtures.location(tst: 1_700_000_000)).status == 200)

@@ -2,16 +2,29 @@ import HTTPTypes
 import Hummingbird
 import Whereabouts
 
-/// The map page: a user's positions over a date range drawn as a track, on the venue plan when
-/// the server has a venue, with live updates from `/live`.
+/// The map page: a user's positions over a day or a date range drawn as a track, on the venue plan
+/// when the server has a venue, with live updates from `/live`.
 ///
 /// The page is plain HTML, CSS and JavaScript (``html``, ``stylesheet``, ``script``), written in
 /// `Resources/map/` and embedded in the binary when it is built: no CDN, no files to install.
 /// It loads nothing from anywhere but the server, so it works offline. It reads
 /// the token from `?auth=` (then keeps it in the browser's local storage and removes it from the
 /// address bar) or from its form, and talks to the API like any other client: `GET /venue`,
-/// `GET /events?types[]=position/wgs84&…` with an `Authorization` header, and the `/live`
-/// WebSocket.
+/// `GET /retention`, `GET /events?types[]=position/wgs84&…` with an `Authorization` header, and
+/// the `/live` WebSocket.
+///
+/// History is browsed day by day (a local calendar day, midnight to midnight, with "Previous
+/// day" and "Next day" buttons and a date input; today's goes on live) or over any range (From,
+/// To; an empty To is up to now, live); the default is the last 24 hours. A day without
+/// positions says so and offers the nearest earlier and later days that have some. The address's
+/// fragment keeps what is shown, `#day=2026-12-01` or `#from=…Z&to=…Z` (never the token), so that
+/// a reload, Back and Forward, or a shared link show the same history.
+///
+/// Where the user's events are not kept for ever (``RetentionRoutes``), the page says so above
+/// the map ("Kept 90 days: positions before 5 Sep 2026 are removed") and draws as hollow rings
+/// the positions shown that the purge removes within 7 days, and those already past their limit
+/// that it has not removed yet. A position's limit is the shortest of its streams' own, else the
+/// user's.
 ///
 /// Positions are converted to the venue's local frame exactly as ``LocalFrame`` does. When the
 /// venue has no latitude/longitude origin (or there is no venue), the track is drawn on a plain
@@ -19,8 +32,12 @@ import Whereabouts
 ///
 /// For tests, the page exposes its state: the `<svg id="map">` carries `data-points="N"` (the
 /// positions drawn) and `data-outside="N"` (those outside the view, drawn as arrows at its edge),
-/// and `window.whereaboutsMap` is `{connected, points, outside, mode, error, floor, latestFloor,
-/// floorByHand}`.
+/// and `data-expiring="N"`, and `window.whereaboutsMap` is `{connected, points, outside, mode,
+/// error, floor, latestFloor, floorByHand, tags, range, loading, nearest, retention, expiring,
+/// overdue}`: `range` is `{mode: "day" | "range", day, from, to}` (`day` as `YYYY-MM-DD`, times in
+/// seconds, `to` null when live), `loading` is true until a track and what goes with it are
+/// shown, `nearest` is `{previous, next}` on an empty day, `expiring` counts the points the purge
+/// removes within 7 days (`overdue`, those already past their limit).
 ///
 /// On a venue of several floors, the floor selector follows the latest position (on the first
 /// load and as live positions arrive) until the user picks another floor by hand; the page then

@@ -24,6 +24,7 @@ public struct User: Hashable, Sendable {
     public static let reservedNames: Set<String> = [
         "events", "streams", "accesses", "access-info", "service", "pub", "health", "metrics", "map", "venue",
         "live", "reg", "access", "auth", "account", "system", "webhooks", "audit", "users", "receivers",
+        "retention",
     ]
 }
 

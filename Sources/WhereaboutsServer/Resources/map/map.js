@@ -19,6 +19,13 @@
     latestFloor: null,   // the floor of the latest position that has one
     floorByHand: false,  // the user picked the shown floor, away from the latest position's
     tags: [],            // the tags drawn (fixed receivers' tags, each at its latest position)
+    range: { mode: "range", day: null, from: null, to: null },   // the history shown: a day
+                         // ("YYYY-MM-DD", local) or a range; from/to in seconds, to = null: live
+    loading: false,      // a track is being loaded (with the nearest days and the retention)
+    nearest: null,       // on a day without positions: {previous, next}, the nearest days with some (or null)
+    retention: null,     // GET /retention's {keep, from, streams}, when the server answers it
+    expiring: 0,         // of the points, those the retention purge removes within 7 days (overdue included)
+    overdue: 0,          // of those, the ones already past their limit (the purge has not run yet)
     LocalFrame: LocalFrame,
   };
   window.whereaboutsMap = state;
@@ -77,6 +84,9 @@
   let connectGeneration = 0;           // bumped whenever the live connection is abandoned
   let loadGeneration = 0;
   let defaultFrom = "";                 // the start the page proposed, until the user changes it
+  let selection = null;                // what is shown: {mode: "day", day} or {mode: "range", from, to}
+  let showGeneration = 0;              // bumped by every show(): an older one stops at its next step
+  let retention = null;                // {keep, from, streams}: see loadRetention
   let floorByHand = false;             // the user picked a floor other than the latest position's
 
   function pad(n) { return String(n).padStart(2, "0"); }
@@ -94,6 +104,34 @@
     const t = new Date(value).getTime();
     return Number.isFinite(t) ? t / 1000 : null;
   }
+
+  // Local calendar days, as "YYYY-MM-DD" (the value of a date input). A day runs from its local
+  // midnight to the next (23 or 25 hours on the days the clocks change).
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  // The local midnight starting `day` plus `days` days, as a Date; null when `day` is no valid day.
+  function midnight(day, days) {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day || "");
+    if (!m) return null;
+    const year = Number(m[1]), month = Number(m[2]) - 1, date = Number(m[3]);
+    const check = new Date(year, month, date);
+    if (year < 1000 || check.getFullYear() !== year || check.getMonth() !== month || check.getDate() !== date) return null;
+    return new Date(year, month, date + (days || 0));
+  }
+  function dayStart(day) { const d = midnight(day, 0); return d ? d.getTime() / 1000 : null; }
+  function dayEnd(day) { const d = midnight(day, 1); return d ? d.getTime() / 1000 : null; }
+  function dayOf(seconds) {
+    const d = new Date(seconds * 1000);
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate());
+  }
+  function shiftDay(day, days) { const d = midnight(day, days); return d ? dayOf(d.getTime() / 1000) : null; }
+  function today() { return dayOf(Date.now() / 1000); }
+  // A date as the page writes it: "5 Sep 2026"; with the weekday: "Sat 5 Sep 2026".
+  function formatDate(seconds, withWeekday) {
+    const d = new Date(seconds * 1000);
+    return (withWeekday ? WEEKDAYS[d.getDay()] + " " : "") + d.getDate() + " " + MONTHS[d.getMonth()] + " " + d.getFullYear();
+  }
+  function formatDay(day) { return formatDate(dayStart(day), true); }
   function svg(name, attributes, parent) {
     const node = document.createElementNS(SVG_NS, name);
     for (const key in attributes) node.setAttribute(key, String(attributes[key]));
@@ -151,6 +189,8 @@
         accuracy: typeof c.accuracy === "number" ? c.accuracy : null,
         floor: typeof c.floor === "number" ? c.floor : floorInClientData(event),
         tag: tagOf(event),
+        end: endOf(event),
+        streamIds: streamIdsOf(event),
       };
     }
     if (event.type !== "position/wgs84") return null;
@@ -164,7 +204,19 @@
       accuracy: typeof c.horizontalAccuracy === "number" ? c.horizontalAccuracy : null,
       floor: typeof c.floor === "number" ? c.floor : floorInClientData(event),
       tag: tagOf(event),
+      end: endOf(event),
+      streamIds: streamIdsOf(event),
     };
+  }
+
+  // When an event ends: its time plus its duration (none: a moment), Infinity while it runs
+  // (`duration: null`), which the retention purge never removes.
+  function endOf(event) {
+    if (event.duration === null) return Infinity;
+    return event.time + (typeof event.duration === "number" ? event.duration : 0);
+  }
+  function streamIdsOf(event) {
+    return Array.isArray(event.streamIds) ? event.streamIds.filter(function (id) { return typeof id === "string"; }) : [];
   }
 
   // The tag a position is of, when the server stored it for fixed receivers (in a stream
@@ -213,6 +265,7 @@
       while (at > 0 && track[at - 1].time > point.time) at -= 1;
       track.splice(at, 0, point);
     }
+    if (track.length > 0 && !el.dayNote.hidden) hideDayNote();   // today had none, until now
     // A position on another floor brings its floor up first (unless the user chose one).
     const moved = followFloor();
     // The common case, a new latest position inside the view, is drawn without a redraw.
@@ -266,6 +319,98 @@
       : "";
     render();
     return true;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Retention: how long the server keeps the positions (GET /retention). The purge removes an
+  // event once it ended more than its limit ago: the shortest of its streams' own limits, else
+  // the user's (`keep`). Positions it removes within the next 7 days are drawn as hollow rings,
+  // and so are those already past their limit (the purge runs hourly: it has not come yet).
+
+  const EXPIRY_WINDOW = 7 * 86400;
+
+  // Reads the user's retention; without an answer (an older server), nothing is marked.
+  async function loadRetention() {
+    retention = null;
+    try {
+      const response = await fetch("/retention", { headers: { Authorization: token }, cache: "no-store" });
+      if (response.ok) {
+        const body = await response.json();
+        const r = body && body.retention;
+        if (r && typeof r === "object") {
+          const streams = {};
+          for (const id in r.streams || {}) {
+            const limit = r.streams[id];
+            if (typeof limit === "number" && limit >= 0) streams[id] = limit;
+          }
+          retention = { keep: typeof r.keep === "number" && r.keep >= 0 ? r.keep : null, from: r.from, streams: streams };
+        }
+      }
+    } catch (ignored) { /* unreachable, or not JSON: the events request reports the server */ }
+    state.retention = retention;
+  }
+
+  // A position's limit in seconds, or null when it is kept for ever.
+  function limitOf(p) {
+    if (!retention) return null;
+    let limit = null;
+    for (const id of p.streamIds || []) {
+      const own = retention.streams[id];
+      if (typeof own === "number" && (limit === null || own < limit)) limit = own;
+    }
+    return limit !== null ? limit : retention.keep;
+  }
+
+  // When the purge removes a position (seconds since 1970), or null when it never does.
+  function removalTime(p) {
+    const limit = limitOf(p);
+    return limit === null || !Number.isFinite(p.end) ? null : p.end + limit;
+  }
+
+  // Marks a position (p.expiry): "overdue" when already past its limit, "soon" when the purge
+  // removes it within EXPIRY_WINDOW of `now`, null otherwise.
+  function markExpiry(p, now) {
+    const at = removalTime(p);
+    p.removal = at;
+    p.expiry = at === null || at > now + EXPIRY_WINDOW ? null : at < now ? "overdue" : "soon";
+    return p.expiry;
+  }
+
+  // A duration as the page writes it: "90 days", "1 day", "12 hours", "30 minutes", "45 seconds".
+  function formatKeep(seconds) {
+    function count(n, unit) { return n + " " + unit + (n === 1 ? "" : "s"); }
+    if (seconds >= 86400 && seconds % 86400 === 0) return count(seconds / 86400, "day");
+    if (seconds >= 3600 && seconds % 3600 === 0) return count(seconds / 3600, "hour");
+    if (seconds >= 60 && seconds % 60 === 0) return count(seconds / 60, "minute");
+    return count(Math.round(seconds), "second");
+  }
+
+  // The note above the map: what is kept, and how many of the positions shown go soon.
+  function updateRetentionNote() {
+    const limited = retention ? Object.keys(retention.streams).sort() : [];
+    const applies = retention !== null && (retention.keep !== null || limited.length > 0);
+    el.retentionNote.hidden = !applies;
+    el.legendExpiring.hidden = !applies;
+    if (!applies) { el.retentionNote.textContent = ""; return; }
+    const now = Date.now() / 1000;
+    const parts = [];
+    if (retention.keep !== null) {
+      const cutoff = now - retention.keep;
+      parts.push("Kept " + formatKeep(retention.keep) + (retention.from === "server" ? " (this server's default)" : "") +
+        ": positions before " + (retention.keep < 2 * 86400 ? formatTime(cutoff).slice(0, 16) : formatDate(cutoff)) + " are removed.");
+    }
+    if (limited.length > 0) {
+      parts.push((limited.length === 1 ? "A stream has its own limit: " : "Streams with their own limit: ") +
+        limited.slice(0, 5).map(function (id) { return id + " (" + formatKeep(retention.streams[id]) + ")"; }).join(", ") +
+        (limited.length > 5 ? ", …" : "") + ".");
+    }
+    const soon = state.expiring, overdue = state.overdue;
+    if (soon > 0) {
+      parts.push((soon === 1 ? "1 position shown is" : soon + " positions shown are") + " removed within 7 days" +
+        (overdue > 0 ? " (" + (overdue === 1 ? "1 is" : overdue + " are") + " past the limit already: the next purge removes " +
+          (overdue === 1 ? "it" : "them") + ")" : "") + ".");
+    }
+    el.retentionNote.textContent = parts.join(" ");
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -525,6 +670,14 @@
     }
     const metresPerUnit = plan ? plan.metresPerUnit : 1;
     const xy = shown.map(project);
+    // What retention removes soon, as of now.
+    const now = Date.now() / 1000;
+    let expiring = 0, overdue = 0;
+    for (const p of shown) {
+      const expiry = markExpiry(p, now);
+      if (expiry) expiring += 1;
+      if (expiry === "overdue") overdue += 1;
+    }
 
     // The view: the plan on this floor (else on any floor, when this one has nothing drawn),
     // else the bulk of the track; see fitRegion.
@@ -602,6 +755,7 @@
     view = {
       project: project, metresPerUnit: metresPerUnit, unit: unit, layer: layer, line: line, accuracy: accuracy,
       x0: x0, x1: x1, y0: y0, y1: y1, newest: null, count: shown.length, outside: outside.length,
+      expiring: expiring, overdue: overdue,
       first: shown.length ? shown[0].time : null, newestTime: shown.length ? shown[shown.length - 1].time : null,
     };
     const last = shown.length - 1;
@@ -779,21 +933,29 @@
     });
   }
 
-  // The tooltip text of a position: its time, accuracy and coordinates.
+  // The tooltip text of a position: its time, accuracy and coordinates (and when retention
+  // removes it, when that is soon).
   function pointText(p) {
+    const removal = p.expiry === "overdue" ? "; past its retention: the next purge removes it"
+      : p.expiry === "soon" ? "; removed by retention on " + formatTime(p.removal).slice(0, 16) : "";
     if (p.local) {
       const units = plan ? plan.units : "";
       return formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy.toFixed(1) + " " + units + ")" : "") +
-        " — x " + p.x.toFixed(2) + ", y " + p.y.toFixed(2);
+        " — x " + p.x.toFixed(2) + ", y " + p.y.toFixed(2) + removal;
     }
     return formatTime(p.time) + (p.accuracy ? " (±" + p.accuracy + " m)" : "") +
-      " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6);
+      " — " + p.latitude.toFixed(6) + ", " + p.longitude.toFixed(6) + removal;
   }
 
-  // The circle of a point, with its time (and accuracy and coordinates) as its title.
+  // The circle of a point, with its time (and accuracy and coordinates) as its title; a hollow
+  // ring when retention removes it within 7 days (`expiring`; `overdue` when already past).
   function pointCircle(p, q, isNewest) {
+    const classes = ["point"];
+    if (isNewest) classes.push("newest");
+    if (p.expiry) classes.push("expiring");
+    if (p.expiry === "overdue") classes.push("overdue");
     const circle = svg("circle", {
-      class: isNewest ? "point newest" : "point", cx: q.x, cy: -q.y, r: (isNewest ? 1.4 : 0.8) * view.unit,
+      class: classes.join(" "), cx: q.x, cy: -q.y, r: (isNewest ? 1.4 : 0.8) * view.unit,
       "data-time": p.time, "data-id": p.id,
     }, view.layer);
     return titled(circle, pointText(p));
@@ -820,13 +982,18 @@
     const count = view.count;
     el.map.setAttribute("data-points", String(count));
     el.map.setAttribute("data-outside", String(view.outside));
+    el.map.setAttribute("data-expiring", String(view.expiring));
     state.points = count;
     state.outside = view.outside;
+    state.expiring = view.expiring;
+    state.overdue = view.overdue;
     state.mode = plan ? "venue" : "plain";
+    const day = selection && selection.mode === "day" ? selection.day : null;
     el.caption.textContent = count === 0
-      ? "No positions in this range" + (plan ? " on " + plan.name + "." : ".")
+      ? (day ? "No positions on " + formatDay(day) : "No positions in this range") + (plan ? " on " + plan.name + "." : ".")
       : count + (count === 1 ? " position" : " positions") + " from " + formatTime(view.first) +
         " to " + formatTime(view.newestTime) + (plan ? " on " + plan.name : "") + "; the newest is highlighted.";
+    updateRetentionNote();
   }
 
   // Adds a new newest point to the drawing without redrawing it, when the point falls inside the
@@ -839,6 +1006,9 @@
     const points = view.line.getAttribute("points");
     view.line.setAttribute("points", (points ? points + " " : "") + q.x + "," + (-q.y));
     if (view.first === null) view.first = p.time;
+    const expiry = markExpiry(p, Date.now() / 1000);
+    if (expiry) view.expiring += 1;
+    if (expiry === "overdue") view.overdue += 1;
     drawPoint(p, q);
     view.count += 1;
     updateCounts();
@@ -862,7 +1032,8 @@
   function connect() {
     closeSocket();
     if (!token || range.to !== null) {
-      setStatus(range.to !== null ? "Showing a past range (no live updates)" : "Not connected", "idle");
+      const past = selection && selection.mode === "day" ? "Showing " + formatDay(selection.day) : "Showing a past range";
+      setStatus(range.to !== null ? past + " (no live updates)" : "Not connected", "idle");
       return;
     }
     const attempt = connectGeneration;
@@ -915,39 +1086,232 @@
   }
 
   // ---------------------------------------------------------------------------------------------
+  // Day by day, and the address.
+  //
+  // The page shows a day (local midnight to midnight; today's goes on live) or a range. The
+  // address's fragment keeps it, `#day=2026-12-01` or `#from=2026-12-01T07:00:00Z&to=…` (UTC;
+  // without `to`: up to now, live), so that a reload or a shared link shows the same history.
+  // The token never goes there. The default, the last 24 hours, leaves the fragment empty.
+
+  // The range of a selection: {from, to} in seconds, to = null for up to now (live). A day
+  // ends just before the next one's midnight (a position at midnight is the next day's).
+  function rangeOf(chosen) {
+    if (chosen.mode !== "day") return { from: chosen.from, to: chosen.to };
+    return { from: dayStart(chosen.day), to: chosen.day === today() ? null : dayEnd(chosen.day) - 0.001 };
+  }
+
+  function sameSelection(a, b) {
+    return a.mode === b.mode && (a.mode === "day" ? a.day === b.day : a.from === b.from && a.to === b.to);
+  }
+
+  function isoTime(seconds) { return new Date(seconds * 1000).toISOString().replace(".000Z", "Z"); }
+
+  // The fragment that names a selection ("" for the default).
+  function fragmentOf(chosen) {
+    if (chosen.isDefault) return "";
+    if (chosen.mode === "day") return "#day=" + chosen.day;
+    return "#from=" + isoTime(chosen.from) + (chosen.to !== null ? "&to=" + isoTime(chosen.to) : "");
+  }
+
+  // The selection the address names; null when it names none; {error} when it names a wrong one.
+  function selectionFromAddress() {
+    const text = location.hash.replace(/^#/, "");
+    if (!text) return null;
+    const params = new URLSearchParams(text);
+    function time(value) {
+      const t = value ? new Date(value).getTime() : NaN;
+      return Number.isFinite(t) ? t / 1000 : null;
+    }
+    if (params.has("day")) {
+      const day = params.get("day");
+      return dayStart(day) !== null ? { mode: "day", day: day }
+        : { error: "The address names no day (#day=YYYY-MM-DD): showing the last 24 hours." };
+    }
+    if (params.has("from")) {
+      const from = time(params.get("from")), to = params.get("to") ? time(params.get("to")) : null;
+      if (from !== null && (to !== null || !params.get("to")) && (to === null || to >= from)) {
+        return { mode: "range", from: from, to: to };
+      }
+      return { error: "The address names no range (#from=…&to=…, e.g. 2026-12-01T08:00:00Z): showing the last 24 hours." };
+    }
+    return null;
+  }
+
+  // Makes `chosen` the selection shown, and its range the one loaded.
+  function choose(chosen) {
+    selection = chosen;
+    range = rangeOf(chosen);
+    state.range = { mode: chosen.mode, day: chosen.mode === "day" ? chosen.day : null, from: range.from, to: range.to };
+  }
+
+  // The default: the last 24 hours, up to now.
+  function defaultSelection() {
+    defaultFrom = inputValue(Math.floor(Date.now() / 1000) - 24 * 3600);
+    return { mode: "range", from: parseInput(defaultFrom), to: null, isDefault: true };
+  }
+
+  // Puts the selection in the address: a new history entry (the browser's Back goes to the
+  // previous day or range), or in place of the current one.
+  function writeAddress(chosen, replace) {
+    const target = location.pathname + location.search + fragmentOf(chosen);
+    if (target === location.pathname + location.search + location.hash) return;
+    if (replace) history.replaceState(null, "", target);
+    else history.pushState(null, "", target);
+  }
+
+  // Shows the controls of a mode: the day's, or the range's.
+  function setMode(mode) {
+    const isDay = mode === "day";
+    el.modeDay.checked = isDay;
+    el.modeRange.checked = !isDay;
+    el.dayField.hidden = !isDay;
+    el.fromField.hidden = isDay;
+    el.toField.hidden = isDay;
+    el.day.disabled = !isDay;
+    el.from.disabled = isDay;
+    el.to.disabled = isDay;
+  }
+
+  // Sets the controls to a selection (a day's range fills From and To, for a switch to Range).
+  function reflect(chosen) {
+    setMode(chosen.mode);
+    const r = rangeOf(chosen);
+    const latest = today();
+    el.day.max = latest;
+    if (chosen.mode === "day") el.day.value = chosen.day;
+    el.from.value = inputValue(Math.floor(r.from));
+    el.to.value = r.to === null ? "" : inputValue(Math.floor(r.to));
+    // Not disabled, which would drop the keyboard focus of whoever pressed it to get there.
+    el.dayNext.setAttribute("aria-disabled", String(chosen.mode !== "day" || chosen.day >= latest));
+  }
+
+  // The day the day buttons move from: the date input's, else the one shown, else today.
+  function currentDay() {
+    if (dayStart(el.day.value) !== null) return el.day.value;
+    return selection && selection.mode === "day" ? selection.day : today();
+  }
+
+  function showDay(day) {
+    if (dayStart(day) !== null) show({ mode: "day", day: day });
+  }
+
+  function hideDayNote() {
+    state.nearest = null;
+    el.dayNote.hidden = true;
+    el.dayEarlier.hidden = true;
+    el.dayLater.hidden = true;
+  }
+
+  // The day of the position nearest to a day, from `/events` with `query` and `limit=1`, or null.
+  async function nearestDay(query) {
+    try {
+      const response = await fetch("/events?types[]=position/wgs84&types[]=position/local&" + query + "&limit=1",
+        { headers: { Authorization: token }, cache: "no-store" });
+      if (!response.ok) return null;
+      const body = await response.json();
+      const event = (body.events || [])[0];
+      return event && typeof event.time === "number" ? dayOf(event.time) : null;
+    } catch (ignored) {
+      return null;
+    }
+  }
+
+  // On a day without positions: says so, and offers the nearest days before and after it that
+  // have some.
+  async function offerNearestDays(day, generation) {
+    // The newest position before the day (with toTime alone the API would look at the 24 hours
+    // before it only: from 1970 on), and the oldest after it (none after today).
+    const previous = await nearestDay("fromTime=0&toTime=" + encodeURIComponent(dayStart(day) - 0.001));
+    const next = day >= today() ? null : await nearestDay("fromTime=" + encodeURIComponent(dayEnd(day)) + "&sortAscending=true");
+    if (generation !== showGeneration || track.length > 0) return;
+    state.nearest = { previous: previous, next: next };
+    el.dayNoteText.textContent = "No positions on " + formatDay(day) +
+      (previous || next ? "." : day >= today() ? " nor before it." : " nor on any other day.");
+    jumpButton(el.dayEarlier, previous, "Earlier: ", true);
+    jumpButton(el.dayLater, next, "Later: ", false);
+    el.dayNote.hidden = false;
+  }
+
+  function jumpButton(button, day, label, before) {
+    button.textContent = "";
+    button.hidden = !day;
+    if (!day) return;
+    button.dataset.day = day;
+    const arrow = document.createElement("span");
+    arrow.setAttribute("aria-hidden", "true");
+    arrow.textContent = before ? "◀ " : " ▶";
+    const text = document.createTextNode(label + formatDay(day));
+    if (before) button.append(arrow, text); else button.append(text, arrow);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // The form.
 
-  async function show() {
-    token = el.token.value.trim();
-    const from = parseInput(el.from.value);
+  // What the form asks for.
+  function selectionOfForm() {
+    if (el.modeDay.checked) return { mode: "day", day: el.day.value };
     const to = parseInput(el.to.value);
+    return { mode: "range", from: parseInput(el.from.value), to: to, isDefault: el.from.value === defaultFrom && to === null };
+  }
+
+  // Shows a selection: checks it, puts it in the controls and the address, loads the retention
+  // and the track (on an empty day, the nearest days with positions), then follows live updates
+  // when the range goes on to now. Options: `replace`, the address in place of the current one
+  // (not a new history entry); `warning`, an error to show once loaded (why this selection).
+  async function show(chosen, options) {
+    token = el.token.value.trim();
     if (!token) { showError("Enter an access token (from `whereabouts users token NAME`)."); closeSocket(); return; }
-    if (from === null) { showError("Choose the start of the range."); return; }
-    if (to !== null && to < from) { showError("The end of the range is before its start."); return; }
+    if (chosen.mode === "day" && dayStart(chosen.day) === null) { showError("Choose a day."); return; }
+    if (chosen.mode !== "day" && chosen.from === null) { showError("Choose the start of the range."); return; }
+    if (chosen.mode !== "day" && chosen.to !== null && chosen.to < chosen.from) { showError("The end of the range is before its start."); return; }
     try { localStorage.setItem(TOKEN_KEY, token); } catch (ignored) { /* storage disabled */ }
-    range = { from: from, to: to };
+    const generation = ++showGeneration;
+    const current = function () { return generation === showGeneration; };
+    choose(chosen);
+    state.loading = true;
+    reflect(chosen);
+    writeAddress(chosen, options && options.replace);
+    hideDayNote();
     floorByHand = false;
     closeSocket();
     if (!plan && venueNeedsToken) await loadVenue(token);
-    if (!(await loadTrack())) return;
+    if (!current()) return;
+    await loadRetention();
+    if (!current()) return;
+    if (!(await loadTrack())) { if (current()) state.loading = false; return; }
+    if (!current()) return;
     // The default range (the last 24 hours) is empty but older positions exist, e.g. a replayed
     // recording: start 24 hours before the newest one rather than show an empty map (still up to
     // now, so that live updates go on).
-    if (track.length === 0 && to === null && el.from.value === defaultFrom) {
+    if (track.length === 0 && chosen.isDefault) {
       const newest = await newestPositionEnd();
-      if (newest !== null && newest < from) {
+      if (!current()) return;
+      if (newest !== null && newest < range.from) {
         el.from.value = inputValue(Math.floor(newest) - 24 * 3600);
-        range = { from: parseInput(el.from.value), to: null };
-        if (!(await loadTrack())) return;
+        choose({ mode: "range", from: parseInput(el.from.value), to: null, isDefault: true });
+        if (!(await loadTrack())) { if (current()) state.loading = false; return; }
+        if (!current()) return;
         el.note.textContent = "No positions in the last 24 hours: showing from the day before the newest one.";
       }
     }
+    if (chosen.mode === "day" && track.length === 0) await offerNearestDays(chosen.day, generation);
+    if (!current()) return;
     connect();
+    if (options && options.warning) showError(options.warning);
+    state.loading = false;
   }
 
   function start() {
     el.form = document.getElementById("controls");
     el.token = document.getElementById("token");
+    el.modeDay = document.getElementById("mode-day");
+    el.modeRange = document.getElementById("mode-range");
+    el.dayField = document.getElementById("day-field");
+    el.day = document.getElementById("day");
+    el.dayPrevious = document.getElementById("day-previous");
+    el.dayNext = document.getElementById("day-next");
+    el.fromField = document.getElementById("from-field");
+    el.toField = document.getElementById("to-field");
     el.from = document.getElementById("from");
     el.to = document.getElementById("to");
     el.floor = document.getElementById("floor");
@@ -955,6 +1319,12 @@
     el.floorNote = document.getElementById("floor-note");
     el.floorNoteText = document.getElementById("floor-note-text");
     el.floorFollow = document.getElementById("floor-follow");
+    el.dayNote = document.getElementById("day-note");
+    el.dayNoteText = document.getElementById("day-note-text");
+    el.dayEarlier = document.getElementById("day-earlier");
+    el.dayLater = document.getElementById("day-later");
+    el.retentionNote = document.getElementById("retention-note");
+    el.legendExpiring = document.getElementById("legend-expiring");
     el.error = document.getElementById("error");
     el.status = document.getElementById("status");
     el.map = document.getElementById("map");
@@ -973,11 +1343,45 @@
       try { initial = localStorage.getItem(TOKEN_KEY) || ""; } catch (ignored) { initial = ""; }
     }
     el.token.value = initial;
-    el.from.value = inputValue(Math.floor(Date.now() / 1000) - 24 * 3600);
-    defaultFrom = el.from.value;
-    el.to.value = "";
+    // The day or range the address names, else the last 24 hours.
+    const named = selectionFromAddress();
+    const warning = named && named.error ? named.error : null;
+    if (warning) showError(warning);
+    choose(named && !warning ? named : defaultSelection());
+    reflect(selection);
 
-    el.form.addEventListener("submit", function (e) { e.preventDefault(); show(); });
+    el.form.addEventListener("submit", function (e) { e.preventDefault(); show(selectionOfForm()); });
+    el.modeDay.addEventListener("change", function () {
+      if (!el.modeDay.checked) return;
+      // The day the range shown starts on; today when it goes on live.
+      const day = range.to === null ? today() : dayOf(range.from);
+      if (el.token.value.trim()) show({ mode: "day", day: day });
+      else reflect({ mode: "day", day: day });
+    });
+    // The range of the day shown, in From and To, to change at will and show.
+    el.modeRange.addEventListener("change", function () { if (el.modeRange.checked) setMode("range"); });
+    el.day.addEventListener("change", function () { showDay(el.day.value); });
+    el.dayPrevious.addEventListener("click", function () { showDay(shiftDay(currentDay(), -1)); });
+    el.dayNext.addEventListener("click", function () {
+      if (el.dayNext.getAttribute("aria-disabled") !== "true") showDay(shiftDay(currentDay(), 1));
+    });
+    for (const button of [el.dayEarlier, el.dayLater]) {
+      button.addEventListener("click", function () {
+        showDay(button.dataset.day);
+        el.day.focus();   // the button goes once the day has positions
+      });
+    }
+    // Back, Forward, or a fragment typed in the address bar.
+    window.addEventListener("hashchange", function () {
+      const named = selectionFromAddress();
+      const wrong = named && named.error ? named.error : null;
+      const chosen = named && !wrong ? named : defaultSelection();
+      if (!wrong && selection && sameSelection(chosen, selection)) return;
+      if (el.token.value.trim()) { show(chosen, { replace: true, warning: wrong }); return; }
+      choose(chosen);
+      reflect(chosen);
+      if (wrong) showError(wrong);
+    });
     let resizeTimer = null;
     window.addEventListener("resize", function () {
       clearTimeout(resizeTimer);
@@ -997,8 +1401,9 @@
       render();
     });
     render();
+    state.loading = initial !== "";
     loadVenue(initial).finally(function () {
-      if (initial) show();
+      if (initial) show(selection, { replace: true, warning: warning });
       else setStatus("Enter a token to show a track", "idle");
     });
   }
