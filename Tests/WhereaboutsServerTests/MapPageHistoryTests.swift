@@ -328,7 +328,7 @@ struct MapPageHistoryTests {
             }
             try await HeadlessChromium.withPage { page in
                 try await page.setTimeZone("UTC")
-                let from = Self.formatted(now - 40 * Self.day, "yyyy-MM-dd'T'HH:mm:ss")
+                let from = Self.formatted(now - 70 * Self.day, "yyyy-MM-dd'T'HH:mm:ss")
                 try await page.navigate(to: "\(server.baseURL)/map?auth=\(Self.token)#from=\(from)Z")
                 try await page.waitUntil("window.whereaboutsMap && !window.whereaboutsMap.loading && window.whereaboutsMap.connected")
                 #expect(try await page.evaluate("window.whereaboutsMap.points") == .number(7))
@@ -354,14 +354,20 @@ struct MapPageHistoryTests {
         }
     }
 
-    @Test("without a limit nothing is marked, and per-stream limits from /retention win over the user's",
+    @Test("without a limit nothing is marked; a stream's own limit (or its parent's) wins over the user's, the shortest of an event's streams applies",
           .enabled(if: HeadlessChromium.shouldRun,
                    "chromium is not installed: `apt-get install chromium` to run the map page in a browser"))
     func retentionPerStreamLimits() async throws {
         try await MapTestServer.run(retention: .init(defaultKeep: nil, interval: nil)) { server in
             let now = MapPageTests.now()
             try await MapPageTagsTests.post(server, "/streams", #"{"id": "short", "name": "Short"}"#)
+            try await MapPageTagsTests.post(server, "/streams", #"{"id": "diary", "name": "Diary"}"#)
+            try await MapPageTagsTests.post(server, "/streams", #"{"id": "indoor", "name": "Indoor", "parentId": "position"}"#)
             let positions: [(id: String, time: Double, streams: String)] = [
+                // diary is kept for ever, whatever the user's limit: 60 days old, never removed.
+                ("diary60", now - 60 * Self.day, #"["diary"]"#),
+                // indoor follows position (40 days): 36 days old, in 4 days.
+                ("indoor36", now - 36 * Self.day, #"["indoor"]"#),
                 // The user keeps 30 days; position keeps 40: 35 days old, removed in 5 days.
                 ("position35", now - 35 * Self.day, #"["position"]"#),
                 // position keeps 40: 20 days old, in 20 days.
@@ -378,40 +384,34 @@ struct MapPageHistoryTests {
             }
             try await HeadlessChromium.withPage { page in
                 try await page.setTimeZone("UTC")
-                let from = Self.formatted(now - 40 * Self.day, "yyyy-MM-dd'T'HH:mm:ss")
+                let from = Self.formatted(now - 70 * Self.day, "yyyy-MM-dd'T'HH:mm:ss")
                 let ready = "window.whereaboutsMap && !window.whereaboutsMap.loading && window.whereaboutsMap.connected"
                 // This server keeps everything for ever: nothing marked, nothing said.
                 try await page.navigate(to: "\(server.baseURL)/map?auth=\(Self.token)#from=\(from)Z")
                 try await page.waitUntil(ready)
-                #expect(try await page.evaluate("window.whereaboutsMap.points") == .number(5))
+                #expect(try await page.evaluate("window.whereaboutsMap.points") == .number(7))
                 #expect(try await page.evaluate("window.whereaboutsMap.retention.from") == .string("none"))
                 #expect(try await page.evaluate(Self.marked("expiring")) == .string(""))
                 #expect(try await page.evaluate("window.whereaboutsMap.expiring") == .number(0))
                 #expect(try await page.evaluate("document.getElementById('retention-note').hidden") == .bool(true))
                 #expect(try await page.evaluate("document.getElementById('legend-expiring').hidden") == .bool(true))
 
-                // A server that keeps per-stream limits answers them (stood in for here, until
-                // the store keeps them).
-                let retention = #"{"retention": {"keep": \#(30 * Self.day), "from": "user", "streams": {"position": \#(40 * Self.day), "short": \#(5 * Self.day)}}, "meta": {}}"#
-                try await page.send("Page.enable")   // else the script is not added
-                try await page.send("Page.addScriptToEvaluateOnNewDocument", [("source", .string("""
-                    (() => {
-                      const fetched = window.fetch;
-                      window.fetch = function (input, init) {
-                        if (String(input) === '/retention') {
-                          return Promise.resolve(new Response('\(retention)', { status: 200, headers: { 'Content-Type': 'application/json' } }));
-                        }
-                        return fetched.call(this, input, init);
-                      };
-                    })();
-                    """))])
+                // The user keeps 30 days, position 40 (and its child, inherited), short 5, diary for ever.
+                try await server.store.setRetention(30 * Self.day, for: "alice")
+                try await server.store.setRetention(40 * Self.day, for: "alice", stream: "position")
+                try await server.store.setRetention(5 * Self.day, for: "alice", stream: "short")
+                try await server.store.setRetention(.infinity, for: "alice", stream: "diary")
+                let answer = try JSONParser.parse(try await server.get("/retention", token: Self.token).body)
+                #expect(answer["retention"]?["streams"] == .object([("diary", .null), ("indoor", .number(40 * Self.day)),
+                                                                         ("position", .number(40 * Self.day)), ("short", .number(5 * Self.day))]),
+                        "\(answer)")
                 try await Self.reload(page, until: ready)
                 #expect(try await page.evaluate("window.whereaboutsMap.retention.streams.short") == .number(5 * Self.day))
-                #expect(try await page.evaluate(Self.marked("expiring")) == .string("notes25,position35,short3,short6"))
+                #expect(try await page.evaluate(Self.marked("expiring")) == .string("indoor36,notes25,position35,short3,short6"))
                 #expect(try await page.evaluate(Self.marked("overdue")) == .string("short6"))
                 let note = try await page.evaluate("document.getElementById('retention-note').textContent")
-                #expect(note.stringValue?.hasSuffix(" Streams with their own limit: position (40 days), short (5 days). "
-                    + "4 positions shown are removed within 7 days (1 is past the limit already: the next purge removes it).") == true,
+                #expect(note.stringValue?.hasSuffix(" Streams with their own limit: diary (for ever), indoor (40 days), position (40 days), short (5 days). "
+                    + "5 positions shown are removed within 7 days (1 is past the limit already: the next purge removes it).") == true,
                     "\(note)")
             }
         }

@@ -130,7 +130,7 @@ public enum LocationHistoryImport {
             case .googleTakeout: try await GoogleTakeoutReader.read(file, into: &sink)
             }
         }
-        try await sink.flush()
+        try await sink.finish()
         return sink.report
     }
 
@@ -151,7 +151,7 @@ public enum LocationHistoryImport {
 }
 
 /// Where readers put what they read: positions become events in batches, each batch one
-/// transaction; refusals and records passed over are counted.
+/// transaction, stored while the next is read; refusals and records passed over are counted.
 struct ImportSink {
     let store: any EventStore
     let user: String
@@ -161,6 +161,8 @@ struct ImportSink {
     let progress: ((LocationHistoryImport.Report) -> Void)?
     var report = LocationHistoryImport.Report()
     private var batch: [EventWrite] = []
+    /// The batch being stored: whether each event was new.
+    private var pending: Task<[Bool], any Error>?
 
     init(store: any EventStore, user: String, stream: String, now: Double, batchSize: Int,
          progress: ((LocationHistoryImport.Report) -> Void)?) {
@@ -196,13 +198,31 @@ struct ImportSink {
         }
     }
 
-    /// Stores the batch.
+    /// Hands the batch to the store, which writes it while the next one is read (on another
+    /// core); the batch before must be stored first, so that at most two are in memory.
     mutating func flush() async throws {
         guard !batch.isEmpty else { return }
-        for result in try await store.addEvents(batch, for: user) {
-            if case .created = result { report.imported += 1 } else { report.existing += 1 }
+        let writes = batch
+        batch = []
+        batch.reserveCapacity(batchSize)
+        try await settle()
+        let store = store, user = user
+        pending = Task { try await store.addEvents(writes, for: user).map { if case .created = $0 { true } else { false } } }
+    }
+
+    /// Stores what is left and waits until it is stored.
+    mutating func finish() async throws {
+        try await flush()
+        try await settle()
+    }
+
+    /// Waits for the batch being stored, and counts it.
+    private mutating func settle() async throws {
+        guard let task = pending else { return }
+        pending = nil
+        for created in try await task.value {
+            if created { report.imported += 1 } else { report.existing += 1 }
         }
-        batch.removeAll(keepingCapacity: true)
         progress?(report)
     }
 }

@@ -341,7 +341,8 @@
           const streams = {};
           for (const id in r.streams || {}) {
             const limit = r.streams[id];
-            if (typeof limit === "number" && limit >= 0) streams[id] = limit;
+            if (limit === null) streams[id] = Infinity;  // kept for ever, whatever the user's limit
+            else if (typeof limit === "number" && limit >= 0) streams[id] = limit;
           }
           retention = { keep: typeof r.keep === "number" && r.keep >= 0 ? r.keep : null, from: r.from, streams: streams };
         }
@@ -350,15 +351,18 @@
     state.retention = retention;
   }
 
-  // A position's limit in seconds, or null when it is kept for ever.
+  // A position's limit in seconds, or null when it is kept for ever: the shortest among its
+  // streams' (a stream the server did not list has the user's), as the purge does.
   function limitOf(p) {
     if (!retention) return null;
-    let limit = null;
-    for (const id of p.streamIds || []) {
-      const own = retention.streams[id];
-      if (typeof own === "number" && (limit === null || own < limit)) limit = own;
+    const userLimit = retention.keep === null ? Infinity : retention.keep;
+    const ids = p.streamIds || [];
+    let limit = ids.length === 0 ? userLimit : Infinity;
+    for (const id of ids) {
+      const own = Object.prototype.hasOwnProperty.call(retention.streams, id) ? retention.streams[id] : userLimit;
+      if (own < limit) limit = own;
     }
-    return limit !== null ? limit : retention.keep;
+    return Number.isFinite(limit) ? limit : null;
   }
 
   // When the purge removes a position (seconds since 1970), or null when it never does.
@@ -379,6 +383,7 @@
   // A duration as the page writes it: "90 days", "1 day", "12 hours", "30 minutes", "45 seconds".
   function formatKeep(seconds) {
     function count(n, unit) { return n + " " + unit + (n === 1 ? "" : "s"); }
+    if (!Number.isFinite(seconds)) return "for ever";
     if (seconds >= 86400 && seconds % 86400 === 0) return count(seconds / 86400, "day");
     if (seconds >= 3600 && seconds % 3600 === 0) return count(seconds / 3600, "hour");
     if (seconds >= 60 && seconds % 60 === 0) return count(seconds / 60, "minute");
