@@ -243,7 +243,7 @@ struct OpenAPIDocumentTests {
                 if Self.mapRoutes.contains(operation) && !serverHasMap { continue }
                 #expect(!Self.isNoRoute(answer), "\(operation) is described but not routed: \(answer.status) \(answer.text)")
             }
-            #expect(OpenAPIDocument.operations.count == 29)
+            #expect(OpenAPIDocument.operations.count == 30)
         }
     }
 
@@ -487,6 +487,17 @@ struct OpenAPIDocumentTests {
         #expect(try await send("DELETE /accesses/{id}", "/accesses/nobody").status == 404)
         #expect(try await send("DELETE /accesses/{id}", "/accesses/\(sharedId)").json["accessDeletion"]?["id"]?.stringValue == sharedId)
         #expect(try await send("GET /accesses", "/accesses", token: sharedToken).status == 401)   // deleted: gone at once
+
+        // Account deletion: a user of its own, so that alice stays for what follows.
+        let (carol, carolToken) = try await server.addUser("carol")
+        #expect(try await send("DELETE /users/{username}", "/users/\(carol)", token: nil).status == 401)
+        #expect(try await send("DELETE /users/{username}", "/users/\(carol)", token: token).status == 403)   // alice's
+        #expect(try await send("DELETE /users/{username}", "/users/\(carol)", token: carolToken).json["userDeletion"]?["username"]?.stringValue == carol)
+        // Gone meanwhile (erased on the server, her token still cached by this one for a second).
+        let (dave, daveToken) = try await server.addUser("dave")
+        #expect(try await server.request(.GET, "/access-info", token: daveToken).status == 200)
+        _ = try await server.store.removeUser(named: dave)
+        #expect(try await send("DELETE /users/{username}", "/users/\(dave)", token: daveToken).status == 404)
 
         // Service info, for Pryv's clients, with no token
         let info = try await send("GET /service/info", "/service/info", token: nil)

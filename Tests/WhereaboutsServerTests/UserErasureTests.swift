@@ -88,6 +88,42 @@ struct UserErasureTests {
     }
 
     /// Every file under `directory`, recursively.
+    /// Pryv's account deletion: only the account's own personal token may erase it; its tokens
+    /// stop at once; another user keeps everything.
+    @Test(arguments: StoreKind.tested)
+    func theAccountsPersonalTokenDeletesItThroughPryvsRoute(kind: StoreKind) async throws {
+        try await TestServer.run(kind) { server in
+            let (alice, aliceToken) = try await server.addUser("alice")
+            let (bob, bobToken) = try await server.addUser("bob")
+            for (token, id) in [(aliceToken, "ck0alice00000000000000001"), (bobToken, "ck0bob0000000000000000001")] {
+                let created = try await server.request(.POST, "/events", token: token, json: positionEvent(id: id, time: 1_700_000_000,
+                                                                                                         latitude: 46.5, longitude: 6.6))
+                #expect(created.status == 201, "\(created.text)")
+            }
+            let app = try await server.token(for: alice, [Permission(streamId: Permission.allStreams, level: .manage)])
+            // An app's token, another user's personal one, a personal token for another account: 403.
+            for (token, user) in [(app, alice), (bobToken, alice), (aliceToken, bob)] {
+                let refused = try await server.request(.DELETE, "/users/\(user)", token: token)
+                #expect(refused.status == 403 && refused.errorId == "invalid-access-token", "\(refused.text)")
+            }
+            #expect(try await server.request(.DELETE, "/users/\(alice)").status == 401)
+            let deleted = try await server.request(.DELETE, "/users/\(alice)", token: aliceToken)
+            #expect(deleted.status == 200, "\(deleted.text)")
+            #expect(deleted.json["userDeletion"] == .object([("username", .string(alice))]))
+            // Her tokens stop at once (this server forgot them), the app's too.
+            for token in [aliceToken, app] {
+                #expect(try await server.request(.GET, "/events", token: token).status == 401)
+            }
+            #expect(try await server.store.user(named: alice) == nil)
+            #expect(try await server.store.accesses(of: alice).isEmpty)
+            let bobs = try await server.request(.GET, "/events", token: bobToken)
+            #expect(bobs.status == 200 && bobs.text.contains("ck0bob0000000000000000001"))
+            // Under the user's path, as Pryv's clients ask.
+            #expect(try await server.request(.DELETE, "/\(bob)/users/\(bob)", token: bobToken).status == 200)
+            #expect(try await server.store.user(named: bob) == nil)
+        }
+    }
+
     static func files(under directory: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
         return walker.compactMap { $0 as? String }.map { directory + "/" + $0 }.filter { path in

@@ -169,6 +169,12 @@ struct APIRoutes: ServerRoutes {
             return APIResponse.json(result.members, status: result.status)
         }
 
+        router.delete("/users/{username}") { _, context in
+            let access = try context.requireAccess()
+            let result = try await service.deleteAccount(username: try context.parameters.require("username"), access: access)
+            return APIResponse.json(result.members, status: result.status)
+        }
+
         router.post("/pub") { request, context in
             let access = try context.requireAccess()
             let query = QueryParameters(query: request.uri.query)
