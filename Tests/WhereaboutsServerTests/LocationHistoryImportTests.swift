@@ -67,6 +67,16 @@ struct LocationHistoryImportTests {
             await #expect(throws: StoreError.notFound("user", id: harness.name("nobody"))) {
                 _ = try await LocationHistoryImport.run(at: root, into: store, user: harness.name("nobody"))
             }
+            // One position a batch: each stored while the next is read, every one counted once,
+            // the progress heard after each.
+            let joe = try await harness.addUser("joe", to: store)
+            let heard = LockedValue<[Int]>([])
+            let small = try await LocationHistoryImport.run(at: root + "/rec/jane", into: store, user: joe, batchSize: 1) { report in
+                heard.withValue { $0.append(report.positions) }
+            }
+            #expect(small.imported == 3 && small.existing == 0 && small.refused == 3)
+            #expect(heard.value == [1, 2, 3])
+            #expect(try await store.events(matching: EventQuery(sortAscending: true), for: joe).map(\.time) == events.map(\.time))
             // The same location posted live by OwnTracks' HTTP mode is the same event.
             let live = try #require(try OwnTracksMessage.event(
                 from: JSONParser.parse(#"{"_type":"location","tid":"jt","lat":47.3769,"lon":8.5417,"tst":1717322400,"acc":30}"#),

@@ -122,15 +122,22 @@ public enum LocationHistoryImport {
                                                   modified: now, modifiedBy: "import"), for: user)
         }
         var sink = ImportSink(store: store, user: user, stream: stream, now: now, batchSize: max(1, batchSize), progress: progress)
-        for file in files {
-            sink.report.files += 1
-            switch format {
-            case .ownTracksRecorder: try await OwnTracksRecorderReader.read(file, into: &sink)
-            case .gpx: try await GPXReader.read(file, into: &sink)
-            case .googleTakeout: try await GoogleTakeoutReader.read(file, into: &sink)
+        do {
+            for file in files {
+                try Task.checkCancellation()
+                sink.report.files += 1
+                switch format {
+                case .ownTracksRecorder: try await OwnTracksRecorderReader.read(file, into: &sink)
+                case .gpx: try await GPXReader.read(file, into: &sink)
+                case .googleTakeout: try await GoogleTakeoutReader.read(file, into: &sink)
+                }
             }
+            try await sink.finish()
+        } catch {
+            // The batch being stored is stored (or fails) before the caller may close the store.
+            await sink.abandon()
+            throw error
         }
-        try await sink.finish()
         return sink.report
     }
 
@@ -214,6 +221,12 @@ struct ImportSink {
     mutating func finish() async throws {
         try await flush()
         try await settle()
+    }
+
+    /// Waits for the batch being stored, whatever becomes of it, after a failure elsewhere.
+    mutating func abandon() async {
+        _ = try? await pending?.value
+        pending = nil
     }
 
     /// Waits for the batch being stored, and counts it.
