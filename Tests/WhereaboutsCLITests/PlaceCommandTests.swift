@@ -170,6 +170,27 @@ struct PlaceCommandTests {
         #expect(try (monitored(["--place-vote", "0.4"]) ?? 0) > 0.5)
     }
 
+    /// The committed three-room venue (Fixtures/three-rooms): eval counts the walk's six room
+    /// changes and the place monitor's against them — none by default (it never enters a 2 m
+    /// room), some with `--place-vote 0.4`.
+    @Test func evalCountsRoomChangesOnTheThreeRoomFixture() throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = "Fixtures/three-rooms/venue.json", recording = directory.appendingPathComponent("rooms.jsonl").path
+        let simulated = try CommandRunner.run(["simulate", "--venue", venue, "--walk", "Fixtures/three-rooms/walk.json", "--seed", "1",
+                                               "--shadowing", "2.5", "--multipath-share", "0.1", "--multipath-loss", "6", "-o", recording])
+        #expect(simulated.status == 0, "\(simulated.standardError)")
+        func rooms(_ extra: [String]) throws -> [String: Any] {
+            let output = try CommandRunner.run(["eval", "--venue", venue, "--test", recording, "--algorithm", "all", "--json"] + extra)
+            let records = try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]] ?? []
+            return records.first { $0["kind"] as? String == "rooms" } ?? [:]
+        }
+        let strict = try rooms([])
+        #expect(strict["trueRoomChanges"] as? Int == 6 && strict["monitoredRoomChanges"] as? Int == 0, "\(strict)")
+        let lenient = try rooms(["--place-vote", "0.4"])
+        #expect(lenient["trueRoomChanges"] as? Int == 6 && (lenient["monitoredRoomChanges"] as? Int ?? 0) > 0, "\(lenient)")
+    }
+
     @Test func watchPrintsTextAndEverythingWithAll() throws {
         let output = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--all", "--exit-timeout", "5"])
         #expect(output.status == 0, "\(output.standardError)")

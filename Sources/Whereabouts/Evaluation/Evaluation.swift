@@ -28,6 +28,7 @@ public struct Evaluation: Sendable {
     private var scoresPointPlaces = false
     private var pointPlaceRight = 0, pointPlaceLocated = 0, nearestPlaces = 0
     private var scoresMonitoredPlaces = false, monitoredPlaceRight = 0
+    private var monitoredChanges = 0, trueChanges = 0
 
     /// Scans with a true place.
     public var scansWithPlace: Int { withPlace }
@@ -77,6 +78,15 @@ public struct Evaluation: Sendable {
         if let truePlace = truth?.place, place == truePlace { monitoredPlaceRight += 1 }
     }
 
+    /// Counts a change of room: by the monitor (`monitor`: its place differs from the one it
+    /// reported for the device's previous scan, once it had reported one) and in the truth
+    /// (`truth`: the true place differs from the last one the device's track had). What
+    /// ``EvaluationReport/monitoredRoomChanges`` and ``EvaluationReport/trueRoomChanges`` sum.
+    public mutating func addRoomChanges(monitor: Bool, truth: Bool) {
+        if monitor { monitoredChanges += 1 }
+        if truth { trueChanges += 1 }
+    }
+
     /// The report; fields that do not apply (no true positions, floors or places) are `nil`.
     public func report(dataset: String, algorithm: String, units: Venue.LengthUnit, fixesPerSecond: Double? = nil) -> EvaluationReport {
         EvaluationReport(
@@ -90,7 +100,9 @@ public struct Evaluation: Sendable {
             pointPlaceAccuracy: scoresPointPlaces && withPlace > 0 ? Double(pointPlaceRight) / Double(withPlace) : nil,
             pointPlaceLocated: scoresPointPlaces && withPlace > 0 ? pointPlaceLocated : nil,
             nearestPlaces: scoresPointPlaces && withPlace > 0 ? nearestPlaces : nil,
-            monitoredPlaceAccuracy: scoresMonitoredPlaces && withPlace > 0 ? Double(monitoredPlaceRight) / Double(withPlace) : nil)
+            monitoredPlaceAccuracy: scoresMonitoredPlaces && withPlace > 0 ? Double(monitoredPlaceRight) / Double(withPlace) : nil,
+            monitoredRoomChanges: scoresMonitoredPlaces && withPlace > 0 ? monitoredChanges : nil,
+            trueRoomChanges: scoresMonitoredPlaces && withPlace > 0 ? trueChanges : nil)
     }
 }
 
@@ -187,13 +199,20 @@ public struct EvaluationReport: Hashable, Sendable {
     /// hysteresis) fed with the fixes' places reported in that place once it had the scan: what a
     /// live place monitor shows; an extra field.
     public var monitoredPlaceAccuracy: Double?
+    /// How often that place monitor changed its place (a room entered or left, "unknown"
+    /// included), summed over the devices' tracks, after its first place; an extra field.
+    public var monitoredRoomChanges: Int?
+    /// How often the true place changed, summed over the devices' tracks: what
+    /// ``monitoredRoomChanges`` should come near (more is flapping, fewer is lagging or missing
+    /// rooms); an extra field.
+    public var trueRoomChanges: Int?
 
     /// Creates a report.
     public init(kind: Kind = .positioning, dataset: String, algorithm: String, units: String, scans: Int, located: Int,
                 error: ErrorStatistics? = nil, floorAccuracy: Double? = nil, placeAccuracy: Double? = nil,
                 placeLocated: Int? = nil, fixesPerSecond: Double? = nil, accuracyCoverage: Double? = nil,
                 pointPlaceAccuracy: Double? = nil, pointPlaceLocated: Int? = nil, nearestPlaces: Int? = nil,
-                monitoredPlaceAccuracy: Double? = nil) {
+                monitoredPlaceAccuracy: Double? = nil, monitoredRoomChanges: Int? = nil, trueRoomChanges: Int? = nil) {
         self.kind = kind
         self.dataset = dataset
         self.algorithm = algorithm
@@ -210,6 +229,8 @@ public struct EvaluationReport: Hashable, Sendable {
         self.pointPlaceLocated = pointPlaceLocated
         self.nearestPlaces = nearestPlaces
         self.monitoredPlaceAccuracy = monitoredPlaceAccuracy
+        self.monitoredRoomChanges = monitoredRoomChanges
+        self.trueRoomChanges = trueRoomChanges
     }
 
     /// The room figures of a positioning report, as a record of their own (kind ``Kind/rooms``):
@@ -220,7 +241,8 @@ public struct EvaluationReport: Hashable, Sendable {
         return EvaluationReport(kind: .rooms, dataset: dataset, algorithm: algorithm, units: units, scans: scans, located: located,
                                 placeAccuracy: placeAccuracy, placeLocated: placeLocated, pointPlaceAccuracy: pointPlaceAccuracy,
                                 pointPlaceLocated: pointPlaceLocated, nearestPlaces: nearestPlaces,
-                                monitoredPlaceAccuracy: monitoredPlaceAccuracy)
+                                monitoredPlaceAccuracy: monitoredPlaceAccuracy, monitoredRoomChanges: monitoredRoomChanges,
+                                trueRoomChanges: trueRoomChanges)
     }
 
     /// The report as JSON, keys in the order FORMATS.md shows them; absent fields left out.
@@ -242,6 +264,8 @@ public struct EvaluationReport: Hashable, Sendable {
         if kind == .rooms, let pointPlaceLocated { members.append(("pointPlaceLocated", .number(Double(pointPlaceLocated)))) }
         if kind == .rooms, let nearestPlaces { members.append(("nearestPlaces", .number(Double(nearestPlaces)))) }
         if kind == .rooms, let monitoredPlaceAccuracy { members.append(("monitoredPlaceAccuracy", rounded(monitoredPlaceAccuracy, 10000))) }
+        if kind == .rooms, let monitoredRoomChanges { members.append(("monitoredRoomChanges", .number(Double(monitoredRoomChanges)))) }
+        if kind == .rooms, let trueRoomChanges { members.append(("trueRoomChanges", .number(Double(trueRoomChanges)))) }
         if let fixesPerSecond { members.append(("fixesPerSecond", .number(fixesPerSecond.rounded()))) }
         if let accuracyCoverage { members.append(("accuracyCoverage", rounded(accuracyCoverage, 10000))) }
         return .object(members)

@@ -63,6 +63,10 @@ extension EvaluationReport {
         if let monitoredPlaceAccuracy {
             lines.append("  monitored  \(Self.percent(monitoredPlaceAccuracy)) right by the place monitor fed with those places (its hysteresis)")
         }
+        if let monitoredRoomChanges, let trueRoomChanges {
+            let ratio = trueRoomChanges > 0 ? String(format: " (%.2f×)", Double(monitoredRoomChanges) / Double(trueRoomChanges)) : ""
+            lines.append("  changes    \(monitoredRoomChanges) by the monitor against \(trueRoomChanges) in the truth\(ratio)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -31,7 +31,7 @@ public struct EvaluationRun: Sendable {
         /// The algorithm's scores.
         public var evaluation = Evaluation()
         /// A place monitor per device and track, fed with the fixes' places (venues with rooms).
-        var monitors = DeviceSlots<PlaceMonitor>()
+        var monitors = DeviceSlots<MonitoredTrack>()
 
         /// Scans located, fixes, devices and the time spent locating.
         public var statistics: PipelineStatistics { pipeline.statistics }
@@ -132,12 +132,15 @@ public struct EvaluationRun: Sendable {
             let pointPlace = fix.flatMap { fix in placeLocator.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
             let placement = fix.map(containment.placement(of:))
             entries[slot].evaluation.add(truth: truth, fix: fix, placement: placement, pointPlace: pointPlace)
-            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { PlaceMonitor(configuration: placeMonitor) }
-            let monitored = entries[slot].monitors.update(device) { monitor in
-                if let placement { _ = monitor.observe(placement.estimate, at: scan.time) } else { _ = monitor.advance(to: scan.time) }
-                return monitor.currentPlace
+            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) {
+                MonitoredTrack(monitor: PlaceMonitor(configuration: placeMonitor))
+            }
+            let (monitored, changes) = entries[slot].monitors.update(device) { track in
+                if let placement { _ = track.monitor.observe(placement.estimate, at: scan.time) } else { _ = track.monitor.advance(to: scan.time) }
+                return (track.monitor.currentPlace, track.changes(monitored: track.monitor.currentPlace, truth: truth?.place))
             }
             entries[slot].evaluation.addMonitoredPlace(monitored, truth: truth)
+            entries[slot].evaluation.addRoomChanges(monitor: changes.monitor, truth: changes.truth)
         } else {
             entries[slot].evaluation.add(truth: truth, fix: fix)
         }
@@ -195,5 +198,37 @@ public struct EvaluationSample: Hashable, Sendable {
         self.truth = truth
         self.floor = floor
         self.estimate = estimate
+    }
+}
+
+/// A device's track as the rooms record follows it: its place monitor, and the last place the
+/// monitor and the truth gave, to count their changes of room.
+struct MonitoredTrack: Sendable {
+    var monitor: PlaceMonitor
+    /// The monitor's place at the previous scan, once it has reported one (`.some(nil)`: in none).
+    var lastMonitored: String??
+    /// The last true place of the track.
+    var lastTruth: String?
+
+    init(monitor: PlaceMonitor) {
+        self.monitor = monitor
+    }
+
+    /// Whether the monitor's place (`monitored`) and the true place (`truth`, `nil` when the
+    /// scan has none) changed since the previous scan; remembers them.
+    mutating func changes(monitored: String?, truth: String?) -> (monitor: Bool, truth: Bool) {
+        var monitorChanged = false
+        if let last = lastMonitored {
+            monitorChanged = last != monitored
+            lastMonitored = .some(monitored)
+        } else if monitored != nil {
+            lastMonitored = .some(monitored)
+        }
+        var truthChanged = false
+        if let truth {
+            truthChanged = lastTruth.map { $0 != truth } ?? false
+            lastTruth = truth
+        }
+        return (monitorChanged, truthChanged)
     }
 }

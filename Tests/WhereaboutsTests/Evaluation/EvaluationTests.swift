@@ -261,8 +261,10 @@ struct EvaluationRunTests {
         // 1 right of the 4 scans with a true place; the scan without one counts for nothing.
         let rooms = try #require(evaluation.report(dataset: "square", algorithm: "default", units: .metre).roomsReport)
         #expect(rooms.monitoredPlaceAccuracy == 0.25)
-        #expect(keys(rooms.json).last == "monitoredPlaceAccuracy" && rooms.json["monitoredPlaceAccuracy"] == .number(0.25))
-        #expect(rooms.summary.hasSuffix("\n  monitored  25 % right by the place monitor fed with those places (its hysteresis)"))
+        #expect(keys(rooms.json).suffix(3) == ["monitoredPlaceAccuracy", "monitoredRoomChanges", "trueRoomChanges"]
+                && rooms.json["monitoredPlaceAccuracy"] == .number(0.25))
+        #expect(rooms.summary.hasSuffix("\n  monitored  25 % right by the place monitor fed with those places (its hysteresis)"
+                                        + "\n  changes    0 by the monitor against 0 in the truth"))
         // A positioning record does not carry it.
         #expect(!keys(evaluation.report(dataset: "square", algorithm: "default", units: .metre).json).contains("monitoredPlaceAccuracy"))
 
@@ -275,6 +277,42 @@ struct EvaluationRunTests {
         let report = try #require(run.roomsReport(dataset: "square"))
         #expect(report.placeAccuracy == 1)
         #expect(report.monitoredPlaceAccuracy == 2.0 / 5)
+    }
+
+    /// Room changes counted per device's track: the monitor's after its first place (to "none"
+    /// included), the truth's between its places; a second device's first room is no change.
+    @Test func roomChangesOfTheMonitorAgainstTheTruth() throws {
+        var track = MonitoredTrack(monitor: PlaceMonitor())
+        let steps: [(monitored: String?, truth: String?, changes: (Bool, Bool))] = [
+            (nil, "west", (false, false)),      // nothing reported yet
+            ("west", "west", (false, false)),   // the first place: no change
+            ("west", "east", (false, true)),    // the walk changes room, the monitor lags
+            (nil, "east", (true, false)),       // the monitor leaves west for none
+            ("east", nil, (true, false)),       // a scan without a true place changes nothing in the truth
+            ("east", "west", (false, true)),
+        ]
+        for step in steps {
+            let changes = track.changes(monitored: step.monitored, truth: step.truth)
+            #expect(changes.monitor == step.changes.0 && changes.truth == step.changes.1, "\(step)")
+        }
+
+        // A run without filtering or tracking: device a walks west (4 scans at sw) then east (4 at se);
+        // the monitor, with its three votes, enters west at the third scan and east at the
+        // seventh: one change each. Device b's single scan adds none.
+        let positioning = PositioningVenue(venue)
+        var configuration = LocatorConfiguration()
+        configuration.tracking = nil
+        configuration.filter = nil
+        configuration.beaconTimeout = 0.5   // a beacon is forgotten before the next scan
+        var run = EvaluationRun(venue: positioning, solvers: [("default", WeightedCentroid(venue: positioning, count: 1))],
+                                configuration: configuration)
+        for t in 0..<4 { run.add(scan(Double(t), hearing: ["sw"], truth: GroundTruth(x: 1, y: 1, floor: 0, place: "west"))) }
+        for t in 4..<8 { run.add(scan(Double(t), hearing: ["se"], truth: GroundTruth(x: 9, y: 1, floor: 0, place: "east"))) }
+        run.add(scan(8, device: "b", hearing: ["se"], truth: GroundTruth(x: 9, y: 1, floor: 0, place: "east")))
+        let report = try #require(run.roomsReport(dataset: "square"))
+        #expect(report.monitoredRoomChanges == 1 && report.trueRoomChanges == 1)
+        #expect(report.json["monitoredRoomChanges"] == .number(1) && report.json["trueRoomChanges"] == .number(1))
+        #expect(report.summary.hasSuffix("\n  changes    1 by the monitor against 1 in the truth (1.00×)"))
     }
 
     /// Four scans of two rooms scored by hand: the most probable place against the point's.
