@@ -189,6 +189,19 @@ struct PlaceCommandTests {
         #expect(strict["trueRoomChanges"] as? Int == 6 && strict["monitoredRoomChanges"] as? Int == 0, "\(strict)")
         let lenient = try rooms(["--place-vote", "0.4"])
         #expect(lenient["trueRoomChanges"] as? Int == 6 && (lenient["monitoredRoomChanges"] as? Int ?? 0) > 0, "\(lenient)")
+        // A room belief carried from scan to scan follows the walk: most scans right, about the
+        // walk's six changes (seed 1: 87 %, 6).
+        let belief = try rooms(["--room-belief"])
+        #expect((belief["monitoredPlaceAccuracy"] as? Double ?? 0) >= 0.85, "\(belief)")
+        #expect((5...7).contains(belief["monitoredRoomChanges"] as? Int ?? 0), "\(belief)")
+        let watched = try CommandRunner.run(["watch", "--venue", venue, "--recording", recording, "--room-belief"])
+        let entered = watched.standardOutput.split(separator: "\n").filter { $0.contains("enterLocation") }.count
+        #expect(watched.status == 0 && (6...8).contains(entered), "\(watched.standardOutput)")
+        for refused in [["eval", "--venue", venue, "--test", recording, "--room-belief", "--place-vote", "0.4"],
+                        ["watch", "--venue", venue, "--recording", recording, "--room-belief", "--model", "model.json"]] {
+            let parsed = InProcessCommand.parse(refused)
+            #expect(parsed.status == 64, "\(refused): \(parsed.standardError)")
+        }
     }
 
     @Test func watchPrintsTextAndEverythingWithAll() throws {

@@ -57,9 +57,15 @@ public struct EvaluationRun: Sendable {
     /// The hysteresis of the place monitors the rooms record scores (``EvaluationReport/monitoredPlaceAccuracy``):
     /// one per device and track, fed with the fixes' places; set it before the first scan.
     public var placeMonitor = PlaceMonitor.Configuration()
+    /// When set, each device's monitor is fed the room a ``PlaceBelief`` with these settings
+    /// holds most probable (fed with the fixes' containment), rather than each fix's own place;
+    /// set it before the first scan.
+    public var placeBelief: PlaceBelief.Configuration?
 
     private let containment: PlaceContainment?
     private let placeLocator: PlaceLocator?
+    /// The venue, for the room beliefs.
+    private let venue: Venue
     private var sampleStride = 1
 
     /// Creates a run of named solvers over a venue.
@@ -77,6 +83,7 @@ public struct EvaluationRun: Sendable {
         self.timing = scored
         self.sampleLimit = max(1, sampleLimit)
         let venue = setups.first?.setup.venue.venue
+        self.venue = venue ?? Venue(beacons: [])
         let hasGeometry = venue?.places.contains { $0.shape.area != nil } ?? false
         placeLocator = hasGeometry ? venue.map(PlaceLocator.init) : nil
         containment = hasGeometry ? venue.map { PlaceContainment(venue: $0) } : nil
@@ -132,11 +139,19 @@ public struct EvaluationRun: Sendable {
             let pointPlace = fix.flatMap { fix in placeLocator.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
             let placement = fix.map(containment.placement(of:))
             entries[slot].evaluation.add(truth: truth, fix: fix, placement: placement, pointPlace: pointPlace)
-            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) {
-                MonitoredTrack(monitor: PlaceMonitor(configuration: placeMonitor))
+            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { [placeMonitor, placeBelief, venue] in
+                MonitoredTrack(monitor: PlaceMonitor(configuration: placeMonitor),
+                               belief: placeBelief.map { PlaceBelief(venue: venue, configuration: $0) })
             }
             let (monitored, changes) = entries[slot].monitors.update(device) { track in
-                if let placement { _ = track.monitor.observe(placement.estimate, at: scan.time) } else { _ = track.monitor.advance(to: scan.time) }
+                if let placement {
+                    let estimate = track.belief == nil ? placement.estimate
+                        : track.belief?.update(with: placement.distribution, at: scan.time) ?? placement.estimate
+                    _ = track.monitor.observe(estimate, at: scan.time)
+                } else {
+                    track.belief?.advance(to: scan.time)
+                    _ = track.monitor.advance(to: scan.time)
+                }
                 return (track.monitor.currentPlace, track.changes(monitored: track.monitor.currentPlace, truth: truth?.place))
             }
             entries[slot].evaluation.addMonitoredPlace(monitored, truth: truth)
@@ -205,13 +220,16 @@ public struct EvaluationSample: Hashable, Sendable {
 /// monitor and the truth gave, to count their changes of room.
 struct MonitoredTrack: Sendable {
     var monitor: PlaceMonitor
+    /// The room belief feeding the monitor, when the run has one.
+    var belief: PlaceBelief?
     /// The monitor's place at the previous scan, once it has reported one (`.some(nil)`: in none).
     var lastMonitored: String??
     /// The last true place of the track.
     var lastTruth: String?
 
-    init(monitor: PlaceMonitor) {
+    init(monitor: PlaceMonitor, belief: PlaceBelief? = nil) {
         self.monitor = monitor
+        self.belief = belief
     }
 
     /// Whether the monitor's place (`monitored`) and the true place (`truth`, `nil` when the

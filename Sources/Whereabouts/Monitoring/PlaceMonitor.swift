@@ -76,6 +76,12 @@ public struct PlaceMonitor: Sendable {
             self.exitTimeout = exitTimeout
         }
 
+        /// For estimates from a ``PlaceBelief``, which carries its own hysteresis: the room a
+        /// belief's majority holds (probability 0.5) takes over at once.
+        public static var followingBelief: Configuration {
+            Configuration(requiredScans: 1, requiredDuration: 0, minimumProbability: 0.5)
+        }
+
         /// No hysteresis: every estimate votes, whatever its probability, and the first vote for
         /// another place switches to it (Bluenet Localization's rooms, which followed the
         /// classifier's answer of each second); exits after 30 s without an observation.

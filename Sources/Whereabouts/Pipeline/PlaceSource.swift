@@ -10,6 +10,7 @@ public struct PlaceSource: Sendable {
     /// The source, with the classifier's per-device beliefs.
     private enum Backing: Sendable {
         case containment(PlaceContainment)
+        case belief(PlaceContainment, Venue, PlaceBelief.Configuration, DeviceSlots<PlaceBelief>)
         case classifier(PlaceTracker)
         /// Held only while the tracker is taken out to change it in place.
         case moving
@@ -23,6 +24,14 @@ public struct PlaceSource: Sendable {
         PlaceSource(backing: .containment(containment))
     }
 
+    /// The room a ``PlaceBelief`` per device and track holds most probable, fed with the
+    /// containment of each fix: for rooms not much bigger than the fixes' accuracy radius, where
+    /// each fix alone spreads over several rooms. Feed it to a monitor that switches on a belief's
+    /// majority (``PlaceMonitor/Configuration/followingBelief``).
+    public static func containment(_ containment: PlaceContainment, belief: PlaceBelief.Configuration, venue: Venue) -> PlaceSource {
+        PlaceSource(backing: .belief(containment, venue, belief, DeviceSlots()))
+    }
+
     /// The place a room classifier names, smoothed per device and track.
     public static func classifier(_ tracker: PlaceTracker) -> PlaceSource {
         PlaceSource(backing: .classifier(tracker))
@@ -30,8 +39,10 @@ public struct PlaceSource: Sendable {
 
     /// Whether the estimates need the scans' fixes (containment does; a classifier does not).
     public var needsFixes: Bool {
-        if case .containment = backing { return true }
-        return false
+        switch backing {
+        case .containment, .belief: true
+        case .classifier, .moving: false
+        }
     }
 
     /// The estimate of one scan, given its fix if it got one; `nil` when the source has none
@@ -40,6 +51,15 @@ public struct PlaceSource: Sendable {
         switch backing {
         case .containment(let containment):
             return fix.map(containment.estimate(for:))
+        case .belief(let containment, let venue, let configuration, var beliefs):
+            backing = .moving
+            let slot = beliefs.slot(device: scan.device, track: scan.track) { PlaceBelief(venue: venue, configuration: configuration) }
+            let estimate = beliefs.update(slot) { belief -> PlaceEstimate? in
+                guard let fix else { belief.advance(to: scan.time); return nil }
+                return belief.update(with: containment.placement(of: fix).distribution, at: scan.time)
+            }
+            backing = .belief(containment, venue, configuration, beliefs)
+            return estimate
         case .classifier(var tracker):
             backing = .moving
             let classification = tracker.classify(scan)

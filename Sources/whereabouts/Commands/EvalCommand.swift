@@ -72,8 +72,13 @@ struct EvalCommand: LongWorkCommand {
     @OptionGroup var fusion: FusionOptions
 
     @OptionGroup var placeVote: PlaceVoteOption
+    @OptionGroup var roomBelief: RoomBeliefOption
 
     @OptionGroup var progressOptions: ProgressOptions
+
+    func validate() throws {
+        try roomBelief.validate(with: placeVote)
+    }
 
     func work() throws {
         let algorithm = self.algorithm ?? .algorithm(.default)
@@ -107,7 +112,8 @@ struct EvalCommand: LongWorkCommand {
 
         var run = EvaluationRun(venue: venueValue, algorithms: algorithms, training: training, configuration: pipeline.configuration,
                                 timing: pipeline.timing)
-        run.placeMonitor.minimumProbability = placeVote.placeVote
+        run.placeMonitor = roomBelief.monitor(placeVote: placeVote.placeVote)
+        run.placeBelief = roomBelief.belief
         for entry in run.entries {
             if let choice = pipeline.choice(of: entry.pipeline.setup, units: venueValue.units.rawValue) { Terminal.error(choice) }
         }

@@ -54,6 +54,7 @@ struct WatchCommand: AsyncParsableCommand {
     var exitTimeout: Double = 30
 
     @OptionGroup var placeVote: PlaceVoteOption
+    @OptionGroup var roomBelief: RoomBeliefOption
 
     @Flag(name: .long, help: "Print one JSON object a line.")
     var json = false
@@ -63,6 +64,10 @@ struct WatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
+        try roomBelief.validate(with: placeVote)
+        if roomBelief.roomBelief, model != nil {
+            throw ValidationError("--room-belief follows the fixes' rooms; a room classifier (--model) keeps its own beliefs.")
+        }
     }
 
     func run() async throws {
@@ -74,12 +79,13 @@ struct WatchCommand: AsyncParsableCommand {
             tracker.deviceOffsets = venueValue.deviceOffsets
             places = .classifier(tracker)
         } else {
-            places = .containment(PlaceContainment(venue: venueValue))
+            let containment = PlaceContainment(venue: venueValue)
+            places = roomBelief.belief.map { .containment(containment, belief: $0, venue: venueValue) } ?? .containment(containment)
         }
         let reader = try source.open(lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
         let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(
-            regionExitTimeout: exitTimeout, placeMonitor: PlaceMonitor.Configuration(minimumProbability: placeVote.placeVote, exitTimeout: exitTimeout)))
+            regionExitTimeout: exitTimeout, placeMonitor: roomBelief.monitor(placeVote: placeVote.placeVote, exitTimeout: exitTimeout)))
         if monitor.regions.isEmpty {
             Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
         }
