@@ -66,6 +66,8 @@ public struct EvaluationRun: Sendable {
     private let placeLocator: PlaceLocator?
     /// The venue, for the room beliefs.
     private let venue: Venue
+    /// The venue's neighbouring places, worked out for the first belief.
+    private var beliefNeighbours: [String: Set<String>]?
     private var sampleStride = 1
 
     /// Creates a run of named solvers over a venue.
@@ -139,9 +141,12 @@ public struct EvaluationRun: Sendable {
             let pointPlace = fix.flatMap { fix in placeLocator.place(containing: fix.point.planar, floor: fix.floor ?? 0)?.id }
             let placement = fix.map(containment.placement(of:))
             entries[slot].evaluation.add(truth: truth, fix: fix, placement: placement, pointPlace: pointPlace)
-            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { [placeMonitor, placeBelief, venue] in
+            if let placeBelief, beliefNeighbours == nil {
+                beliefNeighbours = PlaceBelief.neighbours(of: venue.places, within: placeBelief.adjacency)
+            }
+            let device = entries[slot].monitors.slot(device: scan.device, track: scan.track) { [placeMonitor, placeBelief, beliefNeighbours] in
                 MonitoredTrack(monitor: PlaceMonitor(configuration: placeMonitor),
-                               belief: placeBelief.map { PlaceBelief(venue: venue, configuration: $0) })
+                               belief: placeBelief.map { PlaceBelief(neighbours: beliefNeighbours ?? [:], configuration: $0) })
             }
             let (monitored, changes) = entries[slot].monitors.update(device) { track in
                 if let placement {

@@ -62,8 +62,14 @@ public struct PlaceBelief: Sendable {
 
     /// A belief over `venue`'s places with a geometry, knowing nothing yet.
     public init(venue: Venue, configuration: Configuration = Configuration()) {
+        self.init(neighbours: Self.neighbours(of: venue.places, within: configuration.adjacency), configuration: configuration)
+    }
+
+    /// A belief over places whose neighbours are known (``neighbours(of:within:)``, worked out
+    /// once for every device's belief).
+    init(neighbours: [String: Set<String>], configuration: Configuration) {
         self.configuration = configuration
-        neighbours = Self.neighbours(of: venue.places, within: configuration.adjacency)
+        self.neighbours = neighbours
     }
 
     /// Takes in a fix's distribution over places at `time`; returns the most probable state
@@ -84,7 +90,7 @@ public struct PlaceBelief: Sendable {
             // The first fix: its own shares.
             probabilities = evidence
         } else {
-            for key in Set(probabilities.keys).union(evidence.keys) {
+            for key in Self.ordered(Set(probabilities.keys).union(evidence.keys)) {
                 let share = Swift.max(configuration.evidenceFloor, evidence[key] ?? 0)
                 probabilities[key] = (probabilities[key] ?? 0) * pow(share, configuration.evidenceExponent)
             }
@@ -99,7 +105,10 @@ public struct PlaceBelief: Sendable {
         guard let last = self.time, time > last, !probabilities.isEmpty else { return }
         let stay = exp(-(time - last) / Swift.max(configuration.meanDwell, 1e-9))
         var next: [String?: Double] = [:]
-        for (state, probability) in probabilities {
+        // In a fixed order (dictionaries iterate in a per-process order), so that the sums, and
+        // the rooms entered, are the same on every run.
+        for state in Self.ordered(probabilities.keys) {
+            let probability = probabilities[state] ?? 0
             next[state, default: 0] += probability * stay
             let targets = self.targets(from: state)
             guard !targets.isEmpty else { next[state, default: 0] += probability * (1 - stay); continue }
@@ -125,12 +134,26 @@ public struct PlaceBelief: Sendable {
         return [nil] + (neighbours[state] ?? []).sorted().map { $0 }
     }
 
+    /// States in a fixed order: no place first, then the places by id.
+    private static func ordered<States: Sequence>(_ states: States) -> [String?] where States.Element == String? {
+        states.sorted { a, b in
+            guard let a else { return b != nil }
+            guard let b else { return false }
+            return a < b
+        }
+    }
+
     private mutating func normalize() {
         var kept = probabilities.filter { $0.value > 1e-12 }
         if kept.count > configuration.maximumStates {
-            kept = Dictionary(uniqueKeysWithValues: kept.sorted { $0.value > $1.value }.prefix(configuration.maximumStates).map { ($0.key, $0.value) })
+            let order = Self.ordered(kept.keys)
+            let ranked = order.enumerated().sorted { a, b in
+                let (pa, pb) = (kept[a.element] ?? 0, kept[b.element] ?? 0)
+                return pa != pb ? pa > pb : a.offset < b.offset
+            }
+            kept = Dictionary(uniqueKeysWithValues: ranked.prefix(configuration.maximumStates).map { ($0.element, kept[$0.element] ?? 0) })
         }
-        let total = kept.values.reduce(0, +)
+        let total = Self.ordered(kept.keys).reduce(0) { $0 + (kept[$1] ?? 0) }
         guard total > 0, total.isFinite else { probabilities = [:]; return }
         probabilities = kept.mapValues { $0 / total }
     }

@@ -10,7 +10,7 @@ public struct PlaceSource: Sendable {
     /// The source, with the classifier's per-device beliefs.
     private enum Backing: Sendable {
         case containment(PlaceContainment)
-        case belief(PlaceContainment, Venue, PlaceBelief.Configuration, DeviceSlots<PlaceBelief>)
+        case belief(PlaceContainment, [String: Set<String>], PlaceBelief.Configuration, DeviceSlots<PlaceBelief>)
         case classifier(PlaceTracker)
         /// Held only while the tracker is taken out to change it in place.
         case moving
@@ -29,7 +29,7 @@ public struct PlaceSource: Sendable {
     /// each fix alone spreads over several rooms. Feed it to a monitor that switches on a belief's
     /// majority (``PlaceMonitor/Configuration/followingBelief``).
     public static func containment(_ containment: PlaceContainment, belief: PlaceBelief.Configuration, venue: Venue) -> PlaceSource {
-        PlaceSource(backing: .belief(containment, venue, belief, DeviceSlots()))
+        PlaceSource(backing: .belief(containment, PlaceBelief.neighbours(of: venue.places, within: belief.adjacency), belief, DeviceSlots()))
     }
 
     /// The place a room classifier names, smoothed per device and track.
@@ -51,14 +51,14 @@ public struct PlaceSource: Sendable {
         switch backing {
         case .containment(let containment):
             return fix.map(containment.estimate(for:))
-        case .belief(let containment, let venue, let configuration, var beliefs):
+        case .belief(let containment, let neighbours, let configuration, var beliefs):
             backing = .moving
-            let slot = beliefs.slot(device: scan.device, track: scan.track) { PlaceBelief(venue: venue, configuration: configuration) }
+            let slot = beliefs.slot(device: scan.device, track: scan.track) { PlaceBelief(neighbours: neighbours, configuration: configuration) }
             let estimate = beliefs.update(slot) { belief -> PlaceEstimate? in
                 guard let fix else { belief.advance(to: scan.time); return nil }
                 return belief.update(with: containment.placement(of: fix).distribution, at: scan.time)
             }
-            backing = .belief(containment, venue, configuration, beliefs)
+            backing = .belief(containment, neighbours, configuration, beliefs)
             return estimate
         case .classifier(var tracker):
             backing = .moving
