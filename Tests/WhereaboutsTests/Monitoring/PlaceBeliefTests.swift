@@ -76,4 +76,27 @@ struct PlaceBeliefTests {
         belief.advance(to: 1)   // earlier: nothing moves
         #expect(belief.probabilities == before && belief.time == 5)
     }
+
+    /// In a pipeline, each device (and each new track) has a belief of its own: one device's
+    /// fixes in the east do not move another's out of the west.
+    @Test func aPlaceSourceKeepsABeliefPerDeviceAndTrack() {
+        var source = PlaceSource.containment(PlaceContainment(venue: venue), belief: PlaceBelief.Configuration(), venue: venue)
+        #expect(source.needsFixes)
+        func scan(_ time: Double, _ device: String, track: String? = nil) -> Scan { Scan(time: time, device: device, track: track, readings: []) }
+        func fix(_ x: Double, accuracy: Double = 0.5) -> Fix {
+            Fix(time: 0, point: SpatialPoint(x: x, y: 2, z: 0), floor: 0, accuracy: accuracy, method: "test")
+        }
+        for t in 0..<5 {
+            let a = source.estimate(for: scan(Double(t), "a"), fix: fix(1))
+            let b = source.estimate(for: scan(Double(t), "b"), fix: fix(5))
+            #expect(a?.place == "west" && b?.place == "east")
+        }
+        // Without a fix, time passes and nothing is estimated.
+        #expect(source.estimate(for: scan(5, "a"), fix: nil) == nil)
+        // A fix in the middle room, spread wide over the three: b, a second on, still
+        // believes in the east; a's new track starts afresh and takes the middle at once.
+        let continued = source.estimate(for: scan(6, "b"), fix: fix(3, accuracy: 3))
+        let fresh = source.estimate(for: scan(6, "a", track: "second"), fix: fix(3, accuracy: 3))
+        #expect(continued?.place == "east" && fresh?.place == "middle", "\(String(describing: continued)) \(String(describing: fresh))")
+    }
 }
