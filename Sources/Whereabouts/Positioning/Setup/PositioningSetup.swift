@@ -98,6 +98,7 @@ extension PositioningAlgorithm {
             if calibratedConfiguration.choosesFilterAndTracking {
                 calibratedConfiguration.filter = validated.filter
                 calibratedConfiguration.tracking = validated.tracking
+                if let timeout = validated.beaconTimeout { calibratedConfiguration.beaconTimeout = timeout }
             }
             if let measured = validated.trackedAccuracyScale {
                 calibratedConfiguration.tracking?.accuracyScale = measured
