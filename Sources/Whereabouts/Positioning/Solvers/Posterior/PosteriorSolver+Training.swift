@@ -2,13 +2,17 @@ import Foundation
 
 extension PosteriorSolver {
     /// The tempers the validation chooses from.
-    static let temperCandidates = [0.25, 0.5, 1.0]
+    static let temperCandidates = [0.1, 0.25, 0.5, 1.0]
     /// The walking speeds (m/s) the validation chooses from.
     static let speedCandidates = [0.5, 1.0, 2.0]
     /// The survey bandwidths (metres) the validation chooses from, 0 for no correction.
     static let bandwidthCandidates = [0.0, 1.0, 2.0, 3.0, 5.0]
     /// The temper and speed without training data.
     static let untrainedTemper = 0.5, untrainedSpeed = 1.0
+    /// The σ (dB) of a known device's offset the validation chooses from: none, or 1 dB.
+    static let knownSigmaCandidates = [0.0, 1.0]
+    /// The σ of a device's offset without training data, dB.
+    static let untrainedOffsetSigma = 10.0
 
     /// Builds the solver for a venue, measuring on `training` what `options` leaves open.
     ///
@@ -20,9 +24,9 @@ extension PosteriorSolver {
     /// - the detection floor is the median of the training devices' weakest readings, m the share
     ///   of the beacons the map expects 10 dB above it at the truths that a scan did not hear;
     /// - the temper, then the speed (each from a few candidates, the other at its middle one),
-    ///   and mean or mode, are those whose replay of the training recording, each fold located
-    ///   with a map corrected by the other folds only, has the least mean error on the fold's
-    ///   scans; the radius factor is the 68th percentile of error ÷ radius there.
+    ///   and mean or mode, are those whose replay of the training recording, for each fold with
+    ///   a map corrected by the other folds only, has the least mean error on the fold's scans;
+    ///   the radius factor is the 68th percentile of error ÷ radius there.
     ///
     /// Without true positions the defaults hold and the radius factor is measured on the venue's
     /// simulated survey (``DefaultSolver``'s, with its 4 dB of persistent shadowing).
@@ -34,6 +38,12 @@ extension PosteriorSolver {
             PosteriorGrid(extent: $0, cellSize: options.cellSize / metres, maximumCells: max(options.maximumCells, 1))
         }
         let located = training.filter { $0.truth?.planarPoint != nil }
+        // A device's offset: the calibration's prior spread of phones when a survey calibrated
+        // the venue; without one, the venue file's nominal txPower may be off by as much again.
+        let known = located.isEmpty ? Set(venue.venue.deviceOffsets.keys)
+            : Set(training.map { $0.device ?? "" }).union(venue.venue.deviceOffsets.keys)
+        let offsetSigma = options.offsetPriorSigma
+            ?? (located.isEmpty ? Self.untrainedOffsetSigma : Calibration.Options().deviceOffsetPriorSigma)
         let floorRSSI = options.detectionFloor ?? Self.detectionFloor(of: training) ?? Self.defaultDetectionFloor
         func motion(_ speed: Double) -> GridFilter.Motion {
             GridFilter.Motion(speed: speed / metres, stayProbability: options.stayProbability, jumpRate: options.jumpRate)
@@ -44,7 +54,9 @@ extension PosteriorSolver {
         guard let grid else {
             self.init(venue: venue, map: nil, likelihood: likelihood(miss: Self.defaultMissProbability, temper: 1),
                       motion: motion(Self.untrainedSpeed), estimate: options.estimate ?? .mean, bandwidth: nil,
-                      accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil)
+                      accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
+                                offsetPriorSigma: offsetSigma, knownDevices: known,
+                                knownDeviceOffsetSigma: 0)
             return
         }
         var replay = configuration
@@ -61,10 +73,12 @@ extension PosteriorSolver {
                                          likelihood: likelihood(miss: options.missProbability ?? Self.defaultMissProbability,
                                                                 temper: options.temper ?? Self.untrainedTemper),
                                          motion: motion(options.speed ?? Self.untrainedSpeed), estimate: options.estimate ?? .mean,
-                                         bandwidth: nil, accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil)
+                                         bandwidth: nil, accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
+                                offsetPriorSigma: offsetSigma, knownDevices: known,
+                                knownDeviceOffsetSigma: 0)
             let area = SurveyArea(venue: venue)
             let survey = DefaultSolver.simulatedSurvey(of: venue, configuration: configuration)
-            let scored = Self.replay([solver], scans: survey, venue: venue, configuration: replay) { scan, _ in
+            let scored = Self.replay([(solver, survey)], venue: venue, configuration: replay) { scan, _ in
                 guard let area, let point = scan.truth?.planarPoint else { return false }
                 return area.contains(point, floor: scan.truth?.floor ?? 0)
             }
@@ -108,21 +122,27 @@ extension PosteriorSolver {
             return RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma,
                             residuals: RadioMap.Residuals(venue: venue, training: others), correction: correction)
         } : [fullMap]
+        var knownSigma = Self.knownSigmaCandidates[0]
         func scored(temper: Double, speed: Double) -> [ReplayedFix] {
             let solvers = foldMaps.map { map in
                 PosteriorSolver(venue: venue, map: map, likelihood: likelihood(miss: miss, temper: temper), motion: motion(speed),
                                 estimate: .mean, bandwidth: correction?.bandwidth, accuracyScale: 1,
-                                maximumGap: options.maximumGap, validationError: nil)
+                                maximumGap: options.maximumGap, validationError: nil,
+                                offsetPriorSigma: offsetSigma, knownDevices: known,
+                                knownDeviceOffsetSigma: knownSigma)
             }
-            return Self.replay(solvers, scans: training, venue: venue, configuration: replay) { scan, member in
-                folds.count >= 2 ? fold(of: scan) == member : scan.truth?.planarPoint != nil
+            // The whole recording for each fold, in order (the filter sees the walk as it was),
+            // scored on the fold's own scans. (Replaying each fold's scans alone is 5 times
+            // faster but chose worse settings on uji-lib: 1.37 m against 1.22 m.)
+            return Self.replay(solvers.map { ($0, training) }, venue: venue, configuration: replay) { scan, run in
+                folds.count >= 2 ? fold(of: scan) == run : scan.truth?.planarPoint != nil
             }
         }
         func meanError(_ fixes: [ReplayedFix]) -> Double {
             let value = Self.mean(fixes.map(\.meanError))
             return value.isFinite ? value : .infinity
         }
-        var temper = options.temper ?? Self.temperCandidates[1]
+        var temper = options.temper ?? Self.temperCandidates[2]
         var speed = options.speed ?? Self.speedCandidates[1]
         var best: [ReplayedFix]?
         if options.temper == nil {
@@ -147,13 +167,29 @@ extension PosteriorSolver {
                 }
             }
         }
+        // Whether the known devices keep an offset of their own (a σ among the candidates).
+        var lowestKnown = best.map(meanError) ?? .infinity
+        let firstKnown = knownSigma
+        for candidate in Self.knownSigmaCandidates where candidate != firstKnown || best == nil {
+            let previous = knownSigma
+            knownSigma = candidate
+            let fixes = scored(temper: temper, speed: speed)
+            if meanError(fixes) < lowestKnown {
+                lowestKnown = meanError(fixes)
+                best = fixes
+            } else {
+                knownSigma = previous
+            }
+        }
         let fixes = best ?? scored(temper: temper, speed: speed)
         let meanOfMeans = Self.mean(fixes.map(\.meanError)), meanOfModes = Self.mean(fixes.map(\.modeError))
         let estimate = options.estimate ?? (meanOfModes < meanOfMeans ? .mode : .mean)
         let ratios = fixes.map { estimate == .mean ? $0.meanRatio : $0.modeRatio }
         let solver = PosteriorSolver(venue: venue, map: fullMap, likelihood: likelihood(miss: miss, temper: temper),
                                      motion: motion(speed), estimate: estimate, bandwidth: correction?.bandwidth,
-                                     accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil)
+                                     accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
+                                offsetPriorSigma: offsetSigma, knownDevices: known,
+                                knownDeviceOffsetSigma: knownSigma)
         let error = estimate == .mean ? meanOfMeans : meanOfModes
         self = solver.with(accuracyScale: DefaultSolver.scale(from: ratios), estimate: estimate,
                            validationError: error.isFinite ? error : nil)
@@ -165,12 +201,12 @@ extension PosteriorSolver {
         var meanError: Double, modeError: Double, meanRatio: Double, modeRatio: Double
     }
 
-    /// Replays `scans` through one locator per device and track for each solver (in order, so that
-    /// the filters see the walk as it was) and scores the scans that `scoring(scan, solverIndex)` selects.
-    static func replay(_ solvers: [PosteriorSolver], scans: [Scan], venue: PositioningVenue, configuration: LocatorConfiguration,
-                       scoring: (Scan, Int) -> Bool) -> [ReplayedFix] {
+    /// Replays each run's scans through one locator per device and track of its solver (in
+    /// order, so that the filter sees the walk as it was) and scores the scans that `scoring` selects.
+    static func replay(_ runs: [(solver: PosteriorSolver, scans: [Scan])], venue: PositioningVenue,
+                       configuration: LocatorConfiguration, scoring: (_ scan: Scan, _ run: Int) -> Bool) -> [ReplayedFix] {
         var fixes: [ReplayedFix] = []
-        for (member, solver) in solvers.enumerated() {
+        for (run, (solver, scans)) in runs.enumerated() {
             var locators = DeviceSlots<Locator>()
             for scan in scans {
                 let slot = locators.slot(device: scan.device, track: scan.track) {
@@ -180,7 +216,7 @@ extension PosteriorSolver {
                     guard locator.locate(scan) != nil else { return nil }
                     return (locator.solver as? PosteriorSolver)?.lastPosterior
                 }
-                guard scoring(scan, member), let posterior, let truth = scan.truth?.planarPoint, posterior.radius > 0 else { continue }
+                guard scoring(scan, run), let posterior, let truth = scan.truth?.planarPoint, posterior.radius > 0 else { continue }
                 let meanError = posterior.mean.distance(to: truth), modeError = posterior.mode.distance(to: truth)
                 fixes.append(ReplayedFix(meanError: meanError, modeError: modeError, meanRatio: meanError / posterior.radius,
                                          modeRatio: modeError / posterior.radius))
