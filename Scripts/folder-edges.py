@@ -45,7 +45,7 @@ ORDER = {
     "Whereabouts": [
         "Support", "JSON", "Geometry", "Core", "Venue", "Beacons/Frames", "Beacons/Signal", "Recording",
         "Receivers", "Simulation", "Positioning/Calibration", "Positioning/Motion", "Positioning",
-        "Positioning/Solvers", "Positioning/Solvers/Fingerprint", "Positioning/Solvers/Default",
+        "Positioning/Solvers", "Positioning/Solvers/Fingerprint", "Positioning/Solvers/Default", "Positioning/Solvers/Posterior",
         "Positioning/Setup", "Places", "Rooms", "Monitoring", "Pipeline", "Evaluation", ".",
     ],
     "WhereaboutsServer": [

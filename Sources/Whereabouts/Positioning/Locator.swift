@@ -80,6 +80,7 @@ public struct Locator: Sendable {
         floorSelector?.reset()
         tracker?.reset()
         offsetEstimator?.reset()
+        solver.resetTrack()
         source = nil
     }
 
@@ -215,6 +216,7 @@ public struct Locator: Sendable {
         if let source, source.device != scan.device || source.track != scan.track {
             floorSelector?.reset()
             tracker?.reset()
+            solver.resetTrack()
             if source.device != scan.device { offsetEstimator?.reset() }
         }
         source = (scan.device, scan.track)
@@ -235,7 +237,7 @@ public struct Locator: Sendable {
 
     /// The fix of an observation with its floor chosen.
     private mutating func locate(_ observation: Observation) -> Fix? {
-        guard var estimate = solver.locate(observation), estimate.isFinite else { return nil }
+        guard var estimate = solver.update(observation), estimate.isFinite else { return nil }
         if appliedOffset.isEstimated {
             learnOffset(from: observation, at: estimate.point)
             let scale = configuration.unknownDeviceAccuracyScale

@@ -25,11 +25,26 @@ public protocol PositionSolver: Sendable {
     /// The settings of the per-device pipeline the solver validated itself with, when it
     /// measures them (``DefaultSolver`` does; by default `nil`).
     var validatedSettings: ValidatedSettings? { get }
+
+    /// The estimate for the next observation of one device's track, for a solver that keeps
+    /// state from one observation to the next (a filter over positions, ``PosteriorSolver``).
+    /// A ``Locator`` calls it rather than ``locate(_:)`` and keeps one solver per device and
+    /// track. By default ``locate(_:)``: the solver keeps nothing.
+    mutating func update(_ observation: Observation) -> PositionEstimate?
+
+    /// Forgets what ``update(_:)`` kept: a new track starts. By default nothing.
+    mutating func resetTrack()
 }
 
 extension PositionSolver {
     /// `nil`: the solver does not validate settings of its own.
     public var validatedSettings: ValidatedSettings? { nil }
+
+    /// ``locate(_:)``: the solver keeps no state.
+    public mutating func update(_ observation: Observation) -> PositionEstimate? { locate(observation) }
+
+    /// Nothing to forget.
+    public mutating func resetTrack() {}
 }
 
 /// What solvers need to know about a venue, computed once: the beacons' positions, floors and

@@ -29,10 +29,15 @@ public struct ValidatedSettings: Sendable {
     /// measures a walk between the venue's places under persistent shadowing: it ranks the
     /// candidates; it does not predict a real recording's error.
     public var isSimulatedSurvey: Bool
+    /// The beacon timeout the solver needs (``LocatorConfiguration/beaconTimeout``), when it
+    /// needs one: 0 for a solver that weighs each scan's own readings once (``PosteriorSolver``).
+    public var beaconTimeout: Double?
 
     /// Creates a report.
     public init(filter: BuiltInRSSIFilter?, tracking: MotionTracker.Configuration?, trackedAccuracyScale: Double? = nil,
-                validationError: Double? = nil, unknownDeviceAccuracyScale: Double? = nil, isSimulatedSurvey: Bool = false) {
+                validationError: Double? = nil, unknownDeviceAccuracyScale: Double? = nil, isSimulatedSurvey: Bool = false,
+                beaconTimeout: Double? = nil) {
+        self.beaconTimeout = beaconTimeout
         self.unknownDeviceAccuracyScale = unknownDeviceAccuracyScale
         self.isSimulatedSurvey = isSimulatedSurvey
         self.filter = filter

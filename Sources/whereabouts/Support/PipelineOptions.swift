@@ -132,6 +132,7 @@ struct PipelineOptions: ParsableArguments {
                 + (error.map { " (mean error \($0) there; visitors with other phones, who stop and walk between "
                     + "survey points, usually err more)" } ?? "")
         }
-        return "default: \(options), \(how); give --rssi-filter or --tracking to decide yourself."
+        let settings = (setup.solver as? PosteriorSolver).map { "; " + $0.settingsDescription } ?? ""
+        return "\(setup.solver.name): \(options), \(how)\(settings); give --rssi-filter or --tracking to decide yourself."
     }
 }

@@ -15,12 +15,16 @@ public enum PositioningAlgorithm: String, CaseIterable, Sendable {
     case multilateration
     /// ``FingerprintSolver``: k nearest fingerprints of a training recording.
     case knn
+    /// ``PosteriorSolver``: each scan's likelihood over a grid of the venue under a radio map
+    /// (the calibrated model, corrected by the survey when trained), filtered over time with a
+    /// walking motion model. Issue 53's foundation; not yet the default.
+    case posterior
 
     /// Whether the algorithm learns from a training recording with truth and cannot run without one.
     public var requiresTraining: Bool {
         switch self {
         case .knn: true
-        case .default, .centroid, .powerCenter, .sphereIntersection, .epta, .multilateration: false
+        case .default, .centroid, .powerCenter, .sphereIntersection, .epta, .multilateration, .posterior: false
         }
     }
 
@@ -38,6 +42,7 @@ public enum PositioningAlgorithm: String, CaseIterable, Sendable {
         case .epta: EPTA(venue: venue)
         case .multilateration: Multilateration(venue: venue)
         case .knn: FingerprintSolver(venue: venue, training: training)
+        case .posterior: PosteriorSolver(venue: venue, training: training, configuration: configuration)
         }
     }
 }

@@ -98,6 +98,7 @@ extension PositioningAlgorithm {
             if calibratedConfiguration.choosesFilterAndTracking {
                 calibratedConfiguration.filter = validated.filter
                 calibratedConfiguration.tracking = validated.tracking
+                if let timeout = validated.beaconTimeout { calibratedConfiguration.beaconTimeout = timeout }
             }
             if let measured = validated.trackedAccuracyScale {
                 calibratedConfiguration.tracking?.accuracyScale = measured
@@ -111,7 +112,9 @@ extension PositioningAlgorithm {
         // without any, the readings have nothing to be measured against but the venue file's
         // nominal values.
         let hasReference = calibration != nil || !venue.devices.isEmpty
-        if calibratedConfiguration.deviceOffsetEstimation == nil, calibratedConfiguration.estimatesDeviceOffsets, hasReference {
+        // The posterior learns each device's offset in its own state, against its radio map.
+        if calibratedConfiguration.deviceOffsetEstimation == nil, calibratedConfiguration.estimatesDeviceOffsets, hasReference,
+           self != .posterior {
             var estimation = DeviceOffsetEstimator.Configuration()
             estimation.zeroPoint = PositioningSetup.offsetZeroPoint(venue: positioning, solver: solver, training: solverTraining,
                                                                     configuration: solverConfiguration, estimation: estimation)

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A Bayes filter over the cells of a ``PosteriorGrid``: the probability of each cell, moved
+/// by a walking motion model and weighed by each scan's likelihood. Deterministic; its state is
+/// one `Float` per cell (at most ``PosteriorSolver/Options/maximumCells``).
+///
+/// **Motion** over `dt` seconds: with probability `1 − exp(−jumpRate·dt)` the device is anywhere
+/// (a restart, a gap, a walk the scans missed); otherwise it stood still with probability
+/// `stayProbability` or walked, spreading by a Gaussian of σ = `speed·dt` (a person's bounded
+/// walking speed, applied separably along both axes, the mass that would leave the grid kept
+/// in it).
+///
+/// ```swift
+/// var filter = GridFilter(grid: grid)
+/// filter.predict(seconds: 1, motion: motion)
+/// filter.update(logLikelihood: logs, temper: 0.5)
+/// ```
+public struct GridFilter: Sendable {
+    /// How a device moves between scans.
+    public struct Motion: Hashable, Sendable {
+        /// The σ of a walking device's displacement per second, venue units.
+        public var speed: Double
+        /// The probability that the device did not move between two scans.
+        public var stayProbability: Double
+        /// The rate (per second) at which the device may have gone anywhere.
+        public var jumpRate: Double
+
+        /// Creates a motion model.
+        public init(speed: Double, stayProbability: Double, jumpRate: Double) {
+            self.speed = speed
+            self.stayProbability = stayProbability
+            self.jumpRate = jumpRate
+        }
+    }
+
+    /// The cells.
+    public let grid: PosteriorGrid
+    /// The probability of each cell (summing to 1).
+    public private(set) var weights: [Float]
+
+    /// A filter with every cell equally likely.
+    public init(grid: PosteriorGrid) {
+        self.grid = grid
+        weights = [Float](repeating: 1 / Float(max(grid.count, 1)), count: grid.count)
+    }
+
+    /// The bytes of state the filter keeps (its weights).
+    public var stateBytes: Int { weights.count * MemoryLayout<Float>.stride }
+
+    /// Moves the probability by `motion` over `seconds` (negative or not finite: 0).
+    public mutating func predict(seconds: Double, motion: Motion) {
+        let dt = seconds.isFinite ? max(seconds, 0) : 0
+        guard dt > 0, weights.count > 1 else { return }
+        let jump = Float(1 - exp(-max(motion.jumpRate, 0) * dt))
+        let stay = Float(min(max(motion.stayProbability, 0), 1))
+        let sigma = max(motion.speed, 0) * dt / grid.cellSize
+        var moved = weights
+        if sigma > 0.3 {
+            let radius = Int((3 * sigma).rounded(.up))
+            if radius >= max(grid.columns, grid.rows) * 2 {
+                // Spread wider than the grid: about uniform.
+                moved = [Float](repeating: 1 / Float(weights.count), count: weights.count)
+            } else {
+                let kernel = (-radius...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
+                let total = kernel.reduce(0, +)
+                let normalised = kernel.map { $0 / total }
+                moved = Self.blurred(moved, columns: grid.columns, rows: grid.rows, kernel: normalised, radius: radius)
+            }
+        }
+        let uniform = jump / Float(weights.count)
+        var sum: Float = 0
+        for cell in weights.indices {
+            let value = (1 - jump) * (stay * weights[cell] + (1 - stay) * moved[cell]) + uniform
+            weights[cell] = value
+            sum += value
+        }
+        normalise(sum: sum)
+    }
+
+    /// `values` convolved with `kernel` along rows then columns, each pass's edges renormalised
+    /// so that no mass leaves the grid.
+    static func blurred(_ values: [Float], columns: Int, rows: Int, kernel: [Float], radius: Int) -> [Float] {
+        var horizontal = [Float](repeating: 0, count: values.count)
+        for row in 0..<rows {
+            let base = row * columns
+            for column in 0..<columns {
+                let low = max(column - radius, 0), high = min(column + radius, columns - 1)
+                var acc: Float = 0, mass: Float = 0
+                for source in low...high {
+                    let k = kernel[source - column + radius]
+                    acc += k * values[base + source]
+                    mass += k
+                }
+                horizontal[base + column] = mass > 0 ? acc / mass : 0
+            }
+        }
+        var result = [Float](repeating: 0, count: values.count)
+        for row in 0..<rows {
+            let low = max(row - radius, 0), high = min(row + radius, rows - 1)
+            for column in 0..<columns {
+                var acc: Float = 0, mass: Float = 0
+                for source in low...high {
+                    let k = kernel[source - row + radius]
+                    acc += k * horizontal[source * columns + column]
+                    mass += k
+                }
+                result[row * columns + column] = mass > 0 ? acc / mass : 0
+            }
+        }
+        return result
+    }
+
+    /// Weighs each cell by `exp(temper·logLikelihood)` (one value per cell) and renormalises.
+    /// When no cell keeps any weight (evidence against every cell the prior allowed), the
+    /// likelihood alone is kept.
+    public mutating func update(logLikelihood: [Float], temper: Double) {
+        guard logLikelihood.count == weights.count, !weights.isEmpty else { return }
+        var top = -Float.infinity
+        for value in logLikelihood where value > top { top = value }
+        guard top.isFinite else { return }
+        let alpha = Float(min(max(temper, 0), 1))
+        var sum: Float = 0
+        for cell in weights.indices {
+            let value = weights[cell] * exp(alpha * (logLikelihood[cell] - top))
+            weights[cell] = value
+            sum += value
+        }
+        if !(sum > 1e-30) || !sum.isFinite {
+            sum = 0
+            for cell in weights.indices {
+                let value = exp(alpha * (logLikelihood[cell] - top))
+                weights[cell] = value
+                sum += value
+            }
+        }
+        normalise(sum: sum)
+    }
+
+    /// Divides every weight by `sum`; back to uniform when it is not positive and finite.
+    private mutating func normalise(sum: Float) {
+        guard sum > 0, sum.isFinite else {
+            weights = [Float](repeating: 1 / Float(max(weights.count, 1)), count: weights.count)
+            return
+        }
+        let inverse = 1 / sum
+        for cell in weights.indices { weights[cell] *= inverse }
+    }
+
+    /// The posterior's mean, its per-axis variances (venue units²) and its most probable cell's centre.
+    public func summary() -> (mean: PlanarPoint, variance: (x: Double, y: Double), mode: PlanarPoint) {
+        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, total = 0.0
+        var best = 0
+        for cell in weights.indices {
+            let w = Double(weights[cell])
+            if weights[cell] > weights[best] { best = cell }
+            let centre = grid.centre(of: cell)
+            sx += w * centre.x
+            sy += w * centre.y
+            sxx += w * centre.x * centre.x
+            syy += w * centre.y * centre.y
+            total += w
+        }
+        guard total > 0 else {
+            let centre = grid.centre(of: grid.count / 2)
+            return (centre, (0, 0), centre)
+        }
+        let mx = sx / total, my = sy / total
+        // A cell spreads its mass uniformly: add its own variance, size²/12 per axis.
+        let own = grid.cellSize * grid.cellSize / 12
+        return (PlanarPoint(x: mx, y: my), (max(sxx / total - mx * mx, 0) + own, max(syy / total - my * my, 0) + own),
+                grid.centre(of: best))
+    }
+}

@@ -1,0 +1,324 @@
+import Foundation
+
+/// A probabilistic tracker: the evidence of every scan weighed over the venue's positions and
+/// filtered over time, rather than the members' answers averaged (issue 53's foundation).
+///
+/// **Radio map** (``RadioMap``): each beacon's expected RSSI and spread at every cell of a grid
+/// over the venue's bounds, from the calibrated path-loss model, corrected by the survey's
+/// residuals where the training recording has true positions.
+///
+/// **Likelihood** (``ScanLikelihood``): each heard beacon's RSSI against the map (a Gaussian with
+/// a uniform tail), each unheard beacon of the floor against the detection floor.
+///
+/// **Filter** (``GridFilter``): a grid of cells, each scan's likelihood (tempered) multiplying the
+/// probability carried over from the previous scan by a walking motion model (stops, a bounded
+/// speed, rare jumps anywhere). One filter per device and track, kept by the ``Locator`` that
+/// holds the solver (``update(_:)``); ``locate(_:)`` weighs one observation alone.
+///
+/// **Fix**: the posterior's mean or its most probable cell (``Options/estimate``), with an
+/// accuracy radius of 1.51 times the posterior's per-axis standard deviation (a circular
+/// Gaussian's 68 % radius) times a factor measured on the training data
+/// (``accuracyScale``).
+///
+/// ```swift
+/// let setup = PositioningAlgorithm.posterior.setup(venue: venue, training: survey)
+/// var locators = setup.makeLocators()
+/// ```
+public struct PosteriorSolver: PositionSolver {
+    /// Settings; those left `nil` are measured on the training data (see
+    /// ``init(venue:training:configuration:options:)``).
+    public struct Options: Hashable, Sendable {
+        /// The side of a cell, metres (made larger when the venue would need more than
+        /// ``maximumCells``).
+        public var cellSize = 0.5
+        /// The most cells a grid has: the filter keeps 4 bytes a cell per device.
+        public var maximumCells = 8192
+        /// ε of the likelihood's uniform tail.
+        public var outlierWeight = 0.1
+        /// m, the probability that a beacon within reach goes unheard; `nil`: measured on the
+        /// training data, else ``defaultMissProbability``.
+        public var missProbability: Double?
+        /// The detection floor, dBm; `nil`: the training devices' weakest readings (their
+        /// median), else ``defaultDetectionFloor``.
+        public var detectionFloor: Double?
+        /// The power each scan's likelihood is raised to; `nil`: chosen by the validation.
+        public var temper: Double?
+        /// The σ of a walking device's displacement per second, m/s; `nil`: chosen by the validation.
+        public var speed: Double?
+        /// The probability that the device did not move between two scans.
+        public var stayProbability = 0.5
+        /// The rate per second of a jump anywhere.
+        public var jumpRate = 0.02
+        /// The survey correction's kernel bandwidth (metres; 0 for none); `nil`: chosen by the validation.
+        public var bandwidth: Double?
+        /// Whether the fix is the posterior's mean or its mode; `nil`: chosen by the validation.
+        public var estimate: Estimate?
+        /// The σ of a device's RSSI offset before its first scan (dB); `nil`: the calibration's
+        /// prior spread of phones with training data, 10 dB without.
+        public var offsetPriorSigma: Double?
+        /// A gap in a track longer than this (seconds) starts the filter afresh.
+        public var maximumGap = 60.0
+
+        /// Creates options with the defaults.
+        public init() {}
+    }
+
+    /// Which point of the posterior is the fix.
+    public enum Estimate: String, Hashable, Sendable {
+        /// The probability-weighted mean of the cells.
+        case mean
+        /// The centre of the most probable cell.
+        case mode
+    }
+
+    /// m without training data.
+    public static let defaultMissProbability = 0.3
+    /// The detection floor without training data, dBm.
+    public static let defaultDetectionFloor = -100.0
+
+    /// The venue.
+    public let venue: PositioningVenue
+    /// The radio map; `nil` when the venue has no placed beacon to span a grid.
+    public let map: RadioMap?
+    /// The likelihood of a scan.
+    public let likelihood: ScanLikelihood
+    /// The motion model, in venue units.
+    public let motion: GridFilter.Motion
+    /// Which point is the fix.
+    public let estimate: Estimate
+    /// The survey correction's bandwidth used (metres), `nil` for none.
+    public let bandwidth: Double?
+    /// The factor applied to the posterior's 68 % radius so that it holds the truth 68 % of the
+    /// time in the validation.
+    public let accuracyScale: Double
+    /// The gap that restarts a track, seconds.
+    public let maximumGap: Double
+    /// The validation's mean error (venue units), `nil` when nothing was scored.
+    public let validationError: Double?
+    /// The log-probability of not hearing a beacon, tabulated.
+    let unheardTable: UnheardTable
+    /// The σ of a device's RSSI offset before its first scan, dB.
+    public let offsetPriorSigma: Double
+    /// The devices whose offsets the setup knows (the training's, the venue's list): their
+    /// readings arrive corrected, so their offset starts at 0 within ``knownDeviceOffsetSigma``.
+    public let knownDevices: Set<String>
+    /// The σ of a known device's remaining offset, dB (0: none, its offset is taken as known).
+    public let knownDeviceOffsetSigma: Double
+    /// How much a device's offset may drift, dB² a second.
+    public static let offsetDrift = 0.01
+
+    /// The filter of the current track, `nil` before its first observation.
+    private var filter: GridFilter?
+    /// The time of the track's latest observation.
+    private var lastTime: Double?
+    /// The track's RSSI offset (dB, what its readings have on top of the map) and its variance.
+    private var offset: (mean: Double, variance: Double)?
+    /// The posterior of the latest observation: mean, mode, and the untouched 68 % radius.
+    private(set) var lastPosterior: (mean: PlanarPoint, mode: PlanarPoint, radius: Double)?
+
+    /// A solver of given parts.
+    init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
+         bandwidth: Double?, accuracyScale: Double, maximumGap: Double, validationError: Double?, offsetPriorSigma: Double,
+         knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0) {
+        self.venue = venue
+        self.map = map
+        self.likelihood = likelihood
+        self.motion = motion
+        self.estimate = estimate
+        self.bandwidth = bandwidth
+        self.accuracyScale = accuracyScale
+        self.maximumGap = maximumGap
+        self.validationError = validationError
+        self.offsetPriorSigma = offsetPriorSigma
+        self.knownDevices = knownDevices
+        self.knownDeviceOffsetSigma = knownDeviceOffsetSigma
+        unheardTable = UnheardTable(likelihood: likelihood)
+    }
+
+    /// The same solver with another accuracy factor, estimate and no track.
+    func with(accuracyScale: Double, estimate: Estimate, validationError: Double?) -> PosteriorSolver {
+        PosteriorSolver(venue: venue, map: map, likelihood: likelihood, motion: motion, estimate: estimate,
+                        bandwidth: bandwidth, accuracyScale: accuracyScale, maximumGap: maximumGap,
+                        validationError: validationError, offsetPriorSigma: offsetPriorSigma,
+                        knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma)
+    }
+
+    /// The settings in use, for people: cells, survey bandwidth, likelihood, motion, estimate
+    /// and radius factor.
+    public var settingsDescription: String {
+        let metres = venue.venue.units.metres ?? 1
+        let cells = map.map { "\($0.grid.columns)×\($0.grid.rows) cells of \(String(format: "%.2f", $0.grid.cellSize * metres)) m" }
+            ?? "no grid"
+        return cells + ", survey bandwidth " + (bandwidth.map { String(format: "%.1f m", $0) } ?? "none")
+            + String(format: ", detection floor %.0f dBm, m %.2f, ε %.2f, temper %.2f, speed %.2f m/s, stay %.2f, jumps %.3f/s",
+                     likelihood.detectionFloor, likelihood.missProbability, likelihood.outlierWeight, likelihood.temper,
+                     motion.speed * metres, motion.stayProbability, motion.jumpRate)
+            + String(format: ", offset prior σ %.1f dB (known devices %.1f)", offsetPriorSigma, knownDeviceOffsetSigma)
+            + ", the \(estimate.rawValue), radius ×" + String(format: "%.2f", accuracyScale)
+    }
+
+    /// The map's typical RSSI spread, dB: its first mapped beacon's first cell (4 without one).
+    func configurationSpread(map: RadioMap) -> Double {
+        guard let beacon = map.floors.indices.first(where: { map.hasMap(beacon: $0) }) else { return 4 }
+        return Double(map.spreads[beacon][0])
+    }
+
+    /// The device's RSSI offset learnt so far on the track (dB) and its σ; `nil` before its first scan.
+    public var learntOffset: (mean: Double, sigma: Double)? {
+        offset.map { ($0.mean, $0.variance.squareRoot()) }
+    }
+
+    /// `"posterior"`.
+    public var name: String { "posterior" }
+
+    /// Raw RSSI, one scan's readings at a time (a beacon timeout of 0), no tracker: the filter
+    /// is the tracker, and a reading repeated from an earlier scan would be counted twice.
+    public var validatedSettings: ValidatedSettings? {
+        ValidatedSettings(filter: nil, tracking: nil, validationError: validationError, beaconTimeout: 0)
+    }
+
+    /// The bytes of state kept per device and track: the filter's weights.
+    public var stateBytes: Int { filter?.stateBytes ?? (map.map { $0.grid.count * MemoryLayout<Float>.stride } ?? 0) }
+
+    /// The posterior of one observation alone (every cell equally likely before it).
+    public func locate(_ observation: Observation) -> PositionEstimate? {
+        var single = self
+        single.resetTrack()
+        return single.update(observation)
+    }
+
+    /// The next observation of the track: the filter moved by the time since the previous one
+    /// and weighed by this one's likelihood; `nil` (the filter untouched) when no heard beacon
+    /// has a map.
+    public mutating func update(_ observation: Observation) -> PositionEstimate? {
+        guard let map else { return nil }
+        let continues = filter != nil && lastTime.map { observation.time - $0 <= maximumGap } == true
+        let elapsed = continues ? max(observation.time - (lastTime ?? observation.time), 0) : 0
+        let sigma = knownDevices.contains(observation.device ?? "") ? knownDeviceOffsetSigma : offsetPriorSigma
+        let start: (mean: Double, variance: Double) = (0, sigma * sigma)
+        var prior = continues ? offset ?? start : start
+        prior.variance += Self.offsetDrift * elapsed
+        guard let (logs, offsets, used) = logLikelihood(of: observation, map: map, offset: prior.mean,
+                                                        offsetVariance: prior.variance) else { return nil }
+        if continues, var current = filter {
+            current.predict(seconds: elapsed, motion: motion)
+            filter = current
+        } else {
+            filter = GridFilter(grid: map.grid)
+        }
+        filter?.update(logLikelihood: logs, temper: likelihood.temper)
+        lastTime = observation.time
+        // The offset's posterior: its mean over the cells' weights, its variance what is left of
+        // the prior's after the scan's (tempered) readings, plus how much the cells disagree.
+        if let weights = filter?.weights {
+            var mean = 0.0, square = 0.0
+            for cell in weights.indices {
+                let w = Double(weights[cell]), value = Double(offsets[cell])
+                mean += w * value
+                square += w * value * value
+            }
+            let sigma = likelihood.detectionFloor.isFinite ? configurationSpread(map: map) : 4
+            let information = 1 / prior.variance + likelihood.temper * Double(used) / (sigma * sigma)
+            let variance = 1 / information + max(square - mean * mean, 0)
+            offset = mean.isFinite && variance.isFinite ? (mean, min(max(variance, 0.01), prior.variance)) : prior
+        }
+        guard let summary = filter?.summary() else { return nil }
+        let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
+        lastPosterior = (summary.mean, summary.mode, radius)
+        let point = estimate == .mean ? summary.mean : summary.mode
+        return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
+                                accuracy: radius * accuracyScale, beaconCount: used)
+    }
+
+    /// Forgets the track.
+    public mutating func resetTrack() {
+        filter = nil
+        offset = nil
+        lastTime = nil
+        lastPosterior = nil
+    }
+
+    /// The log-likelihood of the observation at each cell, the offset that fits it best there
+    /// and the number of heard beacons it used, over the beacons of its floor (the
+    /// observation's, else the strongest mapped beacon's); `nil` when no heard beacon has a map.
+    ///
+    /// The device's RSSI offset o is part of the state: a Gaussian (`offset`, its variance
+    /// `offsetVariance`) carried from scan to scan. At each cell the scan's own offset is the
+    /// precision-weighted mean of its heard residuals and that prior,
+    /// `ô = (Σ (rᵢ − μᵢ)/σᵢ² + o/v) / (Σ 1/σᵢ² + 1/v)`; the readings are weighed less it, the
+    /// unheard beacons against the floor less it, and the prior adds `−(ô − o)²/2v`.
+    func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double)
+        -> (logs: [Float], offsets: [Float], used: Int)? {
+        guard let strongest = observation.signals.first(where: { map.hasMap(beacon: $0.beaconIndex) }) else { return nil }
+        let floor = observation.floor ?? map.floors[strongest.beaconIndex]
+        let count = map.grid.count
+        var heardFlags = [Bool](repeating: false, count: map.floors.count)
+        var heard: [(beacon: Int, rssi: Float)] = []
+        for signal in observation.signals {
+            let beacon = signal.beaconIndex
+            guard map.hasMap(beacon: beacon), map.floors[beacon] == floor, !heardFlags[beacon], signal.rssi.isFinite else { continue }
+            heardFlags[beacon] = true
+            heard.append((beacon, Float(signal.rssi)))
+        }
+        guard !heard.isEmpty else { return nil }
+        let unheard = map.floors.indices.filter { !heardFlags[$0] && map.floors[$0] == floor && map.hasMap(beacon: $0) }
+        let variance = offsetVariance.isFinite ? max(offsetVariance, 1e-6) : 1e6
+        let priorPrecision = Float(1 / variance), prior = Float(offset.isFinite ? offset : 0)
+        let epsilon = Float(min(max(likelihood.outlierWeight, 0), 1)), miss = Float(min(max(likelihood.missProbability, 0), 1))
+        let tail = epsilon / Float(max(likelihood.outlierRange, 1))
+        let gaussianScale = (1 - epsilon) / Float((2 * Double.pi).squareRoot())
+        let heardConstant = log(max(1 - miss, 1e-30))
+        let detection = Float(likelihood.detectionFloor)
+        var logs = [Float](repeating: 0, count: count)
+        var offsets = [Float](repeating: 0, count: count)
+        for cell in 0..<count {
+            var weighted: Float = prior * priorPrecision, precision: Float = priorPrecision
+            for reading in heard {
+                let sigma = map.spreads[reading.beacon][cell]
+                let inverse = 1 / (sigma * sigma)
+                weighted += (reading.rssi - map.means[reading.beacon][cell]) * inverse
+                precision += inverse
+            }
+            let shift = weighted / precision
+            var total: Float = -0.5 * (shift - prior) * (shift - prior) * priorPrecision
+            for reading in heard {
+                let sigma = map.spreads[reading.beacon][cell]
+                let z = (reading.rssi - map.means[reading.beacon][cell] - shift) / sigma
+                total += heardConstant + log(gaussianScale * exp(-0.5 * z * z) / sigma + tail)
+            }
+            for beacon in unheard {
+                let z = (detection - map.means[beacon][cell] - shift) / map.spreads[beacon][cell]
+                total += unheardTable.value(at: z)
+            }
+            logs[cell] = total
+            offsets[cell] = shift
+        }
+        return (logs, offsets, heard.count)
+    }
+}
+
+/// `log(m + (1 − m)·Φ(z))` tabulated over z (step 0.02 over ±10, linear between), so that
+/// a shifted detection floor costs a lookup, not an `erfc`.
+struct UnheardTable: Sendable {
+    let values: [Float]
+    static let step: Float = 0.02, limit: Float = 10
+
+    init(likelihood: ScanLikelihood) {
+        let count = Int(2 * Self.limit / Self.step) + 1
+        values = (0..<count).map { index in
+            let z = Double(-Self.limit + Float(index) * Self.step)
+            let miss = min(max(likelihood.missProbability, 0), 1)
+            let value = miss + (1 - miss) * ScanLikelihood.distribution(z)
+            return Float(value > 0 ? log(value) : -745)
+        }
+    }
+
+    @inline(__always)
+    func value(at z: Float) -> Float {
+        guard z.isFinite else { return z > 0 ? values[values.count - 1] : values[0] }
+        let position = (min(max(z, -Self.limit), Self.limit) + Self.limit) / Self.step
+        let lower = min(Int(position), values.count - 2)
+        let fraction = position - Float(lower)
+        return values[lower] + (values[lower + 1] - values[lower]) * fraction
+    }
+}

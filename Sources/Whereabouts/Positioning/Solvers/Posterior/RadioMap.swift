@@ -1,0 +1,211 @@
+import Foundation
+
+/// What each beacon's RSSI should be at every cell of a ``PosteriorGrid``: its mean and its
+/// spread (dB), from the venue's calibrated log-distance model, corrected where a survey (a
+/// training recording with true positions) measured otherwise.
+///
+/// **Model.** At a cell at distance d metres (3-D: the beacon's height against the receiver's
+/// assumed one, at least ``minimumDistance``) the mean is `txPower − 10·n·log10(d)` with the
+/// beacon's calibrated txPower and exponent n, the spread the configured RSSI σ.
+///
+/// **Survey.** Each surveyed reading leaves a residual (its RSSI less the model's at its true
+/// position). The residuals are averaged per beacon and spot, then smoothed over the plan by a
+/// Gaussian kernel of bandwidth h (Nadaraya–Watson), shrunk toward 0 by a prior worth
+/// ``SurveyCorrection/priorReadings`` readings: `c = Σ K·n·r̄ / (Σ K·n + λ)`. The spread is the
+/// residuals' local root mean square about that correction, shrunk toward the model's σ the same
+/// way, never under 1 dB. Only beacons with a position count, each on its own floor.
+///
+/// ```swift
+/// let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4)
+/// map.mean(beacon: 0, cell: 12)   // dBm expected at cell 12
+/// ```
+public struct RadioMap: Sendable {
+    /// The cells.
+    public let grid: PosteriorGrid
+    /// Per beacon (the venue's order): the mean RSSI at each cell, dBm; empty for a beacon with
+    /// no position.
+    let means: [[Float]]
+    /// Per beacon: the RSSI spread at each cell, dB; empty for a beacon with no position.
+    let spreads: [[Float]]
+    /// The beacons' floors, by beacon index.
+    public let floors: [Int]
+    /// The distance below which the model is not trusted to go on rising, metres.
+    public static let minimumDistance = 0.5
+
+    /// How the survey corrects the model.
+    public struct SurveyCorrection: Hashable, Sendable {
+        /// The kernel's bandwidth (its σ), metres.
+        public var bandwidth: Double
+        /// How many readings the prior (no correction, the model's spread) is worth at a cell.
+        public var priorReadings: Double
+
+        /// Creates a correction.
+        public init(bandwidth: Double, priorReadings: Double = 5) {
+            self.bandwidth = bandwidth
+            self.priorReadings = priorReadings
+        }
+    }
+
+    /// The residuals of a survey, averaged per beacon and surveyed spot.
+    public struct Residuals: Sendable {
+        /// One beacon's residuals at one spot.
+        public struct Spot: Hashable, Sendable {
+            /// Where, venue units.
+            public var point: PlanarPoint
+            /// How many readings.
+            public var count: Double
+            /// Their mean residual, dB.
+            public var mean: Double
+            /// Their mean squared residual, dB².
+            public var meanSquare: Double
+        }
+
+        /// Per beacon (the venue's order), its spots.
+        public var spots: [[Spot]]
+
+        /// The residuals of `training`'s readings against `venue`'s model (readings of beacons
+        /// without a position, on another floor than the truth's, or of scans without a true
+        /// position are left out). Spots are the truths as given, per beacon and floor.
+        public init(venue: PositioningVenue, training: [Scan]) {
+            let metres = venue.venue.units.metres ?? 1
+            var spots = [[Spot]](repeating: [], count: venue.positions.count)
+            var index: [Int: [PlanarPoint: Int]] = [:]
+            for scan in training {
+                guard let truth = scan.truth?.planarPoint else { continue }
+                for reading in scan.readings where reading.isValid {
+                    guard let beacon = venue.directory.index(for: reading.beacon), beacon < venue.positions.count,
+                          let position = venue.positions[beacon],
+                          scan.truth?.floor == nil || scan.truth?.floor == venue.floors[beacon] else { continue }
+                    let residual = reading.rssi - RadioMap.modelRSSI(venue: venue, beacon: beacon, position: position,
+                                                                     at: truth, metresPerUnit: metres)
+                    guard residual.isFinite else { continue }
+                    if let slot = index[beacon]?[truth] {
+                        var spot = spots[beacon][slot]
+                        spot.mean += (residual - spot.mean) / (spot.count + 1)
+                        spot.meanSquare += (residual * residual - spot.meanSquare) / (spot.count + 1)
+                        spot.count += 1
+                        spots[beacon][slot] = spot
+                    } else {
+                        index[beacon, default: [:]][truth] = spots[beacon].count
+                        spots[beacon].append(Spot(point: truth, count: 1, mean: residual, meanSquare: residual * residual))
+                    }
+                }
+            }
+            self.spots = spots
+        }
+
+        /// Residuals given per beacon.
+        public init(spots: [[Spot]]) {
+            self.spots = spots
+        }
+    }
+
+    /// The model's mean RSSI of beacon `beacon` (at `position`) heard at `point`, dBm.
+    static func modelRSSI(venue: PositioningVenue, beacon: Int, position: SpatialPoint, at point: PlanarPoint,
+                          metresPerUnit: Double) -> Double {
+        let dx = point.x - position.x, dy = point.y - position.y, dz = position.z - venue.receiverHeight
+        let metres = max((dx * dx + dy * dy + dz * dz).squareRoot() * metresPerUnit, minimumDistance)
+        return venue.txPowers[beacon] - 10 * venue.pathLossExponents[beacon] * log10(metres)
+    }
+
+    /// The map of `venue`'s model with spread `rssiStandardDeviation` (dB, at least 1),
+    /// corrected by `residuals` under `correction` when both are given.
+    public init(venue: PositioningVenue, grid: PosteriorGrid, rssiStandardDeviation: Double,
+                residuals: Residuals? = nil, correction: SurveyCorrection? = nil) {
+        self.grid = grid
+        floors = venue.floors
+        let metres = venue.venue.units.metres ?? 1
+        let sigma = rssiStandardDeviation.isFinite ? max(rssiStandardDeviation, 1) : 4
+        let centres = (0..<grid.count).map { grid.centre(of: $0) }
+        var means: [[Float]] = [], spreads: [[Float]] = []
+        means.reserveCapacity(venue.positions.count)
+        spreads.reserveCapacity(venue.positions.count)
+        for beacon in venue.positions.indices {
+            guard let position = venue.positions[beacon] else {
+                means.append([])
+                spreads.append([])
+                continue
+            }
+            var mean = centres.map { Float(Self.modelRSSI(venue: venue, beacon: beacon, position: position, at: $0,
+                                                          metresPerUnit: metres)) }
+            var spread = [Float](repeating: Float(sigma), count: grid.count)
+            if let correction, let residuals, beacon < residuals.spots.count, !residuals.spots[beacon].isEmpty,
+               correction.bandwidth.isFinite, correction.bandwidth > 0 {
+                let h = correction.bandwidth / metres, reach = 3 * h
+                let prior = max(correction.priorReadings, 1e-6)
+                let spots = residuals.spots[beacon]
+                for cell in 0..<grid.count {
+                    let centre = centres[cell]
+                    var s0 = 0.0, s1 = 0.0, s2 = 0.0
+                    for spot in spots {
+                        let dx = spot.point.x - centre.x, dy = spot.point.y - centre.y
+                        guard abs(dx) <= reach, abs(dy) <= reach else { continue }
+                        let k = exp(-(dx * dx + dy * dy) / (2 * h * h)) * spot.count
+                        s0 += k
+                        s1 += k * spot.mean
+                        s2 += k * spot.meanSquare
+                    }
+                    let shift = s1 / (s0 + prior)
+                    let variance = (s2 - 2 * shift * s1 + shift * shift * s0 + prior * sigma * sigma) / (s0 + prior)
+                    mean[cell] += Float(shift)
+                    spread[cell] = Float(max(variance, 1).squareRoot())
+                }
+            }
+            means.append(mean)
+            spreads.append(spread)
+        }
+        self.means = means
+        self.spreads = spreads
+    }
+
+    /// Whether beacon `beacon` has a map (a position).
+    public func hasMap(beacon: Int) -> Bool {
+        beacon >= 0 && beacon < means.count && !means[beacon].isEmpty
+    }
+
+    /// The mean RSSI of a beacon expected at a cell, dBm; `nil` without a map or outside the grid.
+    public func mean(beacon: Int, cell: Int) -> Double? {
+        guard hasMap(beacon: beacon), cell >= 0, cell < grid.count else { return nil }
+        return Double(means[beacon][cell])
+    }
+
+    /// The RSSI spread of a beacon expected at a cell, dB; `nil` without a map or outside the grid.
+    public func spread(beacon: Int, cell: Int) -> Double? {
+        guard hasMap(beacon: beacon), cell >= 0, cell < grid.count else { return nil }
+        return Double(spreads[beacon][cell])
+    }
+
+    /// For each correction, the mean absolute error with which it predicts the residuals of
+    /// each held-out fold's spots from the other folds' (a spot's error weighted by its
+    /// readings): how a survey chooses its kernel. `nil` for no correction at all. Every beacon's
+    /// spots are dealt into `folds` by the spots' spatial blocks.
+    static func heldOutErrors(residuals: Residuals, corrections: [SurveyCorrection?], folds: SpatialFolds,
+                              metresPerUnit: Double) -> [Double] {
+        var errors = [Double](repeating: 0, count: corrections.count)
+        var weight = 0.0
+        for spots in residuals.spots where !spots.isEmpty {
+            let foldOf = spots.map { folds.fold(of: $0.point, floor: nil) }
+            for (index, spot) in spots.enumerated() {
+                guard let fold = foldOf[index] else { continue }
+                weight += spot.count
+                for (which, correction) in corrections.enumerated() {
+                    var shift = 0.0
+                    if let correction {
+                        let h = correction.bandwidth / metresPerUnit, reach = 3 * h
+                        var s0 = 0.0, s1 = 0.0
+                        for (other, neighbour) in spots.enumerated() where foldOf[other] != fold {
+                            let dx = neighbour.point.x - spot.point.x, dy = neighbour.point.y - spot.point.y
+                            guard abs(dx) <= reach, abs(dy) <= reach else { continue }
+                            let k = exp(-(dx * dx + dy * dy) / (2 * h * h)) * neighbour.count
+                            s0 += k
+                            s1 += k * neighbour.mean
+                        }
+                        shift = s1 / (s0 + max(correction.priorReadings, 1e-6))
+                    }
+                    errors[which] += spot.count * abs(spot.mean - shift)
+                }
+            }
+        }
+        return weight > 0 ? errors.map { $0 / weight } : errors.map { _ in .nan }
+    }
+}

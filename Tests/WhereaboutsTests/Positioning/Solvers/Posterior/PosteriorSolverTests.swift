@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import Whereabouts
+
+/// Four beacons at the corners of a 10 × 10 m square (−59 dBm at 1 m, n = 2, heights unknown).
+private let square = Venue(beacons: [
+    Venue.Beacon(id: "a", x: 0, y: 0), Venue.Beacon(id: "b", x: 10, y: 0),
+    Venue.Beacon(id: "c", x: 0, y: 10), Venue.Beacon(id: "d", x: 10, y: 10),
+])
+
+/// A scan at `point` in the square with the model's RSSI plus Gaussian noise of `noise` dB.
+private func scan(at point: PlanarPoint, time: Double, noise: Double, random: inout SeededRandom) -> Scan {
+    let readings = square.beacons.map { beacon in
+        let d = max(point.distance(to: PlanarPoint(x: beacon.x ?? 0, y: beacon.y ?? 0)), 0.5)
+        let rssi = (-59 - 20 * log10(d) + noise * random.nextGaussian()).rounded()
+        return Reading(beacon: .id(beacon.id), rssi: rssi)
+    }
+    return Scan(time: time, device: "phone", readings: readings, truth: GroundTruth(x: point.x, y: point.y))
+}
+
+@Suite("Posterior solver")
+struct PosteriorSolverTests {
+    @Test func likelihoodIsAGaussianWithAUniformTailAndCountsMisses() {
+        let likelihood = ScanLikelihood(outlierWeight: 0.1, outlierRange: 60, missProbability: 0.2, detectionFloor: -100)
+        // log(0.8·(0.9·φ(0)/4 + 0.1/60)), φ(0) = 1/√(2π).
+        #expect(abs(likelihood.logHeard(rssi: -70, mean: -70, spread: 4) - -2.615339618156577) < 1e-12)
+        // 12 dB off at σ 4: z = 3, the tail keeps it from vanishing: log(0.8·(0.9·φ(3)/4 + 0.1/60)).
+        #expect(abs(likelihood.logHeard(rssi: -58, mean: -70, spread: 4) - -6.151132932689369) < 1e-12)
+        // Not heard where the mean is at the floor: log(0.2 + 0.8·½).
+        #expect(abs(likelihood.logUnheard(mean: -100, spread: 4) - log(0.6)) < 1e-12)
+        // Not heard where it should be 8 dB above it: log(0.2 + 0.8·Φ(−2)).
+        #expect(abs(likelihood.logUnheard(mean: -92, spread: 4) - -1.5223427218136072) < 1e-12)
+    }
+
+    @Test func radioMapIsTheModelCorrectedByTheSurvey() throws {
+        let venue = PositioningVenue(Venue(beacons: [Venue.Beacon(id: "a", x: 0, y: 0)]))
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 4, maxY: 2),
+                                              cellSize: 1, maximumCells: 100))
+        #expect(grid.count == 8)
+        #expect(grid.centre(of: 5) == PlanarPoint(x: 1.5, y: 1.5))
+        let model = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4)
+        // Cell 0, centred at (0.5, 0.5): −59 − 20·log10 √0.5; cell 3 at (3.5, 0.5): −59 − 20·log10 √12.5.
+        #expect(abs(try #require(model.mean(beacon: 0, cell: 0)) - -55.98970004336019) < 1e-4)
+        #expect(abs(try #require(model.mean(beacon: 0, cell: 3)) - -69.96910013008056) < 1e-4)
+        #expect(model.spread(beacon: 0, cell: 3) == 4)
+        // Five readings at (0.5, 0.5), residuals averaging +4 dB with a mean square of 17 dB²; a
+        // 1 m kernel and a prior worth 5 readings: at the spot the shift is 5·4/(5 + 5) = 2 dB and
+        // the spread √((5·17 − 2·2·20 + 2²·5 + 5·4²)/10) = √10.5; a cell 1 m away weighs them by
+        // e^(−½): 1.5102 dB and 3.5605 dB.
+        let residuals = RadioMap.Residuals(spots: [[RadioMap.Residuals.Spot(point: PlanarPoint(x: 0.5, y: 0.5), count: 5,
+                                                                             mean: 4, meanSquare: 17)]])
+        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4, residuals: residuals,
+                           correction: RadioMap.SurveyCorrection(bandwidth: 1, priorReadings: 5))
+        #expect(abs(try #require(map.mean(beacon: 0, cell: 0)) - (-55.98970004336019 + 2)) < 1e-4)
+        #expect(abs(try #require(map.spread(beacon: 0, cell: 0)) - 10.5.squareRoot()) < 1e-5)
+        #expect(abs(try #require(map.mean(beacon: 0, cell: 1)) - (-59 - 20 * log10(2.5.squareRoot()) + 1.5101626751925816)) < 1e-4)
+        #expect(abs(try #require(map.spread(beacon: 0, cell: 1)) - 3.560530020159799) < 1e-5)
+        // The residuals of a survey: a reading of −55 dBm at (0.5, 0.5) is 0.9897 dB above the model.
+        let surveyed = RadioMap.Residuals(venue: venue, training: [
+            Scan(time: 0, readings: [Reading(beacon: .id("a"), rssi: -55)], truth: GroundTruth(x: 0.5, y: 0.5)),
+            Scan(time: 1, readings: [Reading(beacon: .id("a"), rssi: -57)], truth: GroundTruth(x: 0.5, y: 0.5)),
+        ])
+        let spot = try #require(surveyed.spots[0].first)
+        #expect(surveyed.spots[0].count == 1 && spot.count == 2)
+        #expect(abs(spot.mean - (-56 + 55.98970004336019)) < 1e-9)
+        #expect(abs(spot.meanSquare - (pow(-55 + 55.98970004336019, 2) + pow(-57 + 55.98970004336019, 2)) / 2) < 1e-9)
+    }
+
+    @Test func filterMovesAndWeighsItsGrid() throws {
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 3, maxY: 1),
+                                              cellSize: 1, maximumCells: 100))
+        var filter = GridFilter(grid: grid)
+        // Likelihoods e⁰, e⁻¹, e⁻² from a uniform prior: weights ∝ 1, e⁻¹, e⁻².
+        filter.update(logLikelihood: [0, -1, -2], temper: 1)
+        let total = 1 + exp(-1.0) + exp(-2.0)
+        #expect(abs(Double(filter.weights[0]) - 1 / total) < 1e-6)
+        #expect(abs(Double(filter.weights[2]) - exp(-2.0) / total) < 1e-6)
+        // Standing still for sure, no jumps: nothing moves.
+        let before = filter.weights
+        filter.predict(seconds: 1, motion: GridFilter.Motion(speed: 5, stayProbability: 1, jumpRate: 0))
+        #expect(filter.weights == before)
+        // Certain to have jumped (rate ∞): uniform.
+        filter.predict(seconds: 1, motion: GridFilter.Motion(speed: 0, stayProbability: 1, jumpRate: .infinity))
+        #expect(filter.weights.allSatisfy { abs($0 - 1 / 3) < 1e-6 })
+    }
+
+    @Test func posteriorConvergesToTheTrueSpotDeterministically() throws {
+        let setup = PositioningAlgorithm.posterior.setup(venue: square)
+        #expect(setup.configuration.beaconTimeout == 5) // the library default: not chosen unless asked
+        var configuration = LocatorConfiguration()
+        configuration.choosesFilterAndTracking = true
+        let chosen = PositioningAlgorithm.posterior.setup(venue: square, configuration: configuration)
+        #expect(chosen.configuration.beaconTimeout == 0 && chosen.configuration.filter == nil && chosen.configuration.tracking == nil)
+        func run() -> [Fix] {
+            var random = SeededRandom(seed: 7)
+            var locators = chosen.makeLocators()
+            return (0..<20).compactMap { second in
+                locators.locate(scan(at: PlanarPoint(x: 3, y: 4), time: Double(second), noise: 4, random: &random))
+            }
+        }
+        let fixes = run()
+        #expect(fixes.count == 20)
+        let last = try #require(fixes.last)
+        #expect(last.point.planar.distance(to: PlanarPoint(x: 3, y: 4)) < 1)
+        // The posterior narrows as the scans add up.
+        let first = try #require(fixes.first)
+        #expect(last.accuracy < first.accuracy)
+        #expect(run().map(\.point) == fixes.map(\.point))
+        // One observation alone: a finite estimate inside the venue's bounds.
+        let solver = try #require(chosen.solver as? PosteriorSolver)
+        var random = SeededRandom(seed: 1)
+        var locator = Locator(venue: chosen.venue, solver: solver, configuration: chosen.configuration)
+        let observation = locator.observe(scan(at: PlanarPoint(x: 8, y: 2), time: 0, noise: 0, random: &random))
+        let single = try #require(solver.locate(observation))
+        #expect(single.isFinite && single.point.planar.distance(to: PlanarPoint(x: 8, y: 2)) < 1.5)
+        // Nothing heard: no fix.
+        #expect(solver.locate(Observation(time: 0, signals: [], ranges: [])) == nil)
+    }
+
+    @Test func trainedSolverChoosesItsSettingsAndKeepsItsStateBounded() throws {
+        // A survey of the square: 4 scans at each spot of a 2 m grid, the beacon "b" reading
+        // 6 dB stronger than the model everywhere (what the survey must learn).
+        var random = SeededRandom(seed: 3)
+        var training: [Scan] = []
+        var time = 0.0
+        for x in stride(from: 1.0, through: 9, by: 2) {
+            for y in stride(from: 1.0, through: 9, by: 2) {
+                for _ in 0..<4 {
+                    var surveyed = scan(at: PlanarPoint(x: x, y: y), time: time, noise: 2, random: &random)
+                    surveyed.readings[1].rssi += 6
+                    training.append(surveyed)
+                    time += 1
+                }
+            }
+        }
+        let solver = PosteriorSolver(venue: PositioningVenue(square), training: training)
+        #expect(solver.bandwidth != nil)
+        // At (5, 5), 7.07 m from "b": the model says −76 dBm, the survey 6 dB more.
+        let map = try #require(solver.map)
+        let centre = try #require(map.grid.cell(containing: PlanarPoint(x: 5, y: 5)))
+        let model = -59 - 20 * log10(map.grid.centre(of: centre).distance(to: PlanarPoint(x: 10, y: 0)))
+        #expect(try #require(map.mean(beacon: 1, cell: centre)) > model + 3)
+        #expect(solver.accuracyScale > 0 && solver.validationError.map { $0 < 2 } == true)
+        #expect(solver.stateBytes <= 64 * 1024)
+        // A 60 × 40 m venue still fits in 64 KiB per device.
+        let large = PositioningVenue(Venue(beacons: [Venue.Beacon(id: "a", x: 0, y: 0), Venue.Beacon(id: "b", x: 60, y: 40)]))
+        #expect(PosteriorSolver(venue: large).stateBytes <= 64 * 1024)
+    }
+}
