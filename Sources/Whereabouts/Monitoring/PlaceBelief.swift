@@ -28,7 +28,7 @@ public struct PlaceBelief: Sendable {
         /// How fast the belief lets go of a room: the seconds over which all but e⁻¹ of it leaks
         /// to the neighbours (a mean dwell); default 5. Chosen with the exponent on the three-room
         /// fixture's seeds 1–5 (Fixtures/three-rooms): 60 s with 0.5 held rooms too long (0.53–0.61
-        /// of scans right), 3–10 s with 1 gave 0.81–0.88.
+        /// of scans right), 3–10 s with 1 gave 0.80–0.88.
         public var meanDwell: Double
         /// The power each fix's shares are raised to, 0…1 (below 1: consecutive fixes count as
         /// less than independent evidence); default 1.

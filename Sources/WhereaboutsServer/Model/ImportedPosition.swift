@@ -39,11 +39,12 @@ struct ImportedPosition {
 
     /// The `position/wgs84` event in `stream`, identified by `id(content)`, or why it cannot be one.
     func event(stream: String, now: Double, accessId: String, id: (JSONValue) -> String) throws(EventValidationError) -> Event {
-        let fields: [(String, Double?)] = [("latitude", latitude), ("longitude", longitude), ("altitude", altitude),
-                                           ("horizontalAccuracy", horizontalAccuracy), ("verticalAccuracy", verticalAccuracy),
-                                           ("speed", speed), ("bearing", bearing)]
-        for ((field, value), (_, range, _)) in zip(fields, EventValidation.positionRanges) {
-            guard let value else { continue }
+        let fields: [String: Double?] = ["latitude": latitude, "longitude": longitude, "altitude": altitude,
+                                         "horizontalAccuracy": horizontalAccuracy, "verticalAccuracy": verticalAccuracy,
+                                         "speed": speed, "bearing": bearing]
+        // Each field against the API's range for it, by name.
+        for (field, range, _) in EventValidation.positionRanges {
+            guard let value = fields[field] ?? nil else { continue }
             guard value.isFinite, range.contains(value) else {
                 throw .invalidField("content." + field, "`\(field)` must be a number from \(range.lowerBound) to \(range.upperBound), found \(value).")
             }
