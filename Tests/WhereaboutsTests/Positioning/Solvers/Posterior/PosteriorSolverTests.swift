@@ -32,6 +32,49 @@ struct PosteriorSolverTests {
         #expect(abs(likelihood.logUnheard(mean: -92, spread: 4) - -1.5223427218136072) < 1e-12)
     }
 
+    @Test func unheardTableGivesTheDerivativesOfItsLog() {
+        let table = UnheardTable(likelihood: ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -100))
+        // z = 0: P = 0.2 + 0.8·½ = 0.6, g = 0.8·φ(0)/0.6, h = −g·(0 + g).
+        let g0 = 0.8 / (2 * Double.pi).squareRoot() / 0.6
+        let (g, h) = table.derivatives(at: 0)
+        #expect(abs(Double(g) - g0) < 1e-6 && abs(Double(h) - -g0 * g0) < 1e-6)
+        // Against finite differences of the tabulated log at z = −1.5.
+        let z: Float = -1.5, step: Float = 0.1
+        let slope = (table.value(at: z + step) - table.value(at: z - step)) / (2 * step)
+        let bend = (table.value(at: z + step) - 2 * table.value(at: z) + table.value(at: z - step)) / (step * step)
+        let (g1, h1) = table.derivatives(at: z)
+        #expect(abs(g1 - slope) < 0.01 && abs(h1 - bend) < 0.02)
+        #expect(table.derivatives(at: .nan) == (0, 0) && table.derivatives(at: 11) == (0, 0))
+    }
+
+    @Test func offsetLearntFromCensoredReadingsDoesNotRunAway() throws {
+        // Six beacons along a 30 m corridor; a phone with no offset stands at its west end. The
+        // far beacons arrive only when their noise lifts them above −85 dBm, so the heard readings
+        // alone read strong: an offset learnt from them came to +2.7 dB in two minutes here (and
+        // ran to 8–11 dB on simulated venues); the unheard beacons' pull holds it near 0 (0.8).
+        let corridor = Venue(beacons: (0..<6).map { Venue.Beacon(id: "c\($0)", x: 3 + 6 * Double($0), y: 3) })
+        var options = PosteriorSolver.Options()
+        options.missProbability = 0.05
+        options.detectionFloor = -85
+        options.temper = 1
+        options.speed = 1
+        let solver = PosteriorSolver(venue: PositioningVenue(corridor), options: options)
+        var locator = Locator(venue: PositioningVenue(corridor), solver: solver,
+                              configuration: LocatorConfiguration(filter: nil, beaconTimeout: 0))
+        var random = SeededRandom(seed: 11)
+        let spot = PlanarPoint(x: 2, y: 3)
+        for second in 0..<120 {
+            let readings = corridor.beacons.compactMap { beacon -> Reading? in
+                let d = max(spot.distance(to: PlanarPoint(x: beacon.x ?? 0, y: beacon.y ?? 0)), 0.5)
+                let rssi = (-59 - 20 * log10(d) + 4 * random.nextGaussian()).rounded()
+                return rssi >= -85 ? Reading(beacon: .id(beacon.id), rssi: rssi) : nil
+            }
+            _ = locator.locate(Scan(time: Double(second), device: "phone", readings: readings))
+        }
+        let learnt = try #require((locator.solver as? PosteriorSolver)?.learntOffset)
+        #expect(abs(learnt.mean) < 1.5, "learnt offset \(learnt.mean) dB")
+    }
+
     @Test func radioMapIsTheModelCorrectedByTheSurvey() throws {
         let venue = PositioningVenue(Venue(beacons: [Venue.Beacon(id: "a", x: 0, y: 0)]))
         let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 4, maxY: 2),
