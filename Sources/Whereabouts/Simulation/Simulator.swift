@@ -141,16 +141,10 @@ extension Simulator {
             let fieldKey: UInt64
         }
 
-        struct Wall: Hashable, Sendable {
-            let a: PlanarPoint
-            let b: PlanarPoint
-        }
-
-
         let beacons: [Beacon]
         let radio: RadioModel
         private let elevations: [Int: Double]
-        private let walls: [Int: [Wall]]
+        private let walls: VenueWalls
         private let places: PlaceLocator
 
         /// Prepares `venue`; `seed` fixes the persistent shadowing field (``RadioModel/shadowingFieldSeed``, else the simulator's seed).
@@ -170,25 +164,7 @@ extension Simulator {
                               pathLossExponent: radio.pathLossExponent(of: beacon, defaults: venue.defaults),
                               fieldKey: beacon.id.utf8.reduce(seed ^ 0x5EED_F1E1_D000_0000) { Self.mixed($0, UInt64($1)) })
             }
-            var walls: [Int: [Wall]] = [:]
-            var seen: Set<Wall> = []
-            for place in venue.places {
-                switch place.shape {
-                case .label:
-                    continue
-                case .circle:
-                    continue
-                case .polygon(let vertices):
-                    for (i, a) in vertices.enumerated() {
-                        let b = vertices[(i + 1) % vertices.count]
-                        guard a != b else { continue }
-                        // One wall per edge, whichever way round and however many polygons share it.
-                        let wall = (a.x, a.y) < (b.x, b.y) ? Wall(a: a, b: b) : Wall(a: b, b: a)
-                        if seen.insert(wall).inserted { walls[place.floor, default: []].append(wall) }
-                    }
-                }
-            }
-            self.walls = walls
+            walls = VenueWalls(venue)
             places = PlaceLocator(venue)
         }
 
@@ -252,10 +228,7 @@ extension Simulator {
         /// How many walls of `floor` the segment from `p` to `q` crosses properly (touching an
         /// end of a wall, or running along one, does not count).
         func wallsCrossed(from p: PlanarPoint, to q: PlanarPoint, floor: Int) -> Int {
-            guard let list = walls[floor] else { return 0 }
-            var count = 0
-            for wall in list where PlanarGeometry.segmentsCross(p, q, wall.a, wall.b) { count += 1 }
-            return count
+            walls.crossings(from: p, to: q, floor: floor)
         }
 
         /// The id of the smallest place on the position's floor that contains it.

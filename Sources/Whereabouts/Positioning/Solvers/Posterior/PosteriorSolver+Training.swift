@@ -19,6 +19,9 @@ extension PosteriorSolver {
     /// With true positions in the training recording (already corrected by each device's
     /// offset, as ``PositioningAlgorithm/setup(venue:training:configuration:)`` gives it), the
     /// scans are dealt into spatial folds (1.5 m blocks, 5 folds, as ``DefaultSolver``):
+    /// - what a wall costs (``WallLoss``, when the venue has polygon places), fitted on the whole
+    ///   survey and counted by every map below (the folds' too: one loss and a line per beacon,
+    ///   little for a fold to lend the others);
     /// - the survey bandwidth is the one whose correction, learnt from the other folds, predicts
     ///   each fold's residuals with the least mean absolute error (no correction among them);
     /// - the detection floor is the median of the training devices' weakest readings, m the share
@@ -96,7 +99,9 @@ extension PosteriorSolver {
             guard let point = scan.truth?.planarPoint else { return nil }
             return folds.fold(of: point, floor: scan.truth?.floor)
         }
-        let residuals = RadioMap.Residuals(venue: venue, training: located)
+        // 0. What walls cost, when the venue has polygon places and the survey crosses them.
+        let walls = WallLoss(venue: venue, training: located)
+        let residuals = RadioMap.Residuals(venue: venue, training: located, walls: walls)
         // 1. The survey bandwidth, by held-out residuals.
         let bandwidth: Double
         if let chosen = options.bandwidth {
@@ -111,7 +116,8 @@ extension PosteriorSolver {
             bandwidth = 0
         }
         let correction = bandwidth > 0 ? RadioMap.SurveyCorrection(bandwidth: bandwidth) : nil
-        let fullMap = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma, residuals: residuals, correction: correction)
+        let fullMap = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma, residuals: residuals, correction: correction,
+                               walls: walls)
         // 2. m, on the map of the whole survey.
         let miss = options.missProbability ?? Self.missProbability(of: located, venue: venue, map: fullMap, detectionFloor: floorRSSI)
             ?? Self.defaultMissProbability
@@ -120,7 +126,8 @@ extension PosteriorSolver {
         let foldMaps: [RadioMap] = folds.count >= 2 ? (0..<folds.count).map { index in
             let others = located.filter { fold(of: $0) != index }
             return RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma,
-                            residuals: RadioMap.Residuals(venue: venue, training: others), correction: correction)
+                            residuals: RadioMap.Residuals(venue: venue, training: others, walls: walls), correction: correction,
+                            walls: walls)
         } : [fullMap]
         var knownSigma = Self.knownSigmaCandidates[0]
         func scored(temper: Double, speed: Double) -> [ReplayedFix] {

@@ -151,7 +151,8 @@ public struct PosteriorSolver: PositionSolver {
         let metres = venue.venue.units.metres ?? 1
         let cells = map.map { "\($0.grid.columns)×\($0.grid.rows) cells of \(String(format: "%.2f", $0.grid.cellSize * metres)) m" }
             ?? "no grid"
-        return cells + ", survey bandwidth " + (bandwidth.map { String(format: "%.1f m", $0) } ?? "none")
+        let walls = map?.wallAttenuation.map { String(format: ", walls %.1f dB", $0) } ?? ""
+        return cells + walls + ", survey bandwidth " + (bandwidth.map { String(format: "%.1f m", $0) } ?? "none")
             + String(format: ", detection floor %.0f dBm, m %.2f, ε %.2f, temper %.2f, speed %.2f m/s, stay %.2f, jumps %.3f/s",
                      likelihood.detectionFloor, likelihood.missProbability, likelihood.outlierWeight, likelihood.temper,
                      motion.speed * metres, motion.stayProbability, motion.jumpRate)

@@ -6,7 +6,8 @@ import Foundation
 ///
 /// **Model.** At a cell at distance d metres (3-D: the beacon's height against the receiver's
 /// assumed one, at least ``minimumDistance``) the mean is `txPower − 10·n·log10(d)` with the
-/// beacon's calibrated txPower and exponent n, the spread the configured RSSI σ.
+/// beacon's calibrated txPower and exponent n, less the walls crossed on the way when the
+/// survey measured what they cost (``WallLoss``), the spread the configured RSSI σ.
 ///
 /// **Survey.** Each surveyed reading leaves a residual (its RSSI less the model's at its true
 /// position). The residuals are averaged per beacon and spot, then smoothed over the plan by a
@@ -29,6 +30,8 @@ public struct RadioMap: Sendable {
     let spreads: [[Float]]
     /// The beacons' floors, by beacon index.
     public let floors: [Int]
+    /// The loss per wall the map counts, dB; `nil` when it counts none.
+    public let wallAttenuation: Double?
     /// The distance below which the model is not trusted to go on rising, metres.
     public static let minimumDistance = 0.5
 
@@ -63,10 +66,11 @@ public struct RadioMap: Sendable {
         /// Per beacon (the venue's order), its spots.
         public var spots: [[Spot]]
 
-        /// The residuals of `training`'s readings against `venue`'s model (readings of beacons
-        /// without a position, on another floor than the truth's, or of scans without a true
-        /// position are left out). Spots are the truths as given, per beacon and floor.
-        public init(venue: PositioningVenue, training: [Scan]) {
+        /// The residuals of `training`'s readings against `venue`'s model, walls included when
+        /// given (readings of beacons without a position, on another floor than the truth's, or
+        /// of scans without a true position are left out). Spots are the truths as given, per
+        /// beacon and floor.
+        public init(venue: PositioningVenue, training: [Scan], walls: WallLoss? = nil) {
             let metres = venue.venue.units.metres ?? 1
             var spots = [[Spot]](repeating: [], count: venue.positions.count)
             var index: [Int: [PlanarPoint: Int]] = [:]
@@ -77,7 +81,7 @@ public struct RadioMap: Sendable {
                           let position = venue.positions[beacon],
                           scan.truth?.floor == nil || scan.truth?.floor == venue.floors[beacon] else { continue }
                     let residual = reading.rssi - RadioMap.modelRSSI(venue: venue, beacon: beacon, position: position,
-                                                                     at: truth, metresPerUnit: metres)
+                                                                     at: truth, metresPerUnit: metres, walls: walls)
                     guard residual.isFinite else { continue }
                     if let slot = index[beacon]?[truth] {
                         var spot = spots[beacon][slot]
@@ -100,20 +104,32 @@ public struct RadioMap: Sendable {
         }
     }
 
-    /// The model's mean RSSI of beacon `beacon` (at `position`) heard at `point`, dBm.
-    static func modelRSSI(venue: PositioningVenue, beacon: Int, position: SpatialPoint, at point: PlanarPoint,
-                          metresPerUnit: Double) -> Double {
+    /// The 3-D distance from beacon `position` to a receiver at `point`, metres (at least
+    /// ``minimumDistance``).
+    static func distance(venue: PositioningVenue, position: SpatialPoint, at point: PlanarPoint, metresPerUnit: Double) -> Double {
         let dx = point.x - position.x, dy = point.y - position.y, dz = position.z - venue.receiverHeight
-        let metres = max((dx * dx + dy * dy + dz * dz).squareRoot() * metresPerUnit, minimumDistance)
-        return venue.txPowers[beacon] - 10 * venue.pathLossExponents[beacon] * log10(metres)
+        return max((dx * dx + dy * dy + dz * dz).squareRoot() * metresPerUnit, minimumDistance)
     }
 
-    /// The map of `venue`'s model with spread `rssiStandardDeviation` (dB, at least 1),
-    /// corrected by `residuals` under `correction` when both are given.
+    /// The model's mean RSSI of beacon `beacon` (at `position`) heard at `point`, dBm, with the
+    /// walls' loss when given.
+    static func modelRSSI(venue: PositioningVenue, beacon: Int, position: SpatialPoint, at point: PlanarPoint,
+                          metresPerUnit: Double, walls: WallLoss?) -> Double {
+        let metres = distance(venue: venue, position: position, at: point, metresPerUnit: metresPerUnit)
+        let model = venue.txPowers[beacon] - 10 * venue.pathLossExponents[beacon] * log10(metres)
+        guard let walls else { return model }
+        let crossings = walls.attenuation > 0 ? walls.walls.crossings(from: position.planar, to: point, floor: venue.floors[beacon]) : 0
+        return model + walls.adjustment(beacon: beacon, metres: metres, crossings: crossings)
+    }
+
+    /// The map of `venue`'s model with spread `rssiStandardDeviation` (dB, at least 1), with
+    /// the walls' loss when given, corrected by `residuals` (taken against the same model) under
+    /// `correction` when both are given.
     public init(venue: PositioningVenue, grid: PosteriorGrid, rssiStandardDeviation: Double,
-                residuals: Residuals? = nil, correction: SurveyCorrection? = nil) {
+                residuals: Residuals? = nil, correction: SurveyCorrection? = nil, walls: WallLoss? = nil) {
         self.grid = grid
         floors = venue.floors
+        wallAttenuation = walls?.attenuation
         let metres = venue.venue.units.metres ?? 1
         let sigma = rssiStandardDeviation.isFinite ? max(rssiStandardDeviation, 1) : 4
         let centres = (0..<grid.count).map { grid.centre(of: $0) }
@@ -127,7 +143,7 @@ public struct RadioMap: Sendable {
                 continue
             }
             var mean = centres.map { Float(Self.modelRSSI(venue: venue, beacon: beacon, position: position, at: $0,
-                                                          metresPerUnit: metres)) }
+                                                          metresPerUnit: metres, walls: walls)) }
             var spread = [Float](repeating: Float(sigma), count: grid.count)
             if let correction, let residuals, beacon < residuals.spots.count, !residuals.spots[beacon].isEmpty,
                correction.bandwidth.isFinite, correction.bandwidth > 0 {
