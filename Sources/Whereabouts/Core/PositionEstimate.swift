@@ -13,12 +13,16 @@ public struct PositionEstimate: Hashable, Sendable {
     public var accuracy: Double
     /// How many beacons the estimate used.
     public var beaconCount: Int
+    /// The floor the solver placed it on, when it knows one the observation does not say (a
+    /// tracker coasting through a scan that heard nothing); `nil`: the observation's.
+    public var floor: Int?
 
     /// Creates an estimate.
-    public init(point: SpatialPoint, accuracy: Double, beaconCount: Int) {
+    public init(point: SpatialPoint, accuracy: Double, beaconCount: Int, floor: Int? = nil) {
         self.point = point
         self.accuracy = accuracy
         self.beaconCount = beaconCount
+        self.floor = floor
     }
 
     /// The 68 % radius of a circular 2-D Gaussian in its per-axis standard deviations,

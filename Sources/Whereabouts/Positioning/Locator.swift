@@ -360,7 +360,7 @@ public struct Locator: Sendable {
 
     /// The fix of an estimate: coordinates, floor and the ids of the beacons heard.
     public func fix(for estimate: PositionEstimate, observation: Observation) -> Fix {
-        let floor = observation.floor ?? observation.signals.first.map { venue.floors[$0.beaconIndex] }
+        let floor = observation.floor ?? estimate.floor ?? observation.signals.first.map { venue.floors[$0.beaconIndex] }
         let coordinate = frame?.coordinate(for: estimate.point.planar)
         return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
                    accuracy: estimate.accuracy, coordinate: coordinate,
@@ -370,7 +370,7 @@ public struct Locator: Sendable {
 
     /// ``fix(for:observation:)``, sharing the previous fix's beacon ids when they are the same.
     private mutating func makeFix(for estimate: PositionEstimate, observation: Observation) -> Fix {
-        let floor = observation.floor ?? observation.signals.first.map { venue.floors[$0.beaconIndex] }
+        let floor = observation.floor ?? estimate.floor ?? observation.signals.first.map { venue.floors[$0.beaconIndex] }
         let coordinate = frame?.coordinate(for: estimate.point.planar)
         let used = observation.signals.prefix(max(estimate.beaconCount, 0))
         if !used.elementsEqual(lastFixBeacons.indices, by: { $0.beaconIndex == $1 }) {

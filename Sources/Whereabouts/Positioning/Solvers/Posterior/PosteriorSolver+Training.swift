@@ -59,7 +59,7 @@ extension PosteriorSolver {
                       motion: motion(Self.untrainedSpeed), estimate: options.estimate ?? .mean, bandwidth: nil,
                       accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: 0)
+                                knownDeviceOffsetSigma: 0, maximumCoast: options.maximumCoast)
             return
         }
         var replay = configuration
@@ -78,7 +78,7 @@ extension PosteriorSolver {
                                          motion: motion(options.speed ?? Self.untrainedSpeed), estimate: options.estimate ?? .mean,
                                          bandwidth: nil, accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: 0)
+                                knownDeviceOffsetSigma: 0, maximumCoast: options.maximumCoast)
             let area = SurveyArea(venue: venue)
             let survey = DefaultSolver.simulatedSurvey(of: venue, configuration: configuration)
             let scored = Self.replay([(solver, survey)], venue: venue, configuration: replay) { scan, _ in
@@ -136,7 +136,7 @@ extension PosteriorSolver {
                                 estimate: .mean, bandwidth: correction?.bandwidth, accuracyScale: 1,
                                 maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: knownSigma)
+                                knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast)
             }
             // The whole recording for each fold, in order (the filter sees the walk as it was),
             // scored on the fold's own scans. (Replaying each fold's scans alone is 5 times
@@ -196,7 +196,7 @@ extension PosteriorSolver {
                                      motion: motion(speed), estimate: estimate, bandwidth: correction?.bandwidth,
                                      accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: knownSigma)
+                                knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast)
         let error = estimate == .mean ? meanOfMeans : meanOfModes
         self = solver.with(accuracyScale: DefaultSolver.scale(from: ratios), estimate: estimate,
                            validationError: error.isFinite ? error : nil)

@@ -58,6 +58,11 @@ public struct PosteriorSolver: PositionSolver {
         public var offsetPriorSigma: Double?
         /// A gap in a track longer than this (seconds) starts the filter afresh.
         public var maximumGap = 60.0
+        /// How long after its last evidence (seconds) the filter still answers a scan that heard
+        /// no mapped beacon, with its prediction: the motion model's widened posterior, on the
+        /// floor it was on. As long as the members hold a silent beacon's reading
+        /// (``LocatorConfiguration/beaconTimeout``'s default).
+        public var maximumCoast = 5.0
 
         /// Creates options with the defaults.
         public init() {}
@@ -93,6 +98,8 @@ public struct PosteriorSolver: PositionSolver {
     public let accuracyScale: Double
     /// The gap that restarts a track, seconds.
     public let maximumGap: Double
+    /// How long after its last evidence the filter answers with its prediction alone, seconds.
+    public let maximumCoast: Double
     /// The validation's mean error (venue units), `nil` when nothing was scored.
     public let validationError: Double?
     /// The log-probability of not hearing a beacon, tabulated.
@@ -113,6 +120,8 @@ public struct PosteriorSolver: PositionSolver {
     private var filter: GridFilter?
     /// The time of the track's latest observation.
     private var lastTime: Double?
+    /// The time and floor of the track's latest observation with evidence.
+    private var lastEvidence: (time: Double, floor: Int)?
     /// The track's RSSI offset (dB, what its readings have on top of the map) and its variance.
     private var offset: (mean: Double, variance: Double)?
     /// The posterior of the latest observation: mean, mode, and the untouched 68 % radius.
@@ -121,8 +130,9 @@ public struct PosteriorSolver: PositionSolver {
     /// A solver of given parts.
     init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
          bandwidth: Double?, accuracyScale: Double, maximumGap: Double, validationError: Double?, offsetPriorSigma: Double,
-         knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0) {
+         knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast) {
         self.venue = venue
+        self.maximumCoast = maximumCoast
         self.map = map
         self.likelihood = likelihood
         self.motion = motion
@@ -142,7 +152,7 @@ public struct PosteriorSolver: PositionSolver {
         PosteriorSolver(venue: venue, map: map, likelihood: likelihood, motion: motion, estimate: estimate,
                         bandwidth: bandwidth, accuracyScale: accuracyScale, maximumGap: maximumGap,
                         validationError: validationError, offsetPriorSigma: offsetPriorSigma,
-                        knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma)
+                        knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma, maximumCoast: maximumCoast)
     }
 
     /// The settings in use, for people: cells, survey bandwidth, likelihood, motion, estimate
@@ -191,8 +201,9 @@ public struct PosteriorSolver: PositionSolver {
     }
 
     /// The next observation of the track: the filter moved by the time since the previous one
-    /// and weighed by this one's likelihood; `nil` (the filter untouched) when no heard beacon
-    /// has a map.
+    /// and weighed by this one's likelihood. When no heard beacon has a map, the filter's
+    /// prediction alone (no beacon used, its floor the last evidence's) for up to
+    /// ``maximumCoast`` seconds after the last evidence; after that, or before any, `nil`.
     public mutating func update(_ observation: Observation) -> PositionEstimate? {
         guard let map else { return nil }
         let continues = filter != nil && lastTime.map { observation.time - $0 <= maximumGap } == true
@@ -201,8 +212,11 @@ public struct PosteriorSolver: PositionSolver {
         let start: (mean: Double, variance: Double) = (0, sigma * sigma)
         var prior = continues ? offset ?? start : start
         prior.variance += Self.offsetDrift * elapsed
-        guard let (logs, offsets, used) = logLikelihood(of: observation, map: map, offset: prior.mean,
-                                                        offsetVariance: prior.variance) else { return nil }
+        guard let (logs, offsets, used, floor) = logLikelihood(of: observation, map: map, offset: prior.mean,
+                                                               offsetVariance: prior.variance) else {
+            return coast(to: observation.time, continues: continues, elapsed: elapsed)
+        }
+        lastEvidence = (observation.time, floor)
         if continues, var current = filter {
             current.predict(seconds: elapsed, motion: motion)
             filter = current
@@ -230,7 +244,23 @@ public struct PosteriorSolver: PositionSolver {
         lastPosterior = (summary.mean, summary.mode, radius)
         let point = estimate == .mean ? summary.mean : summary.mode
         return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
-                                accuracy: radius * accuracyScale, beaconCount: used)
+                                accuracy: radius * accuracyScale, beaconCount: used, floor: floor)
+    }
+
+    /// The filter's prediction at `time` with no evidence, while within ``maximumCoast`` of the
+    /// last evidence; `nil` otherwise.
+    private mutating func coast(to time: Double, continues: Bool, elapsed: Double) -> PositionEstimate? {
+        guard continues, var current = filter, let evidence = lastEvidence, time - evidence.time <= maximumCoast else { return nil }
+        current.predict(seconds: elapsed, motion: motion)
+        filter = current
+        lastTime = time
+        offset?.variance += Self.offsetDrift * elapsed
+        let summary = current.summary()
+        let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
+        lastPosterior = (summary.mean, summary.mode, radius)
+        let point = estimate == .mean ? summary.mean : summary.mode
+        return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
+                                accuracy: radius * accuracyScale, beaconCount: 0, floor: evidence.floor)
     }
 
     /// Forgets the track.
@@ -238,11 +268,12 @@ public struct PosteriorSolver: PositionSolver {
         filter = nil
         offset = nil
         lastTime = nil
+        lastEvidence = nil
         lastPosterior = nil
     }
 
-    /// The log-likelihood of the observation at each cell, the offset that fits it best there
-    /// and the number of heard beacons it used, over the beacons of its floor (the
+    /// The log-likelihood of the observation at each cell, the offset that fits it best there,
+    /// the number of heard beacons it used and that floor, over the beacons of its floor (the
     /// observation's, else the strongest mapped beacon's); `nil` when no heard beacon has a map.
     ///
     /// The device's RSSI offset o is part of the state: a Gaussian (`offset`, its variance
@@ -255,7 +286,7 @@ public struct PosteriorSolver: PositionSolver {
     /// offset by a few, the error tripled). The readings are weighed less ô, the unheard beacons
     /// against the floor less it, and the prior adds `−(ô − o)²/2v`.
     func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double)
-        -> (logs: [Float], offsets: [Float], used: Int)? {
+        -> (logs: [Float], offsets: [Float], used: Int, floor: Int)? {
         guard let strongest = observation.signals.first(where: { map.hasMap(beacon: $0.beaconIndex) }) else { return nil }
         let floor = observation.floor ?? map.floors[strongest.beaconIndex]
         let count = map.grid.count
@@ -312,7 +343,7 @@ public struct PosteriorSolver: PositionSolver {
             logs[cell] = total
             offsets[cell] = shift
         }
-        return (logs, offsets, heard.count)
+        return (logs, offsets, heard.count, floor)
     }
 }
 

@@ -74,25 +74,19 @@ public struct RadioMap: Sendable {
             let metres = venue.venue.units.metres ?? 1
             var spots = [[Spot]](repeating: [], count: venue.positions.count)
             var index: [Int: [PlanarPoint: Int]] = [:]
-            for scan in training {
-                guard let truth = scan.truth?.planarPoint else { continue }
-                for reading in scan.readings where reading.isValid {
-                    guard let beacon = venue.directory.index(for: reading.beacon), beacon < venue.positions.count,
-                          let position = venue.positions[beacon],
-                          scan.truth?.floor == nil || scan.truth?.floor == venue.floors[beacon] else { continue }
-                    let residual = reading.rssi - RadioMap.modelRSSI(venue: venue, beacon: beacon, position: position,
-                                                                     at: truth, metresPerUnit: metres, walls: walls)
-                    guard residual.isFinite else { continue }
-                    if let slot = index[beacon]?[truth] {
-                        var spot = spots[beacon][slot]
-                        spot.mean += (residual - spot.mean) / (spot.count + 1)
-                        spot.meanSquare += (residual * residual - spot.meanSquare) / (spot.count + 1)
-                        spot.count += 1
-                        spots[beacon][slot] = spot
-                    } else {
-                        index[beacon, default: [:]][truth] = spots[beacon].count
-                        spots[beacon].append(Spot(point: truth, count: 1, mean: residual, meanSquare: residual * residual))
-                    }
+            RadioMap.forEachSurveyedReading(venue: venue, training: training) { beacon, position, truth, rssi in
+                let residual = rssi - RadioMap.modelRSSI(venue: venue, beacon: beacon, position: position,
+                                                         at: truth, metresPerUnit: metres, walls: walls)
+                guard residual.isFinite else { return }
+                if let slot = index[beacon]?[truth] {
+                    var spot = spots[beacon][slot]
+                    spot.mean += (residual - spot.mean) / (spot.count + 1)
+                    spot.meanSquare += (residual * residual - spot.meanSquare) / (spot.count + 1)
+                    spot.count += 1
+                    spots[beacon][slot] = spot
+                } else {
+                    index[beacon, default: [:]][truth] = spots[beacon].count
+                    spots[beacon].append(Spot(point: truth, count: 1, mean: residual, meanSquare: residual * residual))
                 }
             }
             self.spots = spots
@@ -101,6 +95,22 @@ public struct RadioMap: Sendable {
         /// Residuals given per beacon.
         public init(spots: [[Spot]]) {
             self.spots = spots
+        }
+    }
+
+    /// Calls `body` with each valid reading of `training` from a placed beacon on the floor of
+    /// the scan's truth (any floor when the truth names none), in order: the beacon's index and
+    /// position, the true point and the RSSI. Scans without a true position are skipped.
+    static func forEachSurveyedReading(venue: PositioningVenue, training: [Scan],
+                                       _ body: (_ beacon: Int, _ position: SpatialPoint, _ truth: PlanarPoint, _ rssi: Double) -> Void) {
+        for scan in training {
+            guard let truth = scan.truth?.planarPoint else { continue }
+            for reading in scan.readings where reading.isValid {
+                guard let beacon = venue.directory.index(for: reading.beacon), beacon < venue.positions.count,
+                      let position = venue.positions[beacon],
+                      scan.truth?.floor == nil || scan.truth?.floor == venue.floors[beacon] else { continue }
+                body(beacon, position, truth, reading.rssi)
+            }
         }
     }
 

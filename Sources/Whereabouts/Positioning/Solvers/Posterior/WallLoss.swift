@@ -50,20 +50,14 @@ public struct WallLoss: Sendable {
         // Per beacon: (y, L, w) of each reading.
         var rows = [[(y: Double, l: Double, w: Double)]](repeating: [], count: venue.positions.count)
         var crossing = 0, clear = 0
-        for scan in training {
-            guard let truth = scan.truth?.planarPoint else { continue }
-            for reading in scan.readings where reading.isValid {
-                guard let beacon = venue.directory.index(for: reading.beacon), beacon < venue.positions.count,
-                      let position = venue.positions[beacon],
-                      scan.truth?.floor == nil || scan.truth?.floor == venue.floors[beacon] else { continue }
-                let model = RadioMap.modelRSSI(venue: venue, beacon: beacon, position: position, at: truth,
-                                               metresPerUnit: metres, walls: nil)
-                let w = Double(walls.crossings(from: position.planar, to: truth, floor: venue.floors[beacon]))
-                let y = reading.rssi - model
-                guard y.isFinite else { continue }
-                rows[beacon].append((y, log10(RadioMap.distance(venue: venue, position: position, at: truth, metresPerUnit: metres)), w))
-                if w > 0 { crossing += 1 } else { clear += 1 }
-            }
+        RadioMap.forEachSurveyedReading(venue: venue, training: training) { beacon, position, truth, rssi in
+            let model = RadioMap.modelRSSI(venue: venue, beacon: beacon, position: position, at: truth,
+                                           metresPerUnit: metres, walls: nil)
+            let w = Double(walls.crossings(from: position.planar, to: truth, floor: venue.floors[beacon]))
+            let y = rssi - model
+            guard y.isFinite else { return }
+            rows[beacon].append((y, log10(RadioMap.distance(venue: venue, position: position, at: truth, metresPerUnit: metres)), w))
+            if w > 0 { crossing += 1 } else { clear += 1 }
         }
         guard crossing >= Self.minimumReadings, clear >= Self.minimumReadings else { return nil }
         var numerator = 0.0, denominator = 0.0

@@ -160,6 +160,37 @@ struct PosteriorSolverTests {
         #expect(solver.locate(Observation(time: 0, signals: [], ranges: [])) == nil)
     }
 
+    @Test func silentScansGetThePredictionForFiveSecondsAfterTheLastEvidence() throws {
+        var configuration = LocatorConfiguration()
+        configuration.choosesFilterAndTracking = true
+        var floored = square
+        floored.beacons = floored.beacons.map { beacon in var beacon = beacon; beacon.floor = 2; return beacon }
+        floored.floors = [Venue.Floor(level: 2)]
+        let setup = PositioningAlgorithm.posterior.setup(venue: floored, configuration: configuration)
+        var locator = setup.makeLocators()
+        var random = SeededRandom(seed: 5)
+        var fixes: [Double: Fix] = [:]
+        for second in 0..<5 {
+            var heard = scan(at: PlanarPoint(x: 3, y: 4), time: Double(second), noise: 2, random: &random)
+            heard.truth = nil
+            fixes[Double(second)] = locator.locate(heard)
+        }
+        // Nothing heard from t = 5 to 12: the last evidence was at 4.
+        for second in 5...12 {
+            fixes[Double(second)] = locator.locate(Scan(time: Double(second), device: "phone", readings: []))
+        }
+        let lastHeard = try #require(fixes[4])
+        for second in 5...9 {
+            let coasting = try #require(fixes[Double(second)], "no fix at \(second) s")
+            #expect(coasting.beacons.isEmpty && coasting.floor == 2)
+            // The prediction widens, and stays where the evidence left it.
+            #expect(coasting.accuracy > (fixes[Double(second - 1)]?.accuracy ?? .infinity) - 1e-9)
+            #expect(coasting.point.planar.distance(to: lastHeard.point.planar) < 0.5)
+        }
+        #expect(try #require(fixes[9]).accuracy > lastHeard.accuracy)
+        for second in 10...12 { #expect(fixes[Double(second)] == nil, "a fix at \(second) s") }
+    }
+
     @Test func trainedSolverChoosesItsSettingsAndKeepsItsStateBounded() throws {
         // A survey of the square: 4 scans at each spot of a 2 m grid, the beacon "b" reading
         // 6 dB stronger than the model everywhere (what the survey must learn).
