@@ -245,7 +245,9 @@ public struct Locator: Sendable {
         }
         guard tracker != nil else { return makeFix(for: estimate, observation: observation) }
         guard let tracked = tracker?.update(estimate, at: observation.time) else { return nil }
-        return makeFix(for: bounded(tracked), observation: observation)
+        var kept = bounded(tracked)
+        kept.floor = estimate.floor
+        return makeFix(for: kept, observation: observation)
     }
 
     /// Adds to the offset estimator what this scan implies: the mean of its ranges' RSSI (before

@@ -189,6 +189,20 @@ struct PosteriorSolverTests {
         }
         #expect(try #require(fixes[9]).accuracy > lastHeard.accuracy)
         for second in 10...12 { #expect(fixes[Double(second)] == nil, "a fix at \(second) s") }
+
+        // Without floor selection (which would keep the floor itself), through a motion tracker:
+        // the silent scans' fixes keep the floor the solver gives.
+        var tracked = LocatorConfiguration(filter: nil, beaconTimeout: 0, floorSelection: nil)
+        tracked.tracking = MotionTracker.Configuration()
+        let trackedSetup = PositioningAlgorithm.posterior.setup(venue: floored, configuration: tracked)
+        var trackedLocator = trackedSetup.makeLocators()
+        random = SeededRandom(seed: 5)
+        for second in 0..<5 {
+            _ = trackedLocator.locate(scan(at: PlanarPoint(x: 3, y: 4), time: Double(second), noise: 2, random: &random))
+        }
+        let silentFix = trackedLocator.locate(Scan(time: 6, device: "phone", readings: []))
+        let silent = try #require(silentFix)
+        #expect(silent.floor == 2 && silent.beacons.isEmpty)
     }
 
     @Test func trainedSolverChoosesItsSettingsAndKeepsItsStateBounded() throws {
