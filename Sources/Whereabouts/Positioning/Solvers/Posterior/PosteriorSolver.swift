@@ -239,12 +239,19 @@ public struct PosteriorSolver: PositionSolver {
             let variance = 1 / information + max(square - mean * mean, 0)
             offset = mean.isFinite && variance.isFinite ? (mean, min(max(variance, 0.01), prior.variance)) : prior
         }
-        guard let summary = filter?.summary() else { return nil }
+        guard let current = filter else { return nil }
+        return report(current, beaconCount: used, floor: floor)
+    }
+
+    /// The fix of the filter's posterior (its mean or mode, the radius from its spread), kept as
+    /// ``lastPosterior``.
+    private mutating func report(_ filter: GridFilter, beaconCount: Int, floor: Int) -> PositionEstimate {
+        let summary = filter.summary()
         let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
         lastPosterior = (summary.mean, summary.mode, radius)
         let point = estimate == .mean ? summary.mean : summary.mode
         return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
-                                accuracy: radius * accuracyScale, beaconCount: used, floor: floor)
+                                accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor)
     }
 
     /// The filter's prediction at `time` with no evidence, while within ``maximumCoast`` of the
@@ -255,12 +262,7 @@ public struct PosteriorSolver: PositionSolver {
         filter = current
         lastTime = time
         offset?.variance += Self.offsetDrift * elapsed
-        let summary = current.summary()
-        let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
-        lastPosterior = (summary.mean, summary.mode, radius)
-        let point = estimate == .mean ? summary.mean : summary.mode
-        return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
-                                accuracy: radius * accuracyScale, beaconCount: 0, floor: evidence.floor)
+        return report(current, beaconCount: 0, floor: evidence.floor)
     }
 
     /// Forgets the track.
