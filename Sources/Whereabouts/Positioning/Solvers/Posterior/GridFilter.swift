@@ -110,30 +110,42 @@ public struct GridFilter: Sendable {
         return result
     }
 
-    /// Weighs each cell by `exp(temper·logLikelihood)` (one value per cell) and renormalises.
-    /// When no cell keeps any weight (evidence against every cell the prior allowed), the
-    /// likelihood alone is kept.
-    public mutating func update(logLikelihood: [Float], temper: Double) {
+    /// Weighs each cell by `exp(temper·logLikelihood + logPrior)` (one value per cell; the
+    /// prior, untempered, when given with as many values) and renormalises. When no cell keeps
+    /// any weight (evidence against every cell the filter allowed), the likelihood and prior
+    /// alone are kept.
+    public mutating func update(logLikelihood: [Float], temper: Double, logPrior: [Float]? = nil) {
         guard logLikelihood.count == weights.count, !weights.isEmpty else { return }
+        let prior = logPrior.flatMap { $0.count == weights.count ? $0 : nil }
         var top = -Float.infinity
-        for value in logLikelihood where value > top { top = value }
-        guard top.isFinite else { return }
         let alpha = Float(min(max(temper, 0), 1))
+        for cell in logLikelihood.indices {
+            let value = alpha * logLikelihood[cell] + (prior?[cell] ?? 0)
+            if value > top { top = value }
+        }
+        guard top.isFinite else { return }
         var sum: Float = 0
         for cell in weights.indices {
-            let value = weights[cell] * exp(alpha * (logLikelihood[cell] - top))
+            let value = weights[cell] * exp(alpha * logLikelihood[cell] + (prior?[cell] ?? 0) - top)
             weights[cell] = value
             sum += value
         }
         if !(sum > 1e-30) || !sum.isFinite {
             sum = 0
             for cell in weights.indices {
-                let value = exp(alpha * (logLikelihood[cell] - top))
+                let value = exp(alpha * logLikelihood[cell] + (prior?[cell] ?? 0) - top)
                 weights[cell] = value
                 sum += value
             }
         }
         normalise(sum: sum)
+    }
+
+    /// Weighs each cell by `exp(logPrior)` (one value per cell; ignored otherwise) and
+    /// renormalises: where the device may be, without a scan's evidence.
+    public mutating func weigh(logPrior: [Float]) {
+        guard logPrior.count == weights.count else { return }
+        update(logLikelihood: [Float](repeating: 0, count: weights.count), temper: 1, logPrior: logPrior)
     }
 
     /// Divides every weight by `sum`; back to uniform when it is not positive and finite.

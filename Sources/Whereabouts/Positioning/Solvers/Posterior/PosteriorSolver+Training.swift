@@ -62,6 +62,7 @@ extension PosteriorSolver {
                                 knownDeviceOffsetSigma: 0, maximumCoast: options.maximumCoast)
             return
         }
+        let area = options.weighsWalkableArea ? WalkableArea(venue: venue, grid: grid, training: located) : nil
         var replay = configuration
         replay.filter = nil
         replay.tracking = nil
@@ -78,12 +79,12 @@ extension PosteriorSolver {
                                          motion: motion(options.speed ?? Self.untrainedSpeed), estimate: options.estimate ?? .mean,
                                          bandwidth: nil, accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: 0, maximumCoast: options.maximumCoast)
-            let area = SurveyArea(venue: venue)
+                                knownDeviceOffsetSigma: 0, maximumCoast: options.maximumCoast, area: area)
+            let surveyArea = SurveyArea(venue: venue)
             let survey = DefaultSolver.simulatedSurvey(of: venue, configuration: configuration)
             let scored = Self.replay([(solver, survey)], venue: venue, configuration: replay) { scan, _ in
-                guard let area, let point = scan.truth?.planarPoint else { return false }
-                return area.contains(point, floor: scan.truth?.floor ?? 0)
+                guard let surveyArea, let point = scan.truth?.planarPoint else { return false }
+                return surveyArea.contains(point, floor: scan.truth?.floor ?? 0)
             }
             let estimate = options.estimate ?? .mean
             let ratios = scored.map { estimate == .mean ? $0.meanRatio : $0.modeRatio }
@@ -136,7 +137,7 @@ extension PosteriorSolver {
                                 estimate: .mean, bandwidth: correction?.bandwidth, accuracyScale: 1,
                                 maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast)
+                                knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast, area: area)
             }
             // The whole recording for each fold, in order (the filter sees the walk as it was),
             // scored on the fold's own scans. (Replaying each fold's scans alone is 5 times
@@ -196,7 +197,7 @@ extension PosteriorSolver {
                                      motion: motion(speed), estimate: estimate, bandwidth: correction?.bandwidth,
                                      accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
-                                knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast)
+                                knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast, area: area)
         let error = estimate == .mean ? meanOfMeans : meanOfModes
         self = solver.with(accuracyScale: DefaultSolver.scale(from: ratios), estimate: estimate,
                            validationError: error.isFinite ? error : nil)

@@ -63,6 +63,9 @@ public struct PosteriorSolver: PositionSolver {
         /// floor it was on. As long as the members hold a silent beacon's reading
         /// (``LocatorConfiguration/beaconTimeout``'s default).
         public var maximumCoast = 5.0
+        /// Whether cells outside the ``WalkableArea`` (the places that tile a floor, the
+        /// survey's neighbourhood) are less likely at each scan.
+        public var weighsWalkableArea = true
 
         /// Creates options with the defaults.
         public init() {}
@@ -85,6 +88,8 @@ public struct PosteriorSolver: PositionSolver {
     public let venue: PositioningVenue
     /// The radio map; `nil` when the venue has no placed beacon to span a grid.
     public let map: RadioMap?
+    /// Where a person may stand, per floor; `nil` when nothing says.
+    public let area: WalkableArea?
     /// The likelihood of a scan.
     public let likelihood: ScanLikelihood
     /// The motion model, in venue units.
@@ -130,8 +135,10 @@ public struct PosteriorSolver: PositionSolver {
     /// A solver of given parts.
     init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
          bandwidth: Double?, accuracyScale: Double, maximumGap: Double, validationError: Double?, offsetPriorSigma: Double,
-         knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast) {
+         knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast,
+         area: WalkableArea? = nil) {
         self.venue = venue
+        self.area = area
         self.maximumCoast = maximumCoast
         self.map = map
         self.likelihood = likelihood
@@ -152,7 +159,8 @@ public struct PosteriorSolver: PositionSolver {
         PosteriorSolver(venue: venue, map: map, likelihood: likelihood, motion: motion, estimate: estimate,
                         bandwidth: bandwidth, accuracyScale: accuracyScale, maximumGap: maximumGap,
                         validationError: validationError, offsetPriorSigma: offsetPriorSigma,
-                        knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma, maximumCoast: maximumCoast)
+                        knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma, maximumCoast: maximumCoast,
+                        area: area)
     }
 
     /// The settings in use, for people: cells, survey bandwidth, likelihood, motion, estimate
@@ -162,7 +170,9 @@ public struct PosteriorSolver: PositionSolver {
         let cells = map.map { "\($0.grid.columns)×\($0.grid.rows) cells of \(String(format: "%.2f", $0.grid.cellSize * metres)) m" }
             ?? "no grid"
         let walls = map?.wallAttenuation.map { String(format: ", walls %.1f dB", $0) } ?? ""
-        return cells + walls + ", survey bandwidth " + (bandwidth.map { String(format: "%.1f m", $0) } ?? "none")
+        let floorsWithArea = area?.floors.count ?? 0
+        let walkable = floorsWithArea == 0 ? "" : ", walkable area on \(floorsWithArea) floor" + (floorsWithArea == 1 ? "" : "s")
+        return cells + walls + walkable + ", survey bandwidth " + (bandwidth.map { String(format: "%.1f m", $0) } ?? "none")
             + String(format: ", detection floor %.0f dBm, m %.2f, ε %.2f, temper %.2f, speed %.2f m/s, stay %.2f, jumps %.3f/s",
                      likelihood.detectionFloor, likelihood.missProbability, likelihood.outlierWeight, likelihood.temper,
                      motion.speed * metres, motion.stayProbability, motion.jumpRate)
@@ -223,7 +233,7 @@ public struct PosteriorSolver: PositionSolver {
         } else {
             filter = GridFilter(grid: map.grid)
         }
-        filter?.update(logLikelihood: logs, temper: likelihood.temper)
+        filter?.update(logLikelihood: logs, temper: likelihood.temper, logPrior: area?.logPrior(floor: floor))
         lastTime = observation.time
         // The offset's posterior: its mean over the cells' weights, its variance what is left of
         // the prior's after the scan's (tempered) readings, plus how much the cells disagree.
@@ -259,6 +269,7 @@ public struct PosteriorSolver: PositionSolver {
     private mutating func coast(to time: Double, continues: Bool, elapsed: Double) -> PositionEstimate? {
         guard continues, var current = filter, let evidence = lastEvidence, time - evidence.time <= maximumCoast else { return nil }
         current.predict(seconds: elapsed, motion: motion)
+        if let prior = area?.logPrior(floor: evidence.floor) { current.weigh(logPrior: prior) }
         filter = current
         lastTime = time
         offset?.variance += Self.offsetDrift * elapsed
