@@ -109,7 +109,8 @@ extension PosteriorSolver {
             bandwidth = chosen
         } else if folds.count >= 2 {
             let candidates = Self.bandwidthCandidates.map { $0 > 0 ? RadioMap.SurveyCorrection(bandwidth: $0) : nil }
-            let errors = RadioMap.heldOutErrors(residuals: residuals, corrections: candidates, folds: folds, metresPerUnit: metres)
+            let errors = RadioMap.heldOutErrors(residuals: residuals, corrections: candidates, folds: folds,
+                                                floors: venue.floors, metresPerUnit: metres)
             var best = 0
             for index in errors.indices where errors[index] < errors[best] { best = index }
             bandwidth = Self.bandwidthCandidates[best]

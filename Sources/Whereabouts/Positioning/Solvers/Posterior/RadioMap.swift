@@ -204,13 +204,15 @@ public struct RadioMap: Sendable {
     /// For each correction, the mean absolute error with which it predicts the residuals of
     /// each held-out fold's spots from the other folds' (a spot's error weighted by its
     /// readings): how a survey chooses its kernel. `nil` for no correction at all. Every beacon's
-    /// spots are dealt into `folds` by the spots' spatial blocks.
-    static func heldOutErrors(residuals: Residuals, corrections: [SurveyCorrection?], folds: SpatialFolds,
+    /// spots are dealt into `folds` by the spots' spatial blocks, on the beacon's floor (`floors`,
+    /// by beacon index; its spots are that floor's truths, or truths without a floor).
+    static func heldOutErrors(residuals: Residuals, corrections: [SurveyCorrection?], folds: SpatialFolds, floors: [Int],
                               metresPerUnit: Double) -> [Double] {
         var errors = [Double](repeating: 0, count: corrections.count)
         var weight = 0.0
-        for spots in residuals.spots where !spots.isEmpty {
-            let foldOf = spots.map { folds.fold(of: $0.point, floor: nil) }
+        for (beacon, spots) in residuals.spots.enumerated() where !spots.isEmpty {
+            let floor = beacon < floors.count ? floors[beacon] : nil
+            let foldOf = spots.map { folds.fold(of: $0.point, floor: floor) ?? folds.fold(of: $0.point, floor: nil) }
             for (index, spot) in spots.enumerated() {
                 guard let fold = foldOf[index] else { continue }
                 weight += spot.count

@@ -109,6 +109,21 @@ struct PosteriorSolverTests {
         #expect(abs(spot.meanSquare - (pow(-55 + 55.98970004336019, 2) + pow(-57 + 55.98970004336019, 2)) / 2) < 1e-9)
     }
 
+    @Test func heldOutErrorsHoldOutEachSpotsFoldOnItsBeaconsFloor() {
+        // Two spots of a floor-1 beacon, 2 m apart in two 1.5 m blocks (two folds), residuals +4
+        // and +2 dB, one reading each. A 1 m kernel, a prior worth 1 reading: each is predicted by
+        // the other, e^−2·r/(e^−2 + 1), errors |4 − 0.238| and |2 − 0.477|, mean 2.642; none: 3.
+        // (Folds of floored truths were once looked up without a floor: every spot skipped.)
+        let spots = [RadioMap.Residuals.Spot(point: PlanarPoint(x: 0.5, y: 0.5), count: 1, mean: 4, meanSquare: 16),
+                     RadioMap.Residuals.Spot(point: PlanarPoint(x: 2.5, y: 0.5), count: 1, mean: 2, meanSquare: 4)]
+        let folds = SpatialFolds(locations: spots.map { ($0.point, 1) }, blockSize: 1.5, folds: 5)
+        #expect(folds.count == 2)
+        let errors = RadioMap.heldOutErrors(residuals: RadioMap.Residuals(spots: [[], spots]),
+                                            corrections: [nil, RadioMap.SurveyCorrection(bandwidth: 1, priorReadings: 1)],
+                                            folds: folds, floors: [0, 1], metresPerUnit: 1)
+        #expect(abs(errors[0] - 3) < 1e-12 && abs(errors[1] - 2.6423912339336475) < 1e-12)
+    }
+
     @Test func filterMovesAndWeighsItsGrid() throws {
         let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 3, maxY: 1),
                                               cellSize: 1, maximumCells: 100))
