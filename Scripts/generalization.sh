@@ -4,8 +4,9 @@
 # `whereabouts eval --algorithm all --classifier all`, and prints a Markdown table of the means
 # over the seeds, with how often the default was within 2 % and 5 % of its best member (and the
 # seeds where it was not), how far the default room classifier is from its best single one (and
-# the seeds where it is more than 0.01 below), and the room accuracy of the default's fixes (the
-# `rooms` records) by most probable place and by point.
+# the seeds where it is more than 0.01 below), the posterior's mean and p95 error ÷ the default's
+# venue by venue, and the room accuracy of the default's fixes (the `rooms` records) by most
+# probable place and by point.
 #
 # Choose and tune on seeds 1–5 only (`SEEDS=1-5`); report seeds 6–25 (the default).
 #
@@ -71,6 +72,17 @@ jq -s -r --argjson members '["centroid", "multilateration", "knn"]' --argjson se
         + "within 1.05: \([$ratios[] | select(.mean <= 1.05 and .p95 <= 1.05)] | length). "
         + "Above 1.02: \([$ratios[] | select(.mean > 1.02 or .p95 > 1.02) | "seed \(.seed) (\(.mean | fmt(3)), \(.p95 | fmt(3)))"] | if length == 0 then "none" else join(", ") end)." ),
     "",
+    ( [ $positioning | to_entries[] | .key as $i | .value
+        | (map(select(.name == "default"))[0]) as $d | (map(select(.name == "posterior"))[0]) as $p
+        | select($d != null and $p != null and $d.error.mean > 0 and $d.error.p95 > 0)
+        | { seed: $seedList[$i], mean: ($p.error.mean / $d.error.mean), p95: ($p.error.p95 / $d.error.p95) } ] as $posterior
+      | if ($posterior | length) == 0 then empty else
+          "Posterior ÷ default, venue by venue: mean \([$posterior[].mean] | mean | fmt(3)) "
+          + "(\([$posterior[].mean] | min | fmt(2))–\([$posterior[].mean] | max | fmt(2))), "
+          + "p95 \([$posterior[].p95] | mean | fmt(3)) (\([$posterior[].p95] | min | fmt(2))–\([$posterior[].p95] | max | fmt(2))); "
+          + "above 1.02: \([$posterior[] | select(.mean > 1.02) | "seed \(.seed) (\(.mean | fmt(2)))"] | if length == 0 then "none" else join(", ") end).",
+          ""
+        end ),
     ( if ($classifiers[0] | length) > 0 then
         "| classifier | place accuracy | floor accuracy |",
         "|---|---:|---:|",

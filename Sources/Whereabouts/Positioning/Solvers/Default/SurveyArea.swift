@@ -99,7 +99,8 @@ struct SurveyArea: Sendable {
                     y: extent.minY + random.nextUniform() * (extent.maxY - extent.minY))
     }
 
-    private static func box(of shape: Venue.Place.Shape) -> PositioningVenue.Extent? {
+    /// The box enclosing a shape; `nil` for a label.
+    static func box(of shape: Venue.Place.Shape) -> PositioningVenue.Extent? {
         switch shape {
         case .label:
             return nil

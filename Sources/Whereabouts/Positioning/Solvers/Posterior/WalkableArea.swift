@@ -97,13 +97,8 @@ public struct WalkableArea: Sendable {
     /// A floor's extent: what encloses its beacons and its places.
     static func extent(of floor: Int, venue: PositioningVenue, places: [Venue.Place.Shape]) -> PositioningVenue.Extent? {
         var points = zip(venue.positions, venue.floors).compactMap { $0.1 == floor ? $0.0?.planar : nil }
-        for shape in places {
-            switch shape {
-            case .polygon(let vertices): points += vertices
-            case .circle(let centre, let radius, _):
-                points += [PlanarPoint(x: centre.x - radius, y: centre.y - radius), PlanarPoint(x: centre.x + radius, y: centre.y + radius)]
-            case .label: break
-            }
+        for box in places.compactMap(SurveyArea.box(of:)) {
+            points += [PlanarPoint(x: box.minX, y: box.minY), PlanarPoint(x: box.maxX, y: box.maxY)]
         }
         return PositioningVenue.Extent(enclosing: points)
     }
