@@ -16,10 +16,16 @@ public struct Fix: Hashable, Sendable {
     public var beacons: [String]
     /// The name of the algorithm that produced the fix.
     public var method: String
+    /// The probability of each place of the fix's floor holding at least 10⁻³ of it, most
+    /// probable first, when the algorithm holds a posterior over positions (`posterior`: the
+    /// posterior's mass in each place); `nil` otherwise, and ``PlaceContainment`` then reads the
+    /// fix as a Gaussian of its ``accuracy``. Written as a fix's `places` (``FixCoding``).
+    public var placeProbabilities: [PlaceEstimate]?
 
     /// Creates a fix.
     public init(time: Double, device: String? = nil, point: SpatialPoint, floor: Int? = nil, accuracy: Double,
-                coordinate: GeoCoordinate? = nil, beacons: [String] = [], method: String) {
+                coordinate: GeoCoordinate? = nil, beacons: [String] = [], method: String,
+                placeProbabilities: [PlaceEstimate]? = nil) {
         self.time = time
         self.device = device
         self.point = point
@@ -28,5 +34,6 @@ public struct Fix: Hashable, Sendable {
         self.coordinate = coordinate
         self.beacons = beacons
         self.method = method
+        self.placeProbabilities = placeProbabilities
     }
 }

@@ -16,13 +16,18 @@ public struct PositionEstimate: Hashable, Sendable {
     /// The floor the solver placed it on, when it knows one the observation does not say (a
     /// tracker coasting through a scan that heard nothing); `nil`: the observation's.
     public var floor: Int?
+    /// The probability of each place of the floor, when the solver holds a posterior over
+    /// positions (``PosteriorSolver``: its mass in each place); `nil` otherwise.
+    public var placeProbabilities: [PlaceEstimate]?
 
     /// Creates an estimate.
-    public init(point: SpatialPoint, accuracy: Double, beaconCount: Int, floor: Int? = nil) {
+    public init(point: SpatialPoint, accuracy: Double, beaconCount: Int, floor: Int? = nil,
+                placeProbabilities: [PlaceEstimate]? = nil) {
         self.point = point
         self.accuracy = accuracy
         self.beaconCount = beaconCount
         self.floor = floor
+        self.placeProbabilities = placeProbabilities
     }
 
     /// The 68 % radius of a circular 2-D Gaussian in its per-axis standard deviations,

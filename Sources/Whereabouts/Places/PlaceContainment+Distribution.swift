@@ -25,7 +25,12 @@ extension PlaceContainment {
     /// smallest place claiming each stretch first, and each stretch [r₁, r₂] weighs
     /// exp(−r₁²/2σ²) − exp(−r₂²/2σ²); the rays' masses are averaged. A fix with accuracy 0 is a
     /// point (all of it in the smallest place containing it).
+    ///
+    /// A fix that carries its own ``Fix/placeProbabilities`` (a posterior's mass in each place)
+    /// is shared as it says instead, over the places this containment knows; the rest is in no
+    /// place.
     public func distribution(of fix: Fix) -> Distribution {
+        if let given = fix.placeProbabilities { return distribution(given, floor: fix.floor) }
         let sigma = Self.standardDeviation(accuracy: fix.accuracy)
         let mean = fix.point.planar
         guard mean.x.isFinite, mean.y.isFinite else { return Distribution(places: [], none: 1) }
@@ -68,6 +73,26 @@ extension PlaceContainment {
         }
         let found = shares.map { Membership(place: places[candidates[$0.slot]], probability: $0.probability) }
         return Distribution(places: found, none: Swift.min(1, Swift.max(0, 1 - total)))
+    }
+
+    /// A distribution as given: the probabilities of the places of `floor` (every floor when
+    /// `nil`) that this containment knows, most first (ties: the smaller place first), scaled
+    /// down when they add up to more than 1.
+    private func distribution(_ given: [PlaceEstimate], floor: Int?) -> Distribution {
+        var found: [(index: Int, probability: Double)] = []
+        var seen = Set<Int>()
+        for estimate in given.prefix(maximumCandidates) {
+            guard let id = estimate.place, let index = indexByID[id], floor == nil || places[index].floor == floor,
+                  estimate.probability > 0, seen.insert(index).inserted else { continue }
+            found.append((index, estimate.probability))
+        }
+        let total = found.reduce(0) { $0 + $1.probability }
+        let scale = total > 1 ? 1 / total : 1
+        found.sort { a, b in
+            a.probability != b.probability ? a.probability > b.probability : sizeRank[a.index] < sizeRank[b.index]
+        }
+        let memberships = found.map { Membership(place: places[$0.index], probability: $0.probability * scale) }
+        return Distribution(places: memberships, none: Swift.max(0, 1 - total * scale))
     }
 
     /// The places of `floor` (every floor when `nil`) whose bounding box comes within `reach` of

@@ -116,6 +116,8 @@ public struct PlaceContainment: Sendable {
     let bySize: [Int]
     /// The rank of each place in ``bySize``.
     let sizeRank: [Int]
+    /// The index in ``places`` of each id (its first place).
+    let indexByID: [String: Int]
 
     /// Takes the circle and polygon places of a venue (labels have no geometry to be in).
     public init(venue: Venue, rule: Rule = .mostProbable, minimumMass: Double = 0.01, fallbackDistance: Double? = nil) {
@@ -137,6 +139,7 @@ public struct PlaceContainment: Sendable {
         for (rank, index) in bySize.enumerated() { sizeRank[index] = rank }
         self.bySize = bySize
         self.sizeRank = sizeRank
+        indexByID = Dictionary(kept.enumerated().map { ($0.element.id, $0.offset) }) { first, _ in first }
     }
 
     /// The places of the fix's floor (of every floor when the fix has none) that hold at least

@@ -344,6 +344,8 @@ public struct Locator: Sendable {
         fix.point = bounded(estimate.point)
         fix.accuracy = estimate.accuracy
         fix.coordinate = frame?.coordinate(for: fix.point.planar)
+        // The posterior's places were of the point before smoothing.
+        fix.placeProbabilities = nil
         return fix
     }
 
@@ -367,7 +369,7 @@ public struct Locator: Sendable {
         return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
                    accuracy: estimate.accuracy, coordinate: coordinate,
                    beacons: observation.signals.prefix(estimate.beaconCount).map { venue.venue.beacons[$0.beaconIndex].id },
-                   method: solver.name)
+                   method: solver.name, placeProbabilities: estimate.placeProbabilities)
     }
 
     /// ``fix(for:observation:)``, sharing the previous fix's beacon ids when they are the same.
@@ -381,6 +383,7 @@ public struct Locator: Sendable {
             lastFixBeacons.ids = used.map { venue.venue.beacons[$0.beaconIndex].id }
         }
         return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
-                   accuracy: estimate.accuracy, coordinate: coordinate, beacons: lastFixBeacons.ids, method: solver.name)
+                   accuracy: estimate.accuracy, coordinate: coordinate, beacons: lastFixBeacons.ids, method: solver.name,
+                   placeProbabilities: estimate.placeProbabilities)
     }
 }

@@ -16,6 +16,10 @@ import Foundation
 /// - `latitude`, `longitude` (optional, together): WGS84 degrees, when the venue has an origin.
 /// - `method` (optional, read as `""` when absent): the algorithm that produced the fix.
 /// - `beacons` (optional, read as empty): venue ids of the beacons the fix used.
+/// - `places` (optional): the probability of each place of the fix's floor, most probable
+///   first, `[{"id": "kitchen", "probability": 0.82}, …]`, when the algorithm holds a posterior
+///   over positions (``Fix/placeProbabilities``; an estimate of no place is left out); each
+///   probability 0…1.
 ///
 /// Scans that get no fix get no line. Unknown keys are ignored; a missing required key or a wrong
 /// type is a ``FormatError`` naming the key.
@@ -44,6 +48,13 @@ public enum FixCoding {
         }
         members.append(("method", .string(fix.method)))
         members.append(("beacons", .array(fix.beacons.map { .string($0) })))
+        if let places = fix.placeProbabilities {
+            members.append(("places", .array(places.compactMap { estimate in
+                estimate.place.map { id in
+                    .object([("id", .string(id)), ("probability", .number(rounded(estimate.probability, decimalPlaces.map { $0 + 1 })))])
+                }
+            })))
+        }
         return .object(members)
     }
 
@@ -73,7 +84,22 @@ public enum FixCoding {
         return Fix(time: time, device: try root.optionalString("device"), point: SpatialPoint(x: x, y: y, z: z),
                    floor: try root.optionalInt("floor"), accuracy: accuracy,
                    coordinate: latitude.flatMap { lat in longitude.map { GeoCoordinate(latitude: lat, longitude: $0) } },
-                   beacons: beacons, method: try root.optionalString("method") ?? "")
+                   beacons: beacons, method: try root.optionalString("method") ?? "",
+                   placeProbabilities: try root.member("places").map(decodePlaces))
+    }
+
+    /// The `places` of a fix: objects of an `id` and a `probability` in 0…1.
+    private static func decodePlaces(_ list: JSONReader) throws(FormatError) -> [PlaceEstimate] {
+        var places: [PlaceEstimate] = []
+        for item in try list.elements() {
+            let field = try item.required("probability")
+            let probability = try field.double()
+            guard probability.isFinite, probability >= 0, probability <= 1 else {
+                throw field.fail("a probability must be between 0 and 1, not \(probability)")
+            }
+            places.append(PlaceEstimate(place: try item.required("id").string(), probability: probability))
+        }
+        return places
     }
 
     /// Decodes one line of a fixes file.

@@ -60,6 +60,24 @@ struct FixCodingTests {
         #expect(throws: FormatError.self) { try FixCoding.decode(line: "{not json") }
     }
 
+    @Test func placesOfAPosteriorRoundTripAndAreChecked() throws {
+        var fix = Fix(time: 3, point: SpatialPoint(x: 1, y: 2, z: 0), accuracy: 4, method: "posterior",
+                      placeProbabilities: [PlaceEstimate(place: "kitchen", probability: 0.823456), PlaceEstimate(place: "hall", probability: 0.1)])
+        #expect(keys(FixCoding.encode(fix)).last == "places")
+        #expect(FixCoding.line(for: fix, decimalPlaces: 3).hasSuffix(
+            #""beacons":[],"places":[{"id":"kitchen","probability":0.8235},{"id":"hall","probability":0.1}]}"#))
+        #expect(try FixCoding.decode(line: FixCoding.line(for: fix)) == fix)
+        // In no place at all: an empty list, which is not the same as none given.
+        fix.placeProbabilities = []
+        #expect(try FixCoding.decode(line: FixCoding.line(for: fix)).placeProbabilities == [])
+        #expect(throws: FormatError(key: "places[0].probability", message: "a probability must be between 0 and 1, not 1.5")) {
+            try FixCoding.decode(line: #"{"t": 1, "x": 2, "y": 3, "accuracy": 1, "places": [{"id": "a", "probability": 1.5}]}"#)
+        }
+        #expect(throws: FormatError(key: "places[0].id", message: "missing required key")) {
+            try FixCoding.decode(line: #"{"t": 1, "x": 2, "y": 3, "accuracy": 1, "places": [{"probability": 0.5}]}"#)
+        }
+    }
+
     @Test func writerWritesOneLineAFixAndPublishesTheFileOnFinish() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fixes-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -90,6 +90,9 @@ public struct PosteriorSolver: PositionSolver {
     public let map: RadioMap?
     /// Where a person may stand, per floor; `nil` when nothing says.
     public let area: WalkableArea?
+    /// The grid's cells in each of the venue's places, whose weights are each fix's
+    /// ``PositionEstimate/placeProbabilities``; `nil` without a grid or places with an area.
+    public let placeCells: PlaceCells?
     /// The likelihood of a scan.
     public let likelihood: ScanLikelihood
     /// The motion model, in venue units.
@@ -136,9 +139,13 @@ public struct PosteriorSolver: PositionSolver {
     init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
          bandwidth: Double?, accuracyScale: Double, maximumGap: Double, validationError: Double?, offsetPriorSigma: Double,
          knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast,
-         area: WalkableArea? = nil) {
+         area: WalkableArea? = nil, placeCells: PlaceCells?? = nil) {
         self.venue = venue
         self.area = area
+        self.placeCells = placeCells ?? map.flatMap { map in
+            let cells = PlaceCells(places: venue.venue.places, grid: map.grid)
+            return cells.isEmpty ? nil : cells
+        }
         self.maximumCoast = maximumCoast
         self.map = map
         self.likelihood = likelihood
@@ -160,7 +167,7 @@ public struct PosteriorSolver: PositionSolver {
                         bandwidth: bandwidth, accuracyScale: accuracyScale, maximumGap: maximumGap,
                         validationError: validationError, offsetPriorSigma: offsetPriorSigma,
                         knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma, maximumCoast: maximumCoast,
-                        area: area)
+                        area: area, placeCells: .some(placeCells))
     }
 
     /// The settings in use, for people: cells, survey bandwidth, likelihood, motion, estimate
@@ -253,15 +260,16 @@ public struct PosteriorSolver: PositionSolver {
         return report(current, beaconCount: used, floor: floor)
     }
 
-    /// The fix of the filter's posterior (its mean or mode, the radius from its spread), kept as
-    /// ``lastPosterior``.
+    /// The fix of the filter's posterior (its mean or mode, the radius from its spread, the mass
+    /// in each place of the floor), kept as ``lastPosterior``.
     private mutating func report(_ filter: GridFilter, beaconCount: Int, floor: Int) -> PositionEstimate {
         let summary = filter.summary()
         let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
         lastPosterior = (summary.mean, summary.mode, radius)
         let point = estimate == .mean ? summary.mean : summary.mode
         return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
-                                accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor)
+                                accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor,
+                                placeProbabilities: placeCells?.probabilities(of: filter.weights, floor: floor))
     }
 
     /// The filter's prediction at `time` with no evidence, while within ``maximumCoast`` of the

@@ -1,0 +1,77 @@
+import Foundation
+
+/// The cells of a ``PosteriorGrid`` that lie in each of a venue's places, so that a posterior
+/// over the cells is also a probability for each place: the sum of its cells' weights.
+///
+/// A cell belongs to the smallest place of a floor containing its centre (a desk inside a hall
+/// is the desk's, as with ``PlaceContainment``), and to at most one place of each floor. Places
+/// without an area (labels) hold no cell; a place smaller than a cell may hold none.
+///
+/// ```swift
+/// let cells = PlaceCells(places: venue.places, grid: grid)
+/// cells.probabilities(of: filter.weights, floor: 0)   // [PlaceEstimate("kitchen", 0.82), …]
+/// ```
+public struct PlaceCells: Sendable {
+    /// The smallest probability a place is reported with.
+    public static let minimumProbability = 1e-3
+
+    /// One place's cells.
+    struct Entry: Sendable {
+        let id: String
+        let floor: Int
+        let cells: [Int32]
+    }
+
+    /// The places holding a cell, smallest first.
+    let entries: [Entry]
+
+    /// The cells of each of `places` on `grid`.
+    public init(places: [Venue.Place], grid: PosteriorGrid) {
+        let sized = places.enumerated().compactMap { index, place -> (index: Int, area: Double, place: Venue.Place)? in
+            guard let area = place.shape.area, area.isFinite, area > 0 else { return nil }
+            return (index, area, place)
+        }.sorted { ($0.area, $0.index) < ($1.area, $1.index) }
+        var claimed: [Int: [Bool]] = [:]
+        var entries: [Entry] = []
+        for (_, _, place) in sized {
+            guard let box = SurveyArea.box(of: place.shape) else { continue }
+            var taken = claimed[place.floor] ?? [Bool](repeating: false, count: grid.count)
+            var cells: [Int32] = []
+            // Only the cells whose centres may lie in the place's box.
+            let firstColumn = max(Int(((box.minX - grid.minX) / grid.cellSize - 0.5).rounded(.down)), 0)
+            let lastColumn = min(Int(((box.maxX - grid.minX) / grid.cellSize - 0.5).rounded(.up)), grid.columns - 1)
+            let firstRow = max(Int(((box.minY - grid.minY) / grid.cellSize - 0.5).rounded(.down)), 0)
+            let lastRow = min(Int(((box.maxY - grid.minY) / grid.cellSize - 0.5).rounded(.up)), grid.rows - 1)
+            if firstColumn <= lastColumn, firstRow <= lastRow {
+                for row in firstRow...lastRow {
+                    for column in firstColumn...lastColumn {
+                        let cell = row * grid.columns + column
+                        guard !taken[cell], place.shape.contains(grid.centre(of: cell)) else { continue }
+                        taken[cell] = true
+                        cells.append(Int32(cell))
+                    }
+                }
+            }
+            claimed[place.floor] = taken
+            if !cells.isEmpty { entries.append(Entry(id: place.id, floor: place.floor, cells: cells)) }
+        }
+        self.entries = entries
+    }
+
+    /// Whether no place holds a cell.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The probability of each place of `floor` under `weights` (one per cell, summing to 1):
+    /// the places holding at least ``minimumProbability``, most probable first (ties: the
+    /// smaller place first).
+    public func probabilities(of weights: [Float], floor: Int) -> [PlaceEstimate] {
+        var found: [(rank: Int, probability: Double)] = []
+        for (rank, entry) in entries.enumerated() where entry.floor == floor {
+            var sum = 0.0
+            for cell in entry.cells where Int(cell) < weights.count { sum += Double(weights[Int(cell)]) }
+            if sum >= Self.minimumProbability { found.append((rank, min(sum, 1))) }
+        }
+        found.sort { $0.probability != $1.probability ? $0.probability > $1.probability : $0.rank < $1.rank }
+        return found.map { PlaceEstimate(place: entries[$0.rank].id, probability: $0.probability) }
+    }
+}
