@@ -80,7 +80,7 @@ struct PlaceBeliefTests {
     /// In a pipeline, each device (and each new track) has a belief of its own: one device's
     /// fixes in the east do not move another's out of the west.
     @Test func aPlaceSourceKeepsABeliefPerDeviceAndTrack() {
-        var source = PlaceSource.containment(PlaceContainment(venue: venue), belief: PlaceBelief.Configuration(), venue: venue)
+        var source = PlaceSource.containment(PlaceContainment(venue: venue), belief: PlaceBelief.Configuration(meanDwell: 5), venue: venue)
         #expect(source.needsFixes)
         func scan(_ time: Double, _ device: String, track: String? = nil) -> Scan { Scan(time: time, device: device, track: track, readings: []) }
         func fix(_ x: Double, accuracy: Double = 0.5) -> Fix {
