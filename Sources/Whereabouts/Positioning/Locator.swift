@@ -298,6 +298,10 @@ public struct Locator: Sendable {
     ///
     /// With a `lag` (seconds), each fix learns only from the scans of the `lag` seconds after it,
     /// as a live pipeline delayed by that much does (`FixedLagLocators`, whose fixes these are).
+    ///
+    /// A solver that holds a posterior over positions (``PosteriorSolver``) smooths a whole track
+    /// itself, with its own model (``PosteriorSolver/startSmoothing()``): each fix is then its
+    /// posterior given the scans before and after it.
     public mutating func smoothedFixes(for scans: [Scan], lag: Double? = nil) -> [Fix?] {
         reset()
         let online = tracker
@@ -306,7 +310,41 @@ public struct Locator: Sendable {
             tracker = online
             reset()
         }
-        let raw = scans.map { locate($0) }
+        if lag == nil, var posterior = solver as? PosteriorSolver, posterior.map != nil {
+            posterior.startSmoothing()
+            solver = posterior
+            let raw = scans.map { locate($0) }
+            if var recorded = solver as? PosteriorSolver {
+                let steps = recorded.finishSmoothing()
+                solver = recorded
+                if let fixes = Self.fixes(raw, smoothedBy: steps, locator: self) { return fixes }
+            }
+            return smoothedByTracker(raw, of: scans, lag: nil)
+        }
+        return smoothedByTracker(scans.map { locate($0) }, of: scans, lag: lag)
+    }
+
+    /// `raw` (one fix or `nil` per scan) with each fix moved to its smoothed posterior: its
+    /// point, its places, its accuracy scaled as the smoothed radius is to the filtered one;
+    /// `nil` when the steps are not one per fix.
+    private static func fixes(_ raw: [Fix?], smoothedBy steps: [(filtered: PositionEstimate, smoothed: PositionEstimate)],
+                              locator: Locator) -> [Fix?]? {
+        guard steps.count == raw.lazy.compactMap({ $0 }).count else { return nil }
+        var next = steps[...]
+        return raw.map { fix in
+            guard var fix, let step = next.popFirst() else { return nil }
+            let ratio = step.filtered.accuracy > 0 ? step.smoothed.accuracy / step.filtered.accuracy : 1
+            fix.point = locator.bounded(step.smoothed.point)
+            fix.accuracy *= ratio.isFinite ? ratio : 1
+            fix.coordinate = locator.frame?.coordinate(for: fix.point.planar)
+            fix.placeProbabilities = step.smoothed.placeProbabilities
+            return fix
+        }
+    }
+
+    /// `raw` (one fix or `nil` per scan of `scans`) smoothed by the configuration's tracking
+    /// model, over the whole track or with `lag` seconds of lookahead.
+    private func smoothedByTracker(_ raw: [Fix?], of scans: [Scan], lag: Double?) -> [Fix?] {
         var reports: [Fix] = []
         if let lag {
             var delay = DelayedTrack(smoother: Self.smoother(lag: lag, venue: venue, configuration: configuration))

@@ -16,7 +16,7 @@ struct PipelineOptions: ParsableArguments {
     var tracking: Tracking?
 
     @Flag(name: .long, help: ArgumentHelp(
-        "Smooth each track offline, with the scans after each fix too (the --tracking model; constant-velocity when none): fixes come out a track at a time, once each device's track has ended."))
+        "Smooth each track offline, with the scans after each fix too (the --tracking model; constant-velocity when none; --algorithm posterior smooths its own posterior over the venue): fixes come out a track at a time, once each device's track has ended."))
     var smooth = false
 
     @Option(name: .long, help: ArgumentHelp(

@@ -44,37 +44,105 @@ public struct GridFilter: Sendable {
         weights = [Float](repeating: 1 / Float(max(grid.count, 1)), count: grid.count)
     }
 
+    /// A filter holding `weights` (one per cell, renormalised; uniform when there are not as
+    /// many as cells or they hold nothing).
+    init(grid: PosteriorGrid, weights: [Float]) {
+        self.grid = grid
+        self.weights = weights.count == grid.count ? weights : [Float](repeating: 1, count: grid.count)
+        normalise(sum: self.weights.reduce(0, +))
+    }
+
+    /// One scan of a track as the forward filter saw it, kept for smoothing.
+    struct SmoothingStep: Sendable {
+        /// The filtered probability of each cell after the scan.
+        var filtered: [Float]
+        /// The scan's evidence at each cell: its tempered log-likelihood plus the log-prior it
+        /// was weighed with; `nil` for none (a silent scan without a prior).
+        var evidence: [Float]?
+        /// The seconds since the previous step.
+        var seconds: Double
+        /// Whether the step continues the previous one (`false`: the filter started afresh).
+        var continues: Bool
+    }
+
+    /// The smoothed probability of each cell at each step: the forward filter's times a backward
+    /// message carrying the evidence of the steps after it through the same motion,
+    /// `p(xₜ | all) ∝ p(xₜ | up to t) · βₜ(xₜ)`, `βₜ = K(e^{evidenceₜ₊₁} ⊙ βₜ₊₁)`, `β` of the last
+    /// step (and of one before a fresh start) uniform. The motion model is symmetric, so `K`
+    /// is the forward step itself (``transition(_:seconds:motion:grid:)``); each message is
+    /// scaled to a maximum of 1, and each result renormalised.
+    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid) -> [[Float]] {
+        guard !steps.isEmpty else { return [] }
+        var results = [[Float]](repeating: [], count: steps.count)
+        var message: [Float]?   // βₜ; nil: uniform
+        for index in stride(from: steps.count - 1, through: 0, by: -1) {
+            if index < steps.count - 1 {
+                let next = steps[index + 1]
+                if next.continues {
+                    var carried = message ?? [Float](repeating: 1, count: grid.count)
+                    if let evidence = next.evidence, evidence.count == carried.count {
+                        let top = evidence.max() ?? 0
+                        for cell in carried.indices { carried[cell] *= exp(evidence[cell] - top) }
+                    }
+                    carried = transition(carried, seconds: next.seconds, motion: motion, grid: grid) ?? carried
+                    let largest = carried.max() ?? 0
+                    message = largest > 0 && largest.isFinite ? carried.map { $0 / largest } : nil
+                } else {
+                    message = nil
+                }
+            }
+            var weights = steps[index].filtered
+            if let message, message.count == weights.count {
+                for cell in weights.indices { weights[cell] *= message[cell] }
+                // A message that rules out every cell the filter held: the filter's own.
+                if !(weights.reduce(0, +) > 1e-30) { weights = steps[index].filtered }
+            }
+            results[index] = GridFilter(grid: grid, weights: weights).weights
+        }
+        return results
+    }
+
     /// The bytes of state the filter keeps (its weights).
     public var stateBytes: Int { weights.count * MemoryLayout<Float>.stride }
 
     /// Moves the probability by `motion` over `seconds` (negative or not finite: 0).
     public mutating func predict(seconds: Double, motion: Motion) {
+        guard let moved = Self.transition(weights, seconds: seconds, motion: motion, grid: grid) else { return }
+        weights = moved
+        normalise(sum: weights.reduce(0, +))
+    }
+
+    /// `values` (one per cell) carried by `motion` over `seconds`, unnormalised; `nil` when
+    /// nothing moves (no time, one cell). The motion is symmetric — a walk from a cell to another
+    /// is as likely as back, the jumps go anywhere alike — so the same step carries a smoother's
+    /// backward message (``smoothed(_:motion:)``) as it carries the forward probability; the
+    /// jumps spread the values' own total, so that neither needs to sum to 1.
+    static func transition(_ values: [Float], seconds: Double, motion: Motion, grid: PosteriorGrid) -> [Float]? {
         let dt = seconds.isFinite ? max(seconds, 0) : 0
-        guard dt > 0, weights.count > 1 else { return }
+        guard dt > 0, values.count > 1 else { return nil }
         let jump = Float(1 - exp(-max(motion.jumpRate, 0) * dt))
         let stay = Float(min(max(motion.stayProbability, 0), 1))
         let sigma = max(motion.speed, 0) * dt / grid.cellSize
-        var moved = weights
+        let total = values.reduce(0, +)
+        var moved = values
         if sigma > 0.3 {
             let radius = Int((3 * sigma).rounded(.up))
             if radius >= max(grid.columns, grid.rows) * 2 {
                 // Spread wider than the grid: about uniform.
-                moved = [Float](repeating: 1 / Float(weights.count), count: weights.count)
+                moved = [Float](repeating: total / Float(values.count), count: values.count)
             } else {
                 let kernel = (-radius...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
-                let total = kernel.reduce(0, +)
-                let normalised = kernel.map { $0 / total }
+                let kernelTotal = kernel.reduce(0, +)
+                let normalised = kernel.map { $0 / kernelTotal }
                 moved = Self.blurred(moved, columns: grid.columns, rows: grid.rows, kernel: normalised, radius: radius)
             }
         }
-        let uniform = jump / Float(weights.count)
-        var sum: Float = 0
-        for cell in weights.indices {
-            let value = (1 - jump) * (stay * weights[cell] + (1 - stay) * moved[cell]) + uniform
-            weights[cell] = value
-            sum += value
+        let uniform = jump * total / Float(values.count)
+        var result = values
+        for cell in result.indices {
+            result[cell] = (1 - jump) * (stay * values[cell] + (1 - stay) * moved[cell]) + uniform
         }
-        normalise(sum: sum)
+        return result
     }
 
     /// `values` convolved with `kernel` along rows then columns, each pass's edges renormalised

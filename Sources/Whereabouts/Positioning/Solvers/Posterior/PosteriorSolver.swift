@@ -134,6 +134,17 @@ public struct PosteriorSolver: PositionSolver {
     private var offset: (mean: Double, variance: Double)?
     /// The posterior of the latest observation: mean, mode, and the untouched 68 % radius.
     private(set) var lastPosterior: (mean: PlanarPoint, mode: PlanarPoint, radius: Double)?
+    /// While a track is smoothed (``startSmoothing()``): its steps not yet smoothed, each with
+    /// the estimate the filter gave, and the estimates smoothed so far; `nil` otherwise.
+    private var smoothing: (steps: [(step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int)],
+                            done: [(filtered: PositionEstimate, smoothed: PositionEstimate)])?
+    /// The steps smoothed at once: when ``smoothingBlock`` + ``smoothingLookahead`` are held,
+    /// the first ``smoothingBlock`` are smoothed with the evidence of all, and let go. The state
+    /// of a smoothed track is so bounded: at most 2 × 90 × the cells' `Float`s (5.6 MiB at
+    /// ``Options/maximumCells``), each step smoothed with at least 30 steps after it.
+    static let smoothingBlock = 60
+    /// The steps after a block that smooth it and are kept for the next.
+    static let smoothingLookahead = 30
 
     /// A solver of given parts.
     init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
@@ -257,19 +268,73 @@ public struct PosteriorSolver: PositionSolver {
             offset = mean.isFinite && variance.isFinite ? (mean, min(max(variance, 0.01), prior.variance)) : prior
         }
         guard let current = filter else { return nil }
-        return report(current, beaconCount: used, floor: floor)
+        let estimate = report(current, beaconCount: used, floor: floor)
+        if smoothing != nil {
+            let alpha = Float(min(max(likelihood.temper, 0), 1))
+            let prior = area?.logPrior(floor: floor)
+            var evidence = logs
+            for cell in evidence.indices { evidence[cell] = alpha * logs[cell] + (prior?[cell] ?? 0) }
+            record(GridFilter.SmoothingStep(filtered: current.weights, evidence: evidence, seconds: elapsed, continues: continues),
+                   estimate: estimate, floor: floor)
+        }
+        return estimate
     }
 
     /// The fix of the filter's posterior (its mean or mode, the radius from its spread, the mass
     /// in each place of the floor), kept as ``lastPosterior``.
     private mutating func report(_ filter: GridFilter, beaconCount: Int, floor: Int) -> PositionEstimate {
+        let (estimate, posterior) = estimate(of: filter, beaconCount: beaconCount, floor: floor)
+        lastPosterior = posterior
+        return estimate
+    }
+
+    /// The fix of a posterior, and its mean, mode and untouched 68 % radius.
+    private func estimate(of filter: GridFilter, beaconCount: Int, floor: Int)
+        -> (PositionEstimate, (mean: PlanarPoint, mode: PlanarPoint, radius: Double)) {
         let summary = filter.summary()
         let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
-        lastPosterior = (summary.mean, summary.mode, radius)
         let point = estimate == .mean ? summary.mean : summary.mode
-        return PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
-                                accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor,
-                                placeProbabilities: placeCells?.probabilities(of: filter.weights, floor: floor))
+        let fix = PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
+                                   accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor,
+                                   placeProbabilities: placeCells?.probabilities(of: filter.weights, floor: floor))
+        return (fix, (summary.mean, summary.mode, radius))
+    }
+
+    /// Starts keeping the track's steps, so that ``finishSmoothing()`` can smooth them: the
+    /// whole-track smoother of the same model (each fix weighed also by the evidence of the
+    /// scans after it). Forgets the track.
+    public mutating func startSmoothing() {
+        resetTrack()
+        smoothing = ([], [])
+    }
+
+    /// The estimates of the track since ``startSmoothing()``, one per estimate ``update(_:)``
+    /// returned, in order: each as the filter gave it and smoothed; stops keeping the steps.
+    /// Empty when not started.
+    public mutating func finishSmoothing() -> [(filtered: PositionEstimate, smoothed: PositionEstimate)] {
+        smoothSteps(count: smoothing?.steps.count ?? 0)
+        defer { smoothing = nil }
+        return smoothing?.done ?? []
+    }
+
+    /// Keeps a step of the smoothed track; smooths a block once enough steps follow it.
+    private mutating func record(_ step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int) {
+        smoothing?.steps.append((step, estimate, floor))
+        if (smoothing?.steps.count ?? 0) >= Self.smoothingBlock + Self.smoothingLookahead {
+            smoothSteps(count: Self.smoothingBlock)
+        }
+    }
+
+    /// Smooths the kept steps with the evidence of all of them and lets the first `count` go.
+    private mutating func smoothSteps(count: Int) {
+        guard let map, let kept = smoothing?.steps, !kept.isEmpty, count > 0 else { return }
+        let weights = GridFilter.smoothed(kept.map(\.step), motion: motion, grid: map.grid)
+        for index in 0..<min(count, kept.count) {
+            let (smoothed, _) = estimate(of: GridFilter(grid: map.grid, weights: weights[index]),
+                                         beaconCount: kept[index].estimate.beaconCount, floor: kept[index].floor)
+            smoothing?.done.append((kept[index].estimate, smoothed))
+        }
+        smoothing?.steps.removeFirst(min(count, kept.count))
     }
 
     /// The filter's prediction at `time` with no evidence, while within ``maximumCoast`` of the
@@ -281,11 +346,18 @@ public struct PosteriorSolver: PositionSolver {
         filter = current
         lastTime = time
         offset?.variance += Self.offsetDrift * elapsed
-        return report(current, beaconCount: 0, floor: evidence.floor)
+        let estimate = report(current, beaconCount: 0, floor: evidence.floor)
+        if smoothing != nil {
+            record(GridFilter.SmoothingStep(filtered: current.weights, evidence: area?.logPrior(floor: evidence.floor),
+                                            seconds: elapsed, continues: true),
+                   estimate: estimate, floor: evidence.floor)
+        }
+        return estimate
     }
 
-    /// Forgets the track.
+    /// Forgets the track (and stops keeping it for smoothing).
     public mutating func resetTrack() {
+        smoothing = nil
         filter = nil
         offset = nil
         lastTime = nil
