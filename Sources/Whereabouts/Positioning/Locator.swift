@@ -299,9 +299,9 @@ public struct Locator: Sendable {
     /// With a `lag` (seconds), each fix learns only from the scans of the `lag` seconds after it,
     /// as a live pipeline delayed by that much does (`FixedLagLocators`, whose fixes these are).
     ///
-    /// A solver that holds a posterior over positions (``PosteriorSolver``) smooths a whole track
-    /// itself, with its own model (``PosteriorSolver/startSmoothing()``): each fix is then its
-    /// posterior given the scans before and after it.
+    /// A solver that smooths its tracks itself (``PositionSolver/startSmoothing()``: a posterior
+    /// over positions, ``PosteriorSolver``) smooths a whole track with its own model: each fix is
+    /// then its posterior given the scans before and after it.
     public mutating func smoothedFixes(for scans: [Scan], lag: Double? = nil) -> [Fix?] {
         reset()
         let online = tracker
@@ -310,15 +310,10 @@ public struct Locator: Sendable {
             tracker = online
             reset()
         }
-        if lag == nil, var posterior = solver as? PosteriorSolver, posterior.map != nil {
-            posterior.startSmoothing()
-            solver = posterior
+        if lag == nil, solver.startSmoothing() {
             let raw = scans.map { locate($0) }
-            if var recorded = solver as? PosteriorSolver {
-                let steps = recorded.finishSmoothing()
-                solver = recorded
-                if let fixes = Self.fixes(raw, smoothedBy: steps, locator: self) { return fixes }
-            }
+            let steps = solver.finishSmoothing()
+            if let fixes = Self.fixes(raw, smoothedBy: steps, locator: self) { return fixes }
             return smoothedByTracker(raw, of: scans, lag: nil)
         }
         return smoothedByTracker(scans.map { locate($0) }, of: scans, lag: lag)

@@ -34,6 +34,17 @@ public protocol PositionSolver: Sendable {
 
     /// Forgets what ``update(_:)`` kept: a new track starts. By default nothing.
     mutating func resetTrack()
+
+    /// Forgets the track and starts keeping the next one, to smooth it with the solver's own
+    /// model (``PosteriorSolver``: its posterior given the scans after each fix too); returns
+    /// whether the solver smooths its tracks itself. By default `false`: a ``Locator`` smooths
+    /// the fixes with its tracking model.
+    mutating func startSmoothing() -> Bool
+
+    /// The estimates of the track since ``startSmoothing()``, one for each estimate
+    /// ``update(_:)`` returned, in order: as it returned it and smoothed; stops keeping the
+    /// track. By default none.
+    mutating func finishSmoothing() -> [(filtered: PositionEstimate, smoothed: PositionEstimate)]
 }
 
 extension PositionSolver {
@@ -45,6 +56,12 @@ extension PositionSolver {
 
     /// Nothing to forget.
     public mutating func resetTrack() {}
+
+    /// `false`: the solver does not smooth its tracks.
+    public mutating func startSmoothing() -> Bool { false }
+
+    /// None.
+    public mutating func finishSmoothing() -> [(filtered: PositionEstimate, smoothed: PositionEstimate)] { [] }
 }
 
 /// What solvers need to know about a venue, computed once: the beacons' positions, floors and

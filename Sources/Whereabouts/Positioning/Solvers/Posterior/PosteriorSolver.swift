@@ -302,10 +302,13 @@ public struct PosteriorSolver: PositionSolver {
 
     /// Starts keeping the track's steps, so that ``finishSmoothing()`` can smooth them: the
     /// whole-track smoother of the same model (each fix weighed also by the evidence of the
-    /// scans after it). Forgets the track.
-    public mutating func startSmoothing() {
+    /// scans after it). Forgets the track. `false` (and nothing kept) without a grid.
+    @discardableResult
+    public mutating func startSmoothing() -> Bool {
         resetTrack()
+        guard map != nil else { return false }
         smoothing = ([], [])
+        return true
     }
 
     /// The estimates of the track since ``startSmoothing()``, one per estimate ``update(_:)``
