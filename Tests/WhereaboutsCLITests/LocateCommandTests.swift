@@ -46,6 +46,32 @@ struct LocateCommandTests {
         }
     }
 
+    @Test func thePosteriorsFixesCarryEachPlacesProbability() throws {
+        // The preset's walk in its room cut into three (Fixtures/three-rooms).
+        let room = try RoomFixture()
+        defer { room.remove() }
+        let venue = "Fixtures/three-rooms/venue.json"
+        let output = try CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path,
+                                            "--algorithm", "posterior", "--quiet"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let lines = try fixes(output.standardOutput)
+        #expect(lines.count == (try room.scans().count))
+        var mostProbable: [String] = []
+        for fix in lines {
+            let places = try #require(fix["places"] as? [[String: Any]], "\(fix)")
+            let probabilities = places.compactMap { $0["probability"] as? Double }
+            #expect(probabilities.count == places.count && probabilities.allSatisfy { $0 > 0 && $0 <= 1 })
+            #expect(probabilities.reduce(0, +) <= 1.0001 && probabilities == probabilities.sorted(by: >))
+            #expect(places.allSatisfy { ["west", "middle", "east"].contains($0["id"] as? String ?? "") })
+            if let first = places.first?["id"] as? String { mostProbable.append(first) }
+        }
+        // The walk goes through all three rooms.
+        #expect(Set(mostProbable) == ["west", "middle", "east"])
+        // The default algorithm holds no posterior: no places.
+        let plain = try CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path, "--quiet"])
+        #expect(try fixes(plain.standardOutput).allSatisfy { $0["places"] == nil })
+    }
+
     @Test func smoothingWritesEveryFixOfTheTrackInOrder() throws {
         let room = try RoomFixture()
         defer { room.remove() }

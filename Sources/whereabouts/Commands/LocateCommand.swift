@@ -10,7 +10,8 @@ struct LocateCommand: AsyncParsableCommand {
         discussion: HelpText.fitting("""
         Each line of the output is one fix: t, device, x, y, z, floor, accuracy (the radius expected \
         to hold the truth 68 % of the time), latitude/longitude when the venue has an origin, method \
-        and the beacons used. Scans that cannot be located get no line. Each device has its own \
+        and the beacons used; with --algorithm posterior, places: each room's probability. Scans \
+        that cannot be located get no line. Each device has its own \
         locator, started afresh whenever its track changes. Reads and writes in constant memory \
         (with --smooth, it holds each device's open track, and writes a track's fixes once it has \
         ended; with --lag S, each fix comes out once the scans of the next S seconds came in, \
