@@ -31,7 +31,7 @@ public struct PlaceBelief: Sendable {
         /// with 0.5 held rooms too long (0.53–0.61 of scans right); with 1, the default
         /// algorithm's monitor is right for 0.86 of the fixture's scans at 5 s, 0.89 at 2 s and
         /// 0.93 at 1 s (but up to 1.3 × the walk's room changes), the posterior's 0.83, 0.87 and
-        /// 0.90; on the family's small rooms 1 s loses (0.14 against 0.16 and 0.15).
+        /// 0.90; on the family's small rooms 1 s loses (0.14, against 0.15 at 2 s and 0.16 at 5 s).
         public var meanDwell: Double
         /// The power each fix's shares are raised to, 0…1 (below 1: consecutive fixes count as
         /// less than independent evidence); default 1.

@@ -313,7 +313,7 @@ public struct Locator: Sendable {
         if lag == nil, solver.startSmoothing() {
             let raw = scans.map { locate($0) }
             let steps = solver.finishSmoothing()
-            if let fixes = Self.fixes(raw, smoothedBy: steps, locator: self) { return fixes }
+            if let fixes = fixes(raw, smoothedBy: steps) { return fixes }
             return smoothedByTracker(raw, of: scans, lag: nil)
         }
         return smoothedByTracker(scans.map { locate($0) }, of: scans, lag: lag)
@@ -322,16 +322,15 @@ public struct Locator: Sendable {
     /// `raw` (one fix or `nil` per scan) with each fix moved to its smoothed posterior: its
     /// point, its places, its accuracy scaled as the smoothed radius is to the filtered one;
     /// `nil` when the steps are not one per fix.
-    private static func fixes(_ raw: [Fix?], smoothedBy steps: [(filtered: PositionEstimate, smoothed: PositionEstimate)],
-                              locator: Locator) -> [Fix?]? {
+    private func fixes(_ raw: [Fix?], smoothedBy steps: [(filtered: PositionEstimate, smoothed: PositionEstimate)]) -> [Fix?]? {
         guard steps.count == raw.lazy.compactMap({ $0 }).count else { return nil }
         var next = steps[...]
         return raw.map { fix in
             guard var fix, let step = next.popFirst() else { return nil }
             let ratio = step.filtered.accuracy > 0 ? step.smoothed.accuracy / step.filtered.accuracy : 1
-            fix.point = locator.bounded(step.smoothed.point)
+            fix.point = bounded(step.smoothed.point)
             fix.accuracy *= ratio.isFinite ? ratio : 1
-            fix.coordinate = locator.frame?.coordinate(for: fix.point.planar)
+            fix.coordinate = frame?.coordinate(for: fix.point.planar)
             fix.placeProbabilities = step.smoothed.placeProbabilities
             return fix
         }

@@ -65,15 +65,15 @@ public struct GridFilter: Sendable {
         var continues: Bool
     }
 
-    /// The smoothed probability of each cell at each step: the forward filter's times a backward
+    /// The smoothed posterior at each step: the forward filter's times a backward
     /// message carrying the evidence of the steps after it through the same motion,
     /// `p(xₜ | all) ∝ p(xₜ | up to t) · βₜ(xₜ)`, `βₜ = K(e^{evidenceₜ₊₁} ⊙ βₜ₊₁)`, `β` of the last
     /// step (and of one before a fresh start) uniform. The motion model is symmetric, so `K`
     /// is the forward step itself (``transition(_:seconds:motion:grid:)``); each message is
     /// scaled to a maximum of 1, and each result renormalised.
-    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid) -> [[Float]] {
+    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid) -> [GridFilter] {
         guard !steps.isEmpty else { return [] }
-        var results = [[Float]](repeating: [], count: steps.count)
+        var results = [GridFilter](repeating: GridFilter(grid: grid), count: steps.count)
         var message: [Float]?   // βₜ; nil: uniform
         for index in stride(from: steps.count - 1, through: 0, by: -1) {
             if index < steps.count - 1 {
@@ -97,7 +97,7 @@ public struct GridFilter: Sendable {
                 // A message that rules out every cell the filter held: the filter's own.
                 if !(weights.reduce(0, +) > 1e-30) { weights = steps[index].filtered }
             }
-            results[index] = GridFilter(grid: grid, weights: weights).weights
+            results[index] = GridFilter(grid: grid, weights: weights)
         }
         return results
     }

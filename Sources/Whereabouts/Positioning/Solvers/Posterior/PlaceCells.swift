@@ -37,14 +37,11 @@ public struct PlaceCells: Sendable {
             guard let box = SurveyArea.box(of: place.shape) else { continue }
             var taken = claimed[place.floor] ?? [Bool](repeating: false, count: grid.count)
             var cells: [Int32] = []
-            // Only the cells whose centres may lie in the place's box.
-            let firstColumn = max(Int(((box.minX - grid.minX) / grid.cellSize - 0.5).rounded(.down)), 0)
-            let lastColumn = min(Int(((box.maxX - grid.minX) / grid.cellSize - 0.5).rounded(.up)), grid.columns - 1)
-            let firstRow = max(Int(((box.minY - grid.minY) / grid.cellSize - 0.5).rounded(.down)), 0)
-            let lastRow = min(Int(((box.maxY - grid.minY) / grid.cellSize - 0.5).rounded(.up)), grid.rows - 1)
-            if firstColumn <= lastColumn, firstRow <= lastRow {
-                for row in firstRow...lastRow {
-                    for column in firstColumn...lastColumn {
+            // Only the cells between those holding the box's corners (the grid's nearest when outside).
+            if let first = grid.cell(containing: PlanarPoint(x: box.minX, y: box.minY)),
+               let last = grid.cell(containing: PlanarPoint(x: box.maxX, y: box.maxY)) {
+                for row in (first / grid.columns)...(last / grid.columns) {
+                    for column in (first % grid.columns)...(last % grid.columns) {
                         let cell = row * grid.columns + column
                         guard !taken[cell], place.shape.contains(grid.centre(of: cell)) else { continue }
                         taken[cell] = true

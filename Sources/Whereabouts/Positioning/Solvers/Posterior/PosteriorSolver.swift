@@ -331,10 +331,9 @@ public struct PosteriorSolver: PositionSolver {
     /// Smooths the kept steps with the evidence of all of them and lets the first `count` go.
     private mutating func smoothSteps(count: Int) {
         guard let map, let kept = smoothing?.steps, !kept.isEmpty, count > 0 else { return }
-        let weights = GridFilter.smoothed(kept.map(\.step), motion: motion, grid: map.grid)
+        let posteriors = GridFilter.smoothed(kept.map(\.step), motion: motion, grid: map.grid)
         for index in 0..<min(count, kept.count) {
-            let (smoothed, _) = estimate(of: GridFilter(grid: map.grid, weights: weights[index]),
-                                         beaconCount: kept[index].estimate.beaconCount, floor: kept[index].floor)
+            let (smoothed, _) = estimate(of: posteriors[index], beaconCount: kept[index].estimate.beaconCount, floor: kept[index].floor)
             smoothing?.done.append((kept[index].estimate, smoothed))
         }
         smoothing?.steps.removeFirst(min(count, kept.count))

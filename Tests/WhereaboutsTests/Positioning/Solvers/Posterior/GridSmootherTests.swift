@@ -22,13 +22,13 @@ struct GridSmootherTests {
         ]
         let smoothed = GridFilter.smoothed(steps, motion: motion, grid: grid)
         // β₀ = K[1, ¼] = ½·[1, ¼] + ½·(1¼)/2 = [0.8125, 0.4375]; p₀ ∝ [0.5, 0.5] ⊙ β₀ = [0.65, 0.35].
-        #expect(abs(smoothed[0][0] - 0.65) < 1e-6 && abs(smoothed[0][1] - 0.35) < 1e-6)
+        #expect(abs(smoothed[0].weights[0] - 0.65) < 1e-6 && abs(smoothed[0].weights[1] - 0.35) < 1e-6)
         // The last step is the filter's own.
-        #expect(abs(smoothed[1][0] - 0.8) < 1e-6 && abs(smoothed[1][1] - 0.2) < 1e-6)
+        #expect(abs(smoothed[1].weights[0] - 0.8) < 1e-6 && abs(smoothed[1].weights[1] - 0.2) < 1e-6)
         // A step that starts afresh cuts the message: the step before keeps its own.
         var cut = steps
         cut[1].continues = false
-        #expect(GridFilter.smoothed(cut, motion: motion, grid: grid)[0] == [0.5, 0.5])
+        #expect(GridFilter.smoothed(cut, motion: motion, grid: grid)[0].weights == [0.5, 0.5])
         #expect(GridFilter.smoothed([], motion: motion, grid: grid).isEmpty)
     }
 
