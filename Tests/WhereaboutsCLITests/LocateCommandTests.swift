@@ -46,16 +46,21 @@ struct LocateCommandTests {
         }
     }
 
-    @Test func thePosteriorsFixesCarryEachPlacesProbability() throws {
+    /// Online, smoothed (the whole track) or 2 s late, each fix has its posterior's places: the
+    /// posterior smooths with its own model (the tracking model's smoothers would leave none).
+    @Test(arguments: [[], ["--smooth"], ["--lag", "2"]])
+    func thePosteriorsFixesCarryEachPlacesProbability(smoothing: [String]) throws {
         // The preset's walk in its room cut into three (Fixtures/three-rooms).
         let room = try RoomFixture()
         defer { room.remove() }
         let venue = "Fixtures/three-rooms/venue.json"
         let output = try CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path,
-                                            "--algorithm", "posterior", "--quiet"])
+                                            "--algorithm", "posterior", "--quiet"] + smoothing)
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try fixes(output.standardOutput)
-        #expect(lines.count == (try room.scans().count))
+        let scans = try room.scans()
+        #expect(lines.count == scans.count)
+        #expect(zip(lines, scans).allSatisfy { $0["t"] as? Double == $1["t"] as? Double })
         var mostProbable: [String] = []
         for fix in lines {
             let places = try #require(fix["places"] as? [[String: Any]], "\(fix)")

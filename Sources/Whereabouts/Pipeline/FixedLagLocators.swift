@@ -4,7 +4,9 @@
 ///
 /// Per device (afresh for each new track), a ``Locator`` without tracking locates each scan, and
 /// a ``FixedLagSmoother`` of the configuration's tracking model (constant-velocity when it has
-/// none) holds each fix back until the scans of the next `lag` seconds came in. Reports are final
+/// none) holds each fix back until the scans of the next `lag` seconds came in. A solver that
+/// smooths with a lag itself (``PositionSolver/startLagSmoothing()``, ``PosteriorSolver``)
+/// smooths each fix with its own model instead. Reports are final
 /// and come in each device's order. The scans' times are taken to run on one clock: a scan of
 /// one device also lets the fixes of the others fall due (``advance(to:)``), so that a device
 /// that falls silent still gets its last fixes out, `lag` seconds late. At the end of the input,
@@ -53,8 +55,10 @@ package struct FixedLagLocators: Sendable {
         }
 
         func makeDevice() -> Device {
-            Device(locator: locators.makeLocator(),
-                   delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: locators.venue, configuration: configuration)))
+            var locator = locators.makeLocator()
+            if lag > 0 { _ = locator.solver.startLagSmoothing() }
+            return Device(locator: locator,
+                          delay: DelayedTrack(smoother: Locator.smoother(lag: lag, venue: locators.venue, configuration: configuration)))
         }
     }
 
@@ -112,13 +116,14 @@ package struct FixedLagLocators: Sendable {
         let starts = devices.trackStarts
         let factory = factory
         let slot = devices.slot(device: scan.device, track: scan.track, start: factory.makeDevice) { old in
-            reports += old.delay.finish(locator: old.locator)
+            var old = old
+            reports += old.delay.finish(locator: &old.locator)
         }
         statistics.trackStarts += devices.trackStarts - starts
         statistics.devices = devices.count
         let due = devices.update(slot) { device in
             let fix = device.locator.locate(scan)
-            reports += device.delay.add(fix, at: scan.time, locator: device.locator)
+            reports += device.delay.add(fix, at: scan.time, locator: &device.locator)
             return device.delay.nextDueTime
         }
         if let due { nextDue = min(nextDue, due) }
@@ -141,7 +146,7 @@ package struct FixedLagLocators: Sendable {
         var reports: [Fix] = []
         let factory = factory
         for slot in devices.indices {
-            devices.update(slot) { device in reports += device.delay.finish(locator: device.locator) }
+            devices.update(slot) { device in reports += device.delay.finish(locator: &device.locator) }
             devices.restart(slot, with: factory.makeDevice)
         }
         nextDue = .infinity
@@ -158,7 +163,7 @@ package struct FixedLagLocators: Sendable {
         var due = Double.infinity
         let now = clock
         devices.updateAll { device in
-            reports += device.delay.advance(to: now, locator: device.locator)
+            reports += device.delay.advance(to: now, locator: &device.locator)
             if let next = device.delay.nextDueTime { due = min(due, next) }
         }
         nextDue = due

@@ -299,9 +299,10 @@ public struct Locator: Sendable {
     /// With a `lag` (seconds), each fix learns only from the scans of the `lag` seconds after it,
     /// as a live pipeline delayed by that much does (`FixedLagLocators`, whose fixes these are).
     ///
-    /// A solver that smooths its tracks itself (``PositionSolver/startSmoothing()``: a posterior
-    /// over positions, ``PosteriorSolver``) smooths a whole track with its own model: each fix is
-    /// then its posterior given the scans before and after it.
+    /// A solver that smooths its tracks itself (``PositionSolver/startSmoothing()`` and
+    /// ``PositionSolver/startLagSmoothing()``: a posterior over positions, ``PosteriorSolver``)
+    /// smooths with its own model: each fix is then its posterior given the scans before it and
+    /// those after it (all of them, or those of the lag).
     public mutating func smoothedFixes(for scans: [Scan], lag: Double? = nil) -> [Fix?] {
         reset()
         let online = tracker
@@ -314,45 +315,69 @@ public struct Locator: Sendable {
             let raw = scans.map { locate($0) }
             let steps = solver.finishSmoothing()
             if let fixes = fixes(raw, smoothedBy: steps) { return fixes }
-            return smoothedByTracker(raw, of: scans, lag: nil)
+            return smoothedByTracker(raw, of: scans)
         }
-        return smoothedByTracker(scans.map { locate($0) }, of: scans, lag: lag)
+        if let lag {
+            // Each fix let go as soon as it is due, so that the solver keeps only the lag's steps.
+            _ = solver.startLagSmoothing()
+            var delay = DelayedTrack(smoother: Self.smoother(lag: lag, venue: venue, configuration: configuration))
+            var raw: [Fix?] = [], reports: [Fix] = []
+            raw.reserveCapacity(scans.count)
+            for scan in scans {
+                let fix = locate(scan)
+                raw.append(fix)
+                reports += delay.add(fix, at: scan.time, locator: &self)
+            }
+            reports += delay.finish(locator: &self)
+            return Self.placing(reports, as: raw)
+        }
+        return smoothedByTracker(scans.map { locate($0) }, of: scans)
     }
 
-    /// `raw` (one fix or `nil` per scan) with each fix moved to its smoothed posterior: its
-    /// point, its places, its accuracy scaled as the smoothed radius is to the filtered one;
-    /// `nil` when the steps are not one per fix.
+    /// `raw` (one fix or `nil` per scan) with each fix moved to its smoothed posterior; `nil`
+    /// when the steps are not one per fix.
     private func fixes(_ raw: [Fix?], smoothedBy steps: [(filtered: PositionEstimate, smoothed: PositionEstimate)]) -> [Fix?]? {
         guard steps.count == raw.lazy.compactMap({ $0 }).count else { return nil }
         var next = steps[...]
         return raw.map { fix in
-            guard var fix, let step = next.popFirst() else { return nil }
-            let ratio = step.filtered.accuracy > 0 ? step.smoothed.accuracy / step.filtered.accuracy : 1
-            fix.point = bounded(step.smoothed.point)
-            fix.accuracy *= ratio.isFinite ? ratio : 1
-            fix.coordinate = frame?.coordinate(for: fix.point.planar)
-            fix.placeProbabilities = step.smoothed.placeProbabilities
-            return fix
+            guard let fix, let step = next.popFirst() else { return nil }
+            return moved(fix, to: step)
         }
     }
 
-    /// `raw` (one fix or `nil` per scan of `scans`) smoothed by the configuration's tracking
-    /// model, over the whole track or with `lag` seconds of lookahead.
-    private func smoothedByTracker(_ raw: [Fix?], of scans: [Scan], lag: Double?) -> [Fix?] {
-        var reports: [Fix] = []
-        if let lag {
-            var delay = DelayedTrack(smoother: Self.smoother(lag: lag, venue: venue, configuration: configuration))
-            for (scan, fix) in zip(scans, raw) { reports += delay.add(fix, at: scan.time, locator: self) }
-            reports += delay.finish(locator: self)
-        } else {
-            let located = raw.compactMap { $0 }
-            let estimates = TrackSmoother(configuration: configuration.tracking ?? MotionTracker.Configuration(),
-                                          metresPerUnit: metresPerUnit).smooth(located.map(Self.timedEstimate))
-            reports = zip(located, estimates).map { smoothed($0, by: $1) }
-        }
-        // One report per fix, in order.
+    /// `fix` moved to the solver's smoothed posterior of it: its point, its places, its accuracy
+    /// scaled as the smoothed radius is to the filtered one.
+    private func moved(_ fix: Fix, to step: (filtered: PositionEstimate, smoothed: PositionEstimate)) -> Fix {
+        var fix = fix
+        let ratio = step.filtered.accuracy > 0 ? step.smoothed.accuracy / step.filtered.accuracy : 1
+        fix.point = bounded(step.smoothed.point)
+        fix.accuracy *= ratio.isFinite ? ratio : 1
+        fix.coordinate = frame?.coordinate(for: fix.point.planar)
+        fix.placeProbabilities = step.smoothed.placeProbabilities
+        return fix
+    }
+
+    /// `fix`, reported a lag late, smoothed: by the solver's own model when it keeps the fix's
+    /// step (``PositionSolver/lagSmoothedEstimate(at:)``), else moved to `report`, the tracking
+    /// model's fixed-lag estimate.
+    mutating func lagSmoothed(_ fix: Fix, by report: PositionEstimate?) -> Fix {
+        if let step = solver.lagSmoothedEstimate(at: fix.time) { return moved(fix, to: step) }
+        return smoothed(fix, by: report)
+    }
+
+    /// One report per fix of `raw`, in order, `nil` where `raw` has none.
+    private static func placing(_ reports: [Fix], as raw: [Fix?]) -> [Fix?] {
         var next = reports[...]
         return raw.map { fix in fix == nil ? nil : next.popFirst() }
+    }
+
+    /// `raw` (one fix or `nil` per scan of `scans`) smoothed over the whole track by the
+    /// configuration's tracking model.
+    private func smoothedByTracker(_ raw: [Fix?], of scans: [Scan]) -> [Fix?] {
+        let located = raw.compactMap { $0 }
+        let estimates = TrackSmoother(configuration: configuration.tracking ?? MotionTracker.Configuration(),
+                                      metresPerUnit: metresPerUnit).smooth(located.map(Self.timedEstimate))
+        return Self.placing(zip(located, estimates).map { smoothed($0, by: $1) }, as: raw)
     }
 
     /// A fixed-lag smoother for the fixes of a venue: `configuration`'s tracking model

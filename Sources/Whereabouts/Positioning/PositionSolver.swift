@@ -45,6 +45,18 @@ public protocol PositionSolver: Sendable {
     /// ``update(_:)`` returned, in order: as it returned it and smoothed; stops keeping the
     /// track. By default none.
     mutating func finishSmoothing() -> [(filtered: PositionEstimate, smoothed: PositionEstimate)]
+
+    /// Forgets the track and starts keeping its steps for a fixed-lag smoother of the solver's
+    /// own model, until the track is reset: ``lagSmoothedEstimate(at:)`` then gives each
+    /// estimate smoothed by the observations after it that came in, as a pipeline that reports
+    /// a fixed time late can. Returns whether the solver does; by default `false`: a
+    /// ``Locator`` smooths the fixes with its tracking model.
+    mutating func startLagSmoothing() -> Bool
+
+    /// The estimate ``update(_:)`` returned for the observation at `time` (the oldest kept of
+    /// that time), as it returned it and smoothed by every observation kept after it; lets go
+    /// of it and of those before it. `nil` when none of that time is kept (and by default).
+    mutating func lagSmoothedEstimate(at time: Double) -> (filtered: PositionEstimate, smoothed: PositionEstimate)?
 }
 
 extension PositionSolver {
@@ -62,6 +74,12 @@ extension PositionSolver {
 
     /// None.
     public mutating func finishSmoothing() -> [(filtered: PositionEstimate, smoothed: PositionEstimate)] { [] }
+
+    /// `false`: the solver does not smooth its tracks.
+    public mutating func startLagSmoothing() -> Bool { false }
+
+    /// `nil`: nothing kept.
+    public mutating func lagSmoothedEstimate(at time: Double) -> (filtered: PositionEstimate, smoothed: PositionEstimate)? { nil }
 }
 
 /// What solvers need to know about a venue, computed once: the beacons' positions, floors and

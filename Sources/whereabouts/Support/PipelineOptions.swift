@@ -20,7 +20,7 @@ struct PipelineOptions: ParsableArguments {
     var smooth = false
 
     @Option(name: .long, help: ArgumentHelp(
-        "Report each fix SECONDS late, smoothed with the scans of those seconds (the --tracking model, run forwards and back; constant-velocity when none). Works on live scans too.",
+        "Report each fix SECONDS late, smoothed with the scans of those seconds (the --tracking model, run forwards and back; constant-velocity when none; --algorithm posterior smooths its own posterior over the venue). Works on live scans too.",
         valueName: "seconds"))
     var lag: Double?
 

@@ -71,9 +71,13 @@ public struct GridFilter: Sendable {
     /// step (and of one before a fresh start) uniform. The motion model is symmetric, so `K`
     /// is the forward step itself (``transition(_:seconds:motion:grid:)``); each message is
     /// scaled to a maximum of 1, and each result renormalised.
-    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid) -> [GridFilter] {
-        guard !steps.isEmpty else { return [] }
-        var results = [GridFilter](repeating: GridFilter(grid: grid), count: steps.count)
+    ///
+    /// With a `count`, only the first `count` steps' posteriors are given (the messages still
+    /// come back from the last step): a fixed-lag smoother asks for the oldest step alone.
+    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid, count: Int? = nil) -> [GridFilter] {
+        let wanted = min(max(count ?? steps.count, 0), steps.count)
+        guard wanted > 0 else { return [] }
+        var results = [GridFilter](repeating: GridFilter(grid: grid), count: wanted)
         var message: [Float]?   // βₜ; nil: uniform
         for index in stride(from: steps.count - 1, through: 0, by: -1) {
             if index < steps.count - 1 {
@@ -91,6 +95,7 @@ public struct GridFilter: Sendable {
                     message = nil
                 }
             }
+            guard index < wanted else { continue }
             var weights = steps[index].filtered
             if let message, message.count == weights.count {
                 for cell in weights.indices { weights[cell] *= message[cell] }
@@ -115,7 +120,7 @@ public struct GridFilter: Sendable {
     /// `values` (one per cell) carried by `motion` over `seconds`, unnormalised; `nil` when
     /// nothing moves (no time, one cell). The motion is symmetric — a walk from a cell to another
     /// is as likely as back, the jumps go anywhere alike — so the same step carries a smoother's
-    /// backward message (``smoothed(_:motion:)``) as it carries the forward probability; the
+    /// backward message (``smoothed(_:motion:grid:count:)``) as it carries the forward probability; the
     /// jumps spread the values' own total, so that neither needs to sum to 1.
     static func transition(_ values: [Float], seconds: Double, motion: Motion, grid: PosteriorGrid) -> [Float]? {
         let dt = seconds.isFinite ? max(seconds, 0) : 0

@@ -20,6 +20,12 @@ import Foundation
 /// Gaussian's 68 % radius) times a factor measured on the training data
 /// (``accuracyScale``).
 ///
+/// **Smoothing** with the same model: ``startSmoothing()`` keeps a whole track for
+/// ``finishSmoothing()`` (`--smooth`), ``startLagSmoothing()`` keeps the steps a pipeline that
+/// reports a fixed time late still waits on, each smoothed by ``lagSmoothedEstimate(at:)`` with
+/// those after it (`--lag`): the filter's posterior times the backward message of
+/// ``GridFilter``'s smoother. Either keeps at most 90 steps of two `Float`s a cell.
+///
 /// ```swift
 /// let setup = PositioningAlgorithm.posterior.setup(venue: venue, training: survey)
 /// var locators = setup.makeLocators()
@@ -138,6 +144,11 @@ public struct PosteriorSolver: PositionSolver {
     /// the estimate the filter gave, and the estimates smoothed so far; `nil` otherwise.
     private var smoothing: (steps: [(step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int)],
                             done: [(filtered: PositionEstimate, smoothed: PositionEstimate)])?
+    /// While a track is smoothed with a lag (``startLagSmoothing()``): its steps not yet let go,
+    /// oldest first, each with its observation's time, the estimate the filter gave and its
+    /// floor; `nil` otherwise. At most ``smoothingBlock`` + ``smoothingLookahead`` are kept (the
+    /// oldest go first).
+    private var lagged: [(time: Double, step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int)]?
     /// The steps smoothed at once: when ``smoothingBlock`` + ``smoothingLookahead`` are held,
     /// the first ``smoothingBlock`` are smoothed with the evidence of all, and let go. The state
     /// of a smoothed track is so bounded: at most 2 × 90 × the cells' `Float`s (5.6 MiB at
@@ -269,13 +280,13 @@ public struct PosteriorSolver: PositionSolver {
         }
         guard let current = filter else { return nil }
         let estimate = report(current, beaconCount: used, floor: floor)
-        if smoothing != nil {
+        if smoothing != nil || lagged != nil {
             let alpha = Float(min(max(likelihood.temper, 0), 1))
             let prior = area?.logPrior(floor: floor)
             var evidence = logs
             for cell in evidence.indices { evidence[cell] = alpha * logs[cell] + (prior?[cell] ?? 0) }
             record(GridFilter.SmoothingStep(filtered: current.weights, evidence: evidence, seconds: elapsed, continues: continues),
-                   estimate: estimate, floor: floor)
+                   estimate: estimate, floor: floor, time: observation.time)
         }
         return estimate
     }
@@ -320,12 +331,50 @@ public struct PosteriorSolver: PositionSolver {
         return smoothing?.done ?? []
     }
 
-    /// Keeps a step of the smoothed track; smooths a block once enough steps follow it.
-    private mutating func record(_ step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int) {
+    /// Keeps a step of the smoothed track; smooths a block once enough steps follow it (or,
+    /// smoothed with a lag, lets the oldest go beyond the bound).
+    private mutating func record(_ step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int, time: Double) {
+        if lagged != nil {
+            lagged?.append((time, step, estimate, floor))
+            let excess = (lagged?.count ?? 0) - Self.smoothingBlock - Self.smoothingLookahead
+            if excess > 0 { lagged?.removeFirst(excess) }
+            return
+        }
         smoothing?.steps.append((step, estimate, floor))
         if (smoothing?.steps.count ?? 0) >= Self.smoothingBlock + Self.smoothingLookahead {
             smoothSteps(count: Self.smoothingBlock)
         }
+    }
+
+    /// Starts keeping the track's steps for the fixed-lag smoother of the same model: each
+    /// estimate, once ``lagSmoothedEstimate(at:)`` asks for it, is its posterior given the
+    /// observations before it and those after it kept so far (at most ``smoothingBlock`` +
+    /// ``smoothingLookahead`` are kept). Forgets the track; `false` (and nothing kept) without
+    /// a grid.
+    @discardableResult
+    public mutating func startLagSmoothing() -> Bool {
+        resetTrack()
+        guard map != nil else { return false }
+        lagged = []
+        return true
+    }
+
+    /// The estimate of the observation at `time`, as the filter gave it and smoothed with the
+    /// observations kept after it (the whole-track smoother's backward message, over them
+    /// alone); it and the steps before it are let go. `nil` when no step of that time
+    /// is kept (not started, let go already, or pushed out by the bound).
+    public mutating func lagSmoothedEstimate(at time: Double) -> (filtered: PositionEstimate, smoothed: PositionEstimate)? {
+        guard let map, let kept = lagged else { return nil }
+        guard let index = kept.firstIndex(where: { $0.time >= time }) else {
+            lagged = []
+            return nil
+        }
+        lagged = Array(kept[(kept[index].time == time ? index + 1 : index)...])
+        guard kept[index].time == time else { return nil }
+        let later = kept[index...].map(\.step)
+        guard let posterior = GridFilter.smoothed(later, motion: motion, grid: map.grid, count: 1).first else { return nil }
+        let (smoothed, _) = estimate(of: posterior, beaconCount: kept[index].estimate.beaconCount, floor: kept[index].floor)
+        return (kept[index].estimate, smoothed)
     }
 
     /// Smooths the kept steps with the evidence of all of them and lets the first `count` go.
@@ -349,17 +398,18 @@ public struct PosteriorSolver: PositionSolver {
         lastTime = time
         offset?.variance += Self.offsetDrift * elapsed
         let estimate = report(current, beaconCount: 0, floor: evidence.floor)
-        if smoothing != nil {
+        if smoothing != nil || lagged != nil {
             record(GridFilter.SmoothingStep(filtered: current.weights, evidence: area?.logPrior(floor: evidence.floor),
                                             seconds: elapsed, continues: true),
-                   estimate: estimate, floor: evidence.floor)
+                   estimate: estimate, floor: evidence.floor, time: time)
         }
         return estimate
     }
 
-    /// Forgets the track (and stops keeping it for smoothing).
+    /// Forgets the track (and stops keeping it for smoothing, whole or with a lag).
     public mutating func resetTrack() {
         smoothing = nil
+        lagged = nil
         filter = nil
         offset = nil
         lastTime = nil
