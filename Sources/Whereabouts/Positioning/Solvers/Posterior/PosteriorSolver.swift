@@ -348,9 +348,8 @@ public struct PosteriorSolver: PositionSolver {
 
     /// Starts keeping the track's steps for the fixed-lag smoother of the same model: each
     /// estimate, once ``lagSmoothedEstimate(at:)`` asks for it, is its posterior given the
-    /// observations before it and those after it kept so far (at most ``smoothingBlock`` +
-    /// ``smoothingLookahead`` are kept). Forgets the track; `false` (and nothing kept) without
-    /// a grid.
+    /// observations before it and those after it kept so far (at most 90 are kept, the oldest
+    /// let go first). Forgets the track; `false` (and nothing kept) without a grid.
     @discardableResult
     public mutating func startLagSmoothing() -> Bool {
         resetTrack()
