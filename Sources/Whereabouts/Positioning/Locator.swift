@@ -345,13 +345,15 @@ public struct Locator: Sendable {
         }
     }
 
-    /// `fix` moved to the solver's smoothed posterior of it: its point, its places, its accuracy
-    /// scaled as the smoothed radius is to the filtered one.
+    /// `fix` moved to the solver's smoothed posterior of it: its point, its places, and its
+    /// accuracy widened as the smoothed radius is to the filtered one when wider, never
+    /// narrowed: the solver's radius factor was measured on filtered posteriors, and on real
+    /// recordings the smoothed posterior narrows more than its error drops.
     private func moved(_ fix: Fix, to step: (filtered: PositionEstimate, smoothed: PositionEstimate)) -> Fix {
         var fix = fix
         let ratio = step.filtered.accuracy > 0 ? step.smoothed.accuracy / step.filtered.accuracy : 1
         fix.point = bounded(step.smoothed.point)
-        fix.accuracy *= ratio.isFinite ? ratio : 1
+        fix.accuracy *= ratio.isFinite ? max(ratio, 1) : 1
         fix.coordinate = frame?.coordinate(for: fix.point.planar)
         fix.placeProbabilities = step.smoothed.placeProbabilities
         return fix
