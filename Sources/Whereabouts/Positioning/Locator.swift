@@ -315,7 +315,7 @@ public struct Locator: Sendable {
             let raw = scans.map { locate($0) }
             let steps = solver.finishSmoothing()
             if let fixes = fixes(raw, smoothedBy: steps) { return fixes }
-            return smoothedByTracker(raw, of: scans)
+            return smoothedByTracker(raw)
         }
         if let lag {
             // Each fix let go as soon as it is due, so that the solver keeps only the lag's steps.
@@ -331,7 +331,7 @@ public struct Locator: Sendable {
             reports += delay.finish(locator: &self)
             return Self.placing(reports, as: raw)
         }
-        return smoothedByTracker(scans.map { locate($0) }, of: scans)
+        return smoothedByTracker(scans.map { locate($0) })
     }
 
     /// `raw` (one fix or `nil` per scan) with each fix moved to its smoothed posterior; `nil`
@@ -373,9 +373,9 @@ public struct Locator: Sendable {
         return raw.map { fix in fix == nil ? nil : next.popFirst() }
     }
 
-    /// `raw` (one fix or `nil` per scan of `scans`) smoothed over the whole track by the
-    /// configuration's tracking model.
-    private func smoothedByTracker(_ raw: [Fix?], of scans: [Scan]) -> [Fix?] {
+    /// `raw` (one fix or `nil` per scan) smoothed over the whole track by the configuration's
+    /// tracking model.
+    private func smoothedByTracker(_ raw: [Fix?]) -> [Fix?] {
         let located = raw.compactMap { $0 }
         let estimates = TrackSmoother(configuration: configuration.tracking ?? MotionTracker.Configuration(),
                                       metresPerUnit: metresPerUnit).smooth(located.map(Self.timedEstimate))
