@@ -140,15 +140,21 @@ public struct PosteriorSolver: PositionSolver {
     private var offset: (mean: Double, variance: Double)?
     /// The posterior of the latest observation: mean, mode, and the untouched 68 % radius.
     private(set) var lastPosterior: (mean: PlanarPoint, mode: PlanarPoint, radius: Double)?
-    /// While a track is smoothed (``startSmoothing()``): its steps not yet smoothed, each with
-    /// the estimate the filter gave, and the estimates smoothed so far; `nil` otherwise.
-    private var smoothing: (steps: [(step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int)],
-                            done: [(filtered: PositionEstimate, smoothed: PositionEstimate)])?
+    /// One observation of a track kept for smoothing: its time, the filter's step, the estimate
+    /// the filter gave and its floor.
+    private struct KeptStep: Sendable {
+        var time: Double
+        var step: GridFilter.SmoothingStep
+        var estimate: PositionEstimate
+        var floor: Int
+    }
+    /// While a track is smoothed (``startSmoothing()``): its steps not yet smoothed and the
+    /// estimates smoothed so far; `nil` otherwise.
+    private var smoothing: (steps: [KeptStep], done: [(filtered: PositionEstimate, smoothed: PositionEstimate)])?
     /// While a track is smoothed with a lag (``startLagSmoothing()``): its steps not yet let go,
-    /// oldest first, each with its observation's time, the estimate the filter gave and its
-    /// floor; `nil` otherwise. At most ``smoothingBlock`` + ``smoothingLookahead`` are kept (the
-    /// oldest go first).
-    private var lagged: [(time: Double, step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int)]?
+    /// oldest first; `nil` otherwise. At most ``smoothingBlock`` + ``smoothingLookahead`` are
+    /// kept (the oldest go first).
+    private var lagged: [KeptStep]?
     /// The steps smoothed at once: when ``smoothingBlock`` + ``smoothingLookahead`` are held,
     /// the first ``smoothingBlock`` are smoothed with the evidence of all, and let go. The state
     /// of a smoothed track is so bounded: at most 2 × 90 × the cells' `Float`s (5.6 MiB at
@@ -285,8 +291,10 @@ public struct PosteriorSolver: PositionSolver {
             let prior = area?.logPrior(floor: floor)
             var evidence = logs
             for cell in evidence.indices { evidence[cell] = alpha * logs[cell] + (prior?[cell] ?? 0) }
-            record(GridFilter.SmoothingStep(filtered: current.weights, evidence: evidence, seconds: elapsed, continues: continues),
-                   estimate: estimate, floor: floor, time: observation.time)
+            record(KeptStep(time: observation.time,
+                            step: GridFilter.SmoothingStep(filtered: current.weights, evidence: evidence, seconds: elapsed,
+                                                           continues: continues),
+                            estimate: estimate, floor: floor))
         }
         return estimate
     }
@@ -333,14 +341,14 @@ public struct PosteriorSolver: PositionSolver {
 
     /// Keeps a step of the smoothed track; smooths a block once enough steps follow it (or,
     /// smoothed with a lag, lets the oldest go beyond the bound).
-    private mutating func record(_ step: GridFilter.SmoothingStep, estimate: PositionEstimate, floor: Int, time: Double) {
+    private mutating func record(_ kept: KeptStep) {
         if lagged != nil {
-            lagged?.append((time, step, estimate, floor))
+            lagged?.append(kept)
             let excess = (lagged?.count ?? 0) - Self.smoothingBlock - Self.smoothingLookahead
             if excess > 0 { lagged?.removeFirst(excess) }
             return
         }
-        smoothing?.steps.append((step, estimate, floor))
+        smoothing?.steps.append(kept)
         if (smoothing?.steps.count ?? 0) >= Self.smoothingBlock + Self.smoothingLookahead {
             smoothSteps(count: Self.smoothingBlock)
         }
@@ -363,28 +371,32 @@ public struct PosteriorSolver: PositionSolver {
     /// alone); it and the steps before it are let go. `nil` when no step of that time
     /// is kept (not started, let go already, or pushed out by the bound).
     public mutating func lagSmoothedEstimate(at time: Double) -> (filtered: PositionEstimate, smoothed: PositionEstimate)? {
-        guard let map, let kept = lagged else { return nil }
+        guard let kept = lagged else { return nil }
         guard let index = kept.firstIndex(where: { $0.time >= time }) else {
             lagged = []
             return nil
         }
         lagged = Array(kept[(kept[index].time == time ? index + 1 : index)...])
         guard kept[index].time == time else { return nil }
-        let later = kept[index...].map(\.step)
-        guard let posterior = GridFilter.smoothed(later, motion: motion, grid: map.grid, count: 1).first else { return nil }
-        let (smoothed, _) = estimate(of: posterior, beaconCount: kept[index].estimate.beaconCount, floor: kept[index].floor)
-        return (kept[index].estimate, smoothed)
+        return smoothed(kept[index...], count: 1).first
     }
 
     /// Smooths the kept steps with the evidence of all of them and lets the first `count` go.
     private mutating func smoothSteps(count: Int) {
-        guard let map, let kept = smoothing?.steps, !kept.isEmpty, count > 0 else { return }
-        let posteriors = GridFilter.smoothed(kept.map(\.step), motion: motion, grid: map.grid)
-        for index in 0..<min(count, kept.count) {
-            let (smoothed, _) = estimate(of: posteriors[index], beaconCount: kept[index].estimate.beaconCount, floor: kept[index].floor)
-            smoothing?.done.append((kept[index].estimate, smoothed))
-        }
+        guard let kept = smoothing?.steps, !kept.isEmpty, count > 0 else { return }
+        let done = smoothed(kept[...], count: count)
+        smoothing?.done += done
         smoothing?.steps.removeFirst(min(count, kept.count))
+    }
+
+    /// The first `count` of `steps` as the filter gave them and smoothed with the evidence of
+    /// all of them.
+    private func smoothed(_ steps: ArraySlice<KeptStep>, count: Int) -> [(filtered: PositionEstimate, smoothed: PositionEstimate)] {
+        guard let map else { return [] }
+        let posteriors = GridFilter.smoothed(steps.map(\.step), motion: motion, grid: map.grid, count: count)
+        return zip(steps, posteriors).map { kept, posterior in
+            (kept.estimate, estimate(of: posterior, beaconCount: kept.estimate.beaconCount, floor: kept.floor).0)
+        }
     }
 
     /// The filter's prediction at `time` with no evidence, while within ``maximumCoast`` of the
@@ -398,9 +410,10 @@ public struct PosteriorSolver: PositionSolver {
         offset?.variance += Self.offsetDrift * elapsed
         let estimate = report(current, beaconCount: 0, floor: evidence.floor)
         if smoothing != nil || lagged != nil {
-            record(GridFilter.SmoothingStep(filtered: current.weights, evidence: area?.logPrior(floor: evidence.floor),
-                                            seconds: elapsed, continues: true),
-                   estimate: estimate, floor: evidence.floor, time: time)
+            record(KeptStep(time: time,
+                            step: GridFilter.SmoothingStep(filtered: current.weights, evidence: area?.logPrior(floor: evidence.floor),
+                                                           seconds: elapsed, continues: true),
+                            estimate: estimate, floor: evidence.floor))
         }
         return estimate
     }
