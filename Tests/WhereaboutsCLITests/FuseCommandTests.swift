@@ -191,6 +191,8 @@ struct FuseCommandTests {
     @Test func badOptionsAreRefused() {
         let window = InProcessCommand.parse(["fuse", "--venue", "Examples/venue.json", "--recording", "-", "--window", "0.5"])
         #expect(window.status == 64 && window.standardError.contains("--window must be at least --interval"))
+        let averaging = InProcessCommand.parse(["fuse", "--venue", "Examples/venue.json", "--recording", "-", "--averaging", "5"])
+        #expect(averaging.status == 64 && averaging.standardError.contains("--averaging must lie between --interval (0.75) and --window (3.0) seconds, found 5.0."))
         let loss = InProcessCommand.parse(["simulate", "--preset", "espresense-room", "--report-loss", "0.5"])
         #expect(loss.status == 64 && loss.standardError.contains("go with --receivers"))
     }

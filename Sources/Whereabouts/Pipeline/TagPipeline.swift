@@ -5,7 +5,7 @@
 ///
 /// The tags are located from the receivers that heard them (``Venue/receiversAsBeacons()``) with
 /// the same solvers, filters and monitors as a phone from beacons. Driven by a live
-/// ``ScanTimeline``, a tag's fixes come out an interval and a lateness after it was heard, and
+/// ``ScanTimeline``, a tag's fixes come out at most an interval and a lateness after it was heard, and
 /// its exits the exit timeout after the last receiver heard it, while the receivers stay silent.
 ///
 /// ```swift

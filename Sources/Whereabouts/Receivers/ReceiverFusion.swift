@@ -6,12 +6,20 @@
 /// clock and ``Scan/arrival`` (when the report came over a network) the fusion's. Its output is,
 /// per tag and for every ``Configuration/interval`` in which some receiver heard it, a scan named
 /// after the tag with one reading per receiver that heard it within the
-/// ``Configuration/window``: the mean RSSI of that receiver's sightings in the interval, or else
-/// its latest. A scan is dated the mean time of the interval's sightings (when what it says was
-/// heard), and given out once the interval is over; a tag's first scan comes a whole interval
-/// after its first sighting, so that every receiver in range has had its say, and holds every
-/// sighting so far. Intervals lie on a grid all tags share, so that tags fall due together. A
-/// tag's scans carry no ``Scan/track``: a report's track is its receiver's, not the tag's.
+/// ``Configuration/window``: the mean RSSI of that receiver's sightings in the last
+/// ``Configuration/averaging`` seconds, or else its latest. A scan is dated the mean time of the
+/// sightings it averages (when what it says was heard), and given out once its interval is over;
+/// a tag's first scan comes a whole interval after its first sighting, so that every receiver in
+/// range has had its say, and holds every sighting so far. Intervals lie on a grid all tags
+/// share, so that tags fall due together. A tag's scans carry no ``Scan/track``: a report's track
+/// is its receiver's, not the tag's.
+///
+/// The defaults (a scan every 0.75 s averaging 2 s, 0.1 s of lateness) put every sighting into a
+/// scan given out at most 0.85 s after it arrives, and a tag is located from them about as well
+/// as from a scan a second of every receiver's instantaneous RSSI (within 5 % on simulated
+/// rooms; Documentation/Receivers.md gives the measurements): averaging more than an interval
+/// cuts the RSSI's noise, and dating a scan at its sightings' mean time keeps that from lagging
+/// the track.
 ///
 /// Real receivers report on their own, at their own rate, with their own clock, losses,
 /// duplicates and late arrivals:
@@ -21,7 +29,8 @@
 ///   A report stamped more than 5 s ahead of its receiver's estimated clock is refused.
 /// - **Lateness.** A tag's scan for an interval is given out ``Configuration/lateness`` seconds
 ///   after the interval ends, so that sightings up to that late still count; a sighting later
-///   than that is dropped and counted.
+///   than that still counts in the scans to come while they average its time, and is dropped and
+///   counted when none does.
 /// - **Duplicates** (the same receiver, tag, stamp and RSSI) are dropped and counted.
 /// - **Silence.** A receiver's readings expire after the window; a tag that no receiver heard for
 ///   the window gets no more scans and is forgotten.
@@ -42,13 +51,18 @@
 public struct ReceiverFusion: Sendable {
     /// How sightings are gathered into a tag's scans.
     public struct Configuration: Hashable, Sendable {
-        /// Seconds between a tag's scans while it is heard (default 1, as a phone ranges).
+        /// Seconds between a tag's scans while it is heard (default 0.75).
         public var interval: Double
+        /// Seconds of a receiver's sightings one reading of a scan averages (default 2): at
+        /// least the interval, at most the window. Longer averages less noise into a scan and
+        /// follows a tag that walks less closely.
+        public var averaging: Double
         /// Seconds a receiver's latest sighting of a tag stands in when it heard none in an
         /// interval (default 3): a receiver that reports less often than every interval still
         /// counts; one silent that long is left out, and a tag no receiver heard that long is away.
         public var window: Double
-        /// Seconds a scan waits after its interval for sightings that arrive late (default 0.5).
+        /// Seconds a scan waits after its interval for sightings that arrive late (default 0.1):
+        /// with the interval, the longest a sighting waits for the scan that holds it.
         public var lateness: Double
         /// The most tags followed at once (default 10,000).
         public var maximumTags: Int
@@ -56,14 +70,21 @@ public struct ReceiverFusion: Sendable {
         public var maximumSightingsPerPair: Int
 
         /// A configuration; values out of range are brought into it (an interval of at least
-        /// 0.05 s, a window of at least the interval, a lateness within 0...10 s, at least one tag
-        /// and one sighting per pair).
-        public init(interval: Double = 1, window: Double = 3, lateness: Double = 0.5,
+        /// 0.05 s, a window of at least the interval, an averaging between the interval and the
+        /// window, a lateness within 0...10 s, at least one tag and one sighting per pair).
+        ///
+        /// ```swift
+        /// // A scan a second of each receiver's sightings in that second, waiting 0.5 s for late ones.
+        /// let configuration = ReceiverFusion.Configuration(interval: 1, averaging: 1, lateness: 0.5)
+        /// ```
+        public init(interval: Double = 0.75, window: Double = 3, averaging: Double = 2, lateness: Double = 0.1,
                     maximumTags: Int = 10_000, maximumSightingsPerPair: Int = 32) {
-            let interval = interval.isFinite ? max(0.05, interval) : 1
+            let interval = interval.isFinite ? max(0.05, interval) : 0.75
             self.interval = interval
-            self.window = window.isFinite ? max(interval, window) : 3 * interval
-            self.lateness = lateness.isFinite ? min(10, max(0, lateness)) : 0.5
+            let window = window.isFinite ? max(interval, window) : max(interval, 3)
+            self.window = window
+            self.averaging = averaging.isFinite ? min(window, max(interval, averaging)) : min(window, max(interval, 2))
+            self.lateness = lateness.isFinite ? min(10, max(0, lateness)) : 0.1
             self.maximumTags = max(1, maximumTags)
             self.maximumSightingsPerPair = max(1, maximumSightingsPerPair)
         }
@@ -79,7 +100,8 @@ public struct ReceiverFusion: Sendable {
         public var unknownReceiver = 0
         /// Readings in reports stamped more than 5 s ahead of their receiver's clock (refused).
         public var future = 0
-        /// Readings that came after their tag's scan for that time was given out (dropped).
+        /// Readings that came too late for any of their tag's scans still to come, which average
+        /// the latest ``Configuration/averaging`` seconds (dropped).
         public var late = 0
         /// Readings that repeated one already taken: same receiver, tag, stamp and RSSI (dropped).
         public var duplicates = 0
@@ -246,8 +268,11 @@ public struct ReceiverFusion: Sendable {
     private struct TagState: Sendable {
         /// The end of the tag's next interval.
         var next: Double
-        /// The end of its last interval given out (a sighting before it is late).
+        /// The end of its last interval given out.
         var last = -Double.infinity
+        /// Whether a sighting dated before ``last`` came in since: too late for its own
+        /// interval's scan, it is news for the next one.
+        var lateNews = false
         /// The latest sighting's time.
         var heard: Double
         /// Per receiver index, its sightings in time order.
@@ -269,7 +294,10 @@ public struct ReceiverFusion: Sendable {
     private mutating func take(_ sighting: Sighting, of name: String, by receiver: Int, txPower: Double?,
                                truth: GroundTruth?) {
         if var tag = tags[name] {
-            guard sighting.time > tag.last, sighting.time > now - configuration.window else {
+            // Late only when no scan still to come averages its time (the next one averages
+            // back to its end less the averaging).
+            let oldestCounted = tag.last == -.infinity ? -Double.infinity : tag.next - configuration.averaging
+            guard sighting.time > oldestCounted, sighting.time > now - configuration.window else {
                 statistics.late += 1
                 return
             }
@@ -284,6 +312,7 @@ public struct ReceiverFusion: Sendable {
             }
             insert(sighting, into: &kept)
             tag.sightings[receiver] = kept
+            if sighting.time <= tag.last { tag.lateNews = true }
             tag.heard = max(tag.heard, sighting.time)
             if let txPower { tag.txPower = txPower }
             tag.note(truth, at: sighting.time)
@@ -363,15 +392,20 @@ public struct ReceiverFusion: Sendable {
     }
 
     /// The tag's round for its next interval, moving it on. A scan holds a reading per receiver
-    /// that heard the tag within the window (the mean of its sightings in the interval — since
-    /// the first sighting, for a tag's first scan — or else its latest) and is dated the mean time
-    /// of the interval's sightings: when what it says was heard, not when it was given out.
+    /// that heard the tag within the window (the mean of its sightings in the last averaging
+    /// seconds — since the first sighting, for a tag's first scan — or else its latest) and is
+    /// dated the mean time of the sightings it averages: when what it says was heard, not when it
+    /// was given out. An interval with no new sighting (one of its own, or one that came too late
+    /// for the scan before) gives no scan: it would only repeat the last one.
     private func round(of name: String, _ tag: inout TagState) -> Round {
         let end = tag.next
         let windowStart = end - configuration.window
-        let freshStart = tag.last == -.infinity ? -Double.infinity : end - configuration.interval
+        let first = tag.last == -.infinity
+        let averagedStart = first ? -Double.infinity : end - configuration.averaging
+        let freshStart = first ? -Double.infinity : end - configuration.interval
         var readings: [Reading] = []
-        var timeSum = 0.0, timeCount = 0
+        var timeSum = 0.0, timeCount = 0, fresh = tag.lateNews
+        tag.lateNews = false
         for receiver in tag.sightings.keys.sorted() {
             guard var kept = tag.sightings[receiver] else { continue }
             kept.removeAll { $0.time <= windowStart }
@@ -379,11 +413,12 @@ public struct ReceiverFusion: Sendable {
             var sum = 0.0, count = 0
             var latest: Sighting?
             for sighting in kept where sighting.time <= end {
-                if sighting.time > freshStart {
+                if sighting.time > averagedStart {
                     sum += sighting.rssi
                     count += 1
                     timeSum += sighting.time
                     timeCount += 1
+                    if sighting.time > freshStart { fresh = true }
                 }
                 latest = sighting
             }
@@ -394,7 +429,7 @@ public struct ReceiverFusion: Sendable {
         tag.last = end
         tag.next = end + configuration.interval
         guard !readings.isEmpty else { return .away }
-        guard timeCount > 0 else { return .quiet }
+        guard fresh, timeCount > 0 else { return .quiet }
         let time = max(timeSum / Double(timeCount), tag.given)
         tag.given = time
         var scan = Scan(time: time, device: name, readings: readings)

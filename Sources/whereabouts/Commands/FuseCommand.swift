@@ -13,9 +13,11 @@ struct FuseCommand: AsyncParsableCommand {
         heard, its "device" the receiver's id in the venue's "receivers", its readings the tags, \
         "t" the receiver's clock and "arrival" (optional) when the report came in. For every \
         --interval in which some receiver heard a tag, the tag gets one scan with a reading per \
-        receiver that heard it within --window (the mean of its sightings in the interval, or else \
-        its latest), dated when those sightings were heard and given out --lateness seconds after \
-        the interval so that late reports still count; each receiver's clock is put on the \
+        receiver that heard it within --window (the mean of its sightings in the last --averaging \
+        seconds, or else its latest), dated when those sightings were heard and given out \
+        --lateness seconds after the interval so that late reports still count (by default a scan \
+        every 0.75 s averaging 2 s, 0.1 s late: every sighting is in a fix within a second of \
+        arriving); each receiver's clock is put on the \
         fusion's by its reports' arrival. The tag is then located from the \
         receivers as a phone is from beacons (the receivers are its beacons, their rssiOffset \
         shifting the venue's txPower), and its place goes through the place monitor as in `watch`.
@@ -23,7 +25,7 @@ struct FuseCommand: AsyncParsableCommand {
         Output, one JSON object a line: each fix as `locate` writes it (the tag as "device"), and \
         each place entered or left as `watch --json` writes it ({"t", "device", "topic", "data"}); \
         --no-events leaves the events out. A report from a receiver the venue does not list, a \
-        duplicate, a report later than --lateness or stamped ahead of its receiver's clock is \
+        duplicate, a report too late for any scan still to come or stamped ahead of its receiver's clock is \
         counted and dropped; the counts are printed at the end (standard error).
 
         Time: a file is a replay (its "arrival", or "t", is the clock); standard input or a FIFO \

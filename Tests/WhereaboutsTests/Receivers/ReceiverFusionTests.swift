@@ -11,6 +11,10 @@ import Testing
                              receivers: [Venue.Receiver(id: "A", x: 0, y: 0), Venue.Receiver(id: "B", x: 10, y: 0, rssiOffset: 3)],
                              tags: [Venue.Tag(id: "anna", iBeacon: anna)])
 
+    /// A scan a second of each receiver's sightings in that second, waiting half a second for
+    /// late ones: what the hand-worked cases below assume (the defaults average more, more often).
+    static let perSecond = ReceiverFusion.Configuration(interval: 1, window: 3, averaging: 1, lateness: 0.5)
+
     /// A receiver's report of one tag (iBeacon `anna` unless named otherwise).
     static func report(_ receiver: String?, at stamp: Double, arrival: Double? = nil, _ rssi: Double,
                        tag: BeaconReference = .iBeacon(anna)) -> Scan {
@@ -36,7 +40,7 @@ import Testing
     /// dated the mean time of the sightings it is made of. The end of the input gives the
     /// interval holding the latest sighting.
     @Test func sightingsBecomeOneScanPerTagPerInterval() {
-        var fusion = ReceiverFusion(venue: Self.venue)
+        var fusion = ReceiverFusion(venue: Self.venue, configuration: Self.perSecond)
         var out: [Scan] = []
         for report in [Self.report("A", at: 10.25, -60), Self.report("B", at: 10.5, -70), Self.report("A", at: 11.25, -62),
                        Self.report("B", at: 11.5, -72), Self.report("A", at: 12.25, -64)] {
@@ -56,7 +60,7 @@ import Testing
     /// A batch that arrives late is placed by its stamps: the receiver's clock (100 s behind,
     /// 0.05 s of network) is the median of arrival − stamp, which one delayed batch does not move.
     @Test func aBatchIsPlacedByItsStampsOnTheReceiversClock() {
-        var fusion = ReceiverFusion(venue: Self.venue)
+        var fusion = ReceiverFusion(venue: Self.venue, configuration: Self.perSecond)
         var out: [Scan] = []
         for k in 1...9 { out += fusion.process(Self.report("B", at: Double(k), arrival: 100 + Double(k) + 0.05, -70)) }
         out += fusion.process(Self.report("B", at: 10, arrival: 111.4, -50))
@@ -71,7 +75,7 @@ import Testing
     /// Duplicates, late reports, unknown receivers, readings of a venue beacon or with a bad RSSI,
     /// and reports stamped ahead of the receiver's clock are counted, and the rest is kept.
     @Test func badReportsAreCountedAndTheRestKept() {
-        var fusion = ReceiverFusion(venue: Self.venue)
+        var fusion = ReceiverFusion(venue: Self.venue, configuration: Self.perSecond)
         var out: [Scan] = []
         out += fusion.process(Self.report("A", at: 10.2, -60))
         out += fusion.process(Self.report("A", at: 10.2, -60))                 // duplicate
@@ -94,7 +98,7 @@ import Testing
     /// is older than the window is left out; a tag nobody heard for the window is forgotten, on
     /// the clock.
     @Test func silenceExpiresReceiversAndTagsOnTime() {
-        var fusion = ReceiverFusion(venue: Self.venue, configuration: .init(interval: 1, window: 3, lateness: 0.5))
+        var fusion = ReceiverFusion(venue: Self.venue, configuration: Self.perSecond)
         #expect(fusion.process(Self.report("A", at: 10.25, -60)).isEmpty)
         #expect(fusion.process(Self.report("B", at: 11.5, -70)).isEmpty)
         #expect(fusion.advance(to: 12.49).isEmpty)
@@ -111,9 +115,83 @@ import Testing
         #expect(fusion.nextDeadline() == 22.5)
     }
 
+    /// By default a scan every 0.75 s on the shared grid, each reading the mean of the receiver's
+    /// sightings in the last 2 s, dated their mean time, given out 0.1 s after its interval. An
+    /// interval with no new sighting gives no scan; a sighting that comes after its interval's
+    /// scan still counts in the next one, and makes it, while that one averages its time, and is
+    /// late when none does.
+    @Test func byDefaultScansAverageTwoSecondsEveryThreeQuartersOfOne() {
+        var fusion = ReceiverFusion(venue: Self.venue)
+        #expect(fusion.process(Self.report("A", at: 10.0, -60)).isEmpty)
+        #expect(fusion.nextDeadline() == 11.35)             // (10, 11.25] on the grid of 0.75 s, 0.1 s late
+        #expect(fusion.process(Self.report("B", at: 10.5, -70)).isEmpty)
+        #expect(fusion.process(Self.report("A", at: 11.0, -62)).isEmpty)
+        #expect(fusion.advance(to: 11.34).isEmpty)
+        #expect(Self.summary(fusion.advance(to: 11.35)) == ["anna@10.500: A=-61.0 B=-70.0"])   // every sighting so far
+        #expect(fusion.process(Self.report("A", at: 11.75, -64)).isEmpty)
+        // (10, 12]: A's 11.0 and 11.75, B's 10.5; dated (11 + 11.75 + 10.5) / 3.
+        #expect(Self.summary(fusion.advance(to: 12.1)) == ["anna@11.083: A=-63.0 B=-70.0"])
+        #expect(fusion.advance(to: 12.85).isEmpty)          // nothing new in (12, 12.75]: no scan
+        // Heard at 12.5, in at 13.0: after the scan of 12.75, but the one of 13.5 averages (11.5, 13.5].
+        #expect(fusion.process(Self.report("A", at: 12.5, arrival: 13.0, -66)).isEmpty)
+        // B's 10.5 is older than the window (10.5, 13.5]: left out.
+        #expect(Self.summary(fusion.advance(to: 13.6)) == ["anna@12.125: A=-65.0"])
+        #expect(fusion.statistics.late == 0)
+        // Heard at 11.2, in at 13.8: the next scan averages (12.25, 14.25]: late.
+        #expect(fusion.process(Self.report("A", at: 11.2, arrival: 13.8, -50)).isEmpty)
+        #expect(fusion.statistics.late == 1)
+        #expect(fusion.advance(to: 14.35).isEmpty)
+    }
+
+    /// With the defaults every sighting after a tag's first scan is in a scan given out within a
+    /// second of being heard: at most an interval, the lateness and the report's way over the
+    /// network (0.75 + 0.1 + 0.15 s here) whatever the receivers' phases. (The first scan waits
+    /// a whole interval more, for every receiver to have its say.) Two receivers hearing two tags
+    /// for a minute.
+    @Test func byDefaultEverySightingIsInAScanWithinASecond() throws {
+        var fusion = ReceiverFusion(venue: Self.venue)
+        var reports: [Scan] = []
+        // A reports twice a second, 0.05 s on the way; B once, 0.15 s (so each receiver's clock
+        // offset, the median of arrival − stamp, is its delay, and a sighting is on the fusion's
+        // clock when it arrives).
+        for second in 0..<60 {
+            for (receiver, phase, delay) in [("A", 0.0, 0.05), ("B", 0.29, 0.15), ("A", 0.58, 0.05)] {
+                for (tag, shift) in [(BeaconReference.iBeacon(Self.anna), 0.0), (.id("ben"), 0.41)] {
+                    let time = 100 + Double(second) + phase + shift + 0.013 * Double(second % 7)
+                    reports.append(Self.report(receiver, at: time, arrival: time + delay, -60 - Double(second % 9), tag: tag))
+                }
+            }
+        }
+        reports.sort { ($0.arrival ?? 0) < ($1.arrival ?? 0) }
+        // Driven as a timeline drives it: to each report's arrival, or first to the fusion's next
+        // deadline, where its scans come out.
+        var given: [(scan: Scan, at: Double)] = []
+        for report in reports {
+            let arrival = report.arrival ?? report.time
+            while let deadline = fusion.nextDeadline(), deadline <= arrival {
+                given += fusion.advance(to: deadline).map { ($0, deadline) }
+            }
+            given += fusion.process(report).map { ($0, arrival) }
+        }
+        let lateness = fusion.configuration.lateness
+        let annas = given.filter { $0.scan.device == "anna" }
+        #expect(fusion.statistics.late == 0 && fusion.statistics.duplicates == 0)
+        #expect(annas.count >= 75)                           // a scan every 0.75 s
+        let first = try #require(annas.first)
+        #expect(abs(first.at - 101.35) < 1e-9)             // heard at 100.0, in at 100.05: up to 101.25, 0.1 s late
+        for report in reports where report.readings.first?.beacon == .iBeacon(Self.anna) {
+            let arrival = report.arrival ?? report.time
+            guard arrival > first.at, arrival < 159 else { continue }   // the input ends before the last ones fall due
+            // The first scan whose interval (it ends `lateness` before it comes out) holds the sighting.
+            let scan = annas.first { $0.at - lateness >= arrival - 1e-9 }
+            let wait = (scan?.at ?? .infinity) - report.time
+            #expect(wait < 1, "heard at \(report.time), in a scan \(wait) s later")
+        }
+    }
+
     /// A time jump (a replay's gap) gives the scans of the intervals the window still covers, then stops.
     @Test func aGapGivesTheWindowsScansThenStops() {
-        var fusion = ReceiverFusion(venue: Self.venue)
+        var fusion = ReceiverFusion(venue: Self.venue, configuration: Self.perSecond)
         _ = fusion.process(Self.report("A", at: 10.25, -60))
         let out = fusion.process(Self.report("A", at: 100, -80))
         #expect(out.map(\.time) == [10.25])                 // 12; 13 quiet; at 14 the window (11, 14] is empty
@@ -123,7 +201,8 @@ import Testing
     /// At most the configured tags (the one heard longest ago goes first) and sightings per
     /// receiver and tag (the oldest go first).
     @Test func memoryIsBounded() {
-        var fusion = ReceiverFusion(venue: Self.venue, configuration: .init(maximumTags: 2, maximumSightingsPerPair: 2))
+        var fusion = ReceiverFusion(venue: Self.venue, configuration: .init(interval: 1, averaging: 1, lateness: 0.5,
+                                                                          maximumTags: 2, maximumSightingsPerPair: 2))
         _ = fusion.process(Self.report("A", at: 10.0, -60, tag: .id("t1")))
         _ = fusion.process(Self.report("A", at: 10.25, -60, tag: .id("t2")))
         _ = fusion.process(Self.report("A", at: 10.5, -60, tag: .id("t3")))   // t1 goes
@@ -220,7 +299,7 @@ import Testing
         var timeline = ScanTimeline(scans: ScanList(reports), pace: .replay)
         var fixes: [Fix] = []
         try await timeline.run(&pipeline) { fixes += $0 }
-        #expect(fixes.count == 10)                            // 1 … 10
+        #expect(fixes.count == 13)                            // every 0.75 s, 0.75 … 9.75
         let last = try #require(fixes.last)
         #expect(last.device == "tag")
         #expect(((last.point.x - tag.x) * (last.point.x - tag.x) + (last.point.y - tag.y) * (last.point.y - tag.y)).squareRoot() < 0.5)
