@@ -28,7 +28,7 @@ struct RelayCommandTests {
     }
 
     /// A tag's reports through the relay: its first position is on the server within the window
-    /// and a lateness (3.5 s) of its first report, it enters the room, and it leaves within the
+    /// and half a second (3.5 s) of its first report, it enters the room, and it leaves within the
     /// exit timeout (2 s) and a second of its last report. (That it leaves no earlier than the
     /// timeout after its last located scan is checked exactly, on a test clock, by the server's
     /// `ReceiverReportsTests`.)
@@ -86,7 +86,7 @@ struct RelayCommandTests {
         let firstStored = try #require(positions.compactMap { $0["created"] as? Double }.min(), "anna was never located")
         let exitStored = try #require(events.first { Self.isEvent($0, type: "place/exit", tag: "anna") }?["created"] as? Double)
         let first = try #require(stamps.first), last = try #require(stamps.last)
-        // The window and a lateness (3.5 s) after her first report; the exit timeout (2 s) and a
+        // The window and half a second (3.5 s) after her first report; the exit timeout (2 s) and a
         // second after her last.
         #expect(firstStored - first <= 3.5, "anna's first position stored \(firstStored - first) s after her first report")
         #expect(exitStored - last <= 3, "anna's exit stored \(exitStored - last) s after her last report")
