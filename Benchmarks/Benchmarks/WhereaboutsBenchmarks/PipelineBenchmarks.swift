@@ -12,7 +12,9 @@ import Whereabouts
 /// under the same radio. Every scan keeps its 10 strongest readings (scans with fewer are
 /// dropped), like the ~10-reading ranging seconds of the UJI recordings.
 ///
-/// Each benchmark iteration of the `locate` benchmarks locates 100 scans, counted as their 1,000
+/// The `locate` benchmarks run the default, its members and the posterior (a grid of 0.5 m cells
+/// over the floor, filtered scan by scan; not yet the default). Each benchmark iteration of the
+/// `locate` benchmarks locates 100 scans, counted as their 1,000
 /// readings (`scalingFactor: .kilo`), so their throughput reads in **readings per second**. The
 /// locator carries on from one iteration to the next and starts afresh whenever the walk wraps
 /// around. "allocations per fix" locates one scan per iteration, so its `mallocCountTotal` is
@@ -24,7 +26,7 @@ func registerPipelineBenchmarks() {
         scalingFactor: .kilo,
         maxDuration: .seconds(3))
 
-    for algorithm in [PositioningAlgorithm.default, .centroid, .multilateration, .knn] {
+    for algorithm in [PositioningAlgorithm.default, .centroid, .multilateration, .knn, .posterior] {
         let run = PipelineRun(algorithm)
         Benchmark("Pipeline: locate, \(algorithm.rawValue), 10-reading scans of 24 beacons",
                   configuration: configuration,
@@ -180,8 +182,13 @@ private final class PipelineFixture: Sendable {
     }
 
     func setup(_ algorithm: PositioningAlgorithm) -> PositioningSetup {
-        setups[algorithm] ?? PositioningAlgorithm.centroid.setup(venue: venue)
+        if algorithm == .posterior { return Self.posterior }
+        return setups[algorithm] ?? PositioningAlgorithm.centroid.setup(venue: venue)
     }
+
+    /// The posterior trained on the survey, only when its benchmark runs (its training replays
+    /// the survey for its radius and validation, which the others do not wait for).
+    private static let posterior = PositioningAlgorithm.posterior.setup(venue: shared.venue, training: shared.training)
 
     /// The scans with at least ``readingsPerScan`` readings, cut to their strongest ones.
     private static func strongest(_ simulator: Simulator) -> [Scan] {

@@ -153,31 +153,53 @@ public struct GridFilter: Sendable {
     /// `values` convolved with `kernel` along rows then columns, each pass's edges renormalised
     /// so that no mass leaves the grid.
     static func blurred(_ values: [Float], columns: Int, rows: Int, kernel: [Float], radius: Int) -> [Float] {
+        guard columns > 0, rows > 0, values.count >= columns * rows, kernel.count >= 2 * radius + 1 else { return values }
         var horizontal = [Float](repeating: 0, count: values.count)
-        for row in 0..<rows {
-            let base = row * columns
-            for column in 0..<columns {
-                let low = max(column - radius, 0), high = min(column + radius, columns - 1)
-                var acc: Float = 0, mass: Float = 0
-                for source in low...high {
-                    let k = kernel[source - column + radius]
-                    acc += k * values[base + source]
-                    mass += k
-                }
-                horizontal[base + column] = mass > 0 ? acc / mass : 0
-            }
-        }
         var result = [Float](repeating: 0, count: values.count)
-        for row in 0..<rows {
-            let low = max(row - radius, 0), high = min(row + radius, rows - 1)
-            for column in 0..<columns {
-                var acc: Float = 0, mass: Float = 0
-                for source in low...high {
-                    let k = kernel[source - row + radius]
-                    acc += k * horizontal[source * columns + column]
-                    mass += k
+        // Tap by tap over a whole row (contiguous, so that it vectorises), each cell's sums
+        // taken in the same order as source by source would.
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 2 * columns)
+        defer { scratch.deallocate() }
+        let acc = UnsafeMutableBufferPointer(rebasing: scratch[0..<columns])
+        let mass = UnsafeMutableBufferPointer(rebasing: scratch[columns..<(2 * columns)])
+        kernel.withUnsafeBufferPointer { kernel in
+            values.withUnsafeBufferPointer { values in
+                horizontal.withUnsafeMutableBufferPointer { horizontal in
+                    for row in 0..<rows {
+                        let base = row * columns
+                        acc.initialize(repeating: 0)
+                        mass.initialize(repeating: 0)
+                        for offset in -radius...radius {
+                            let low = max(0, -offset), high = min(columns - 1, columns - 1 - offset)
+                            guard low <= high else { continue }
+                            let k = kernel[offset + radius]
+                            for column in low...high {
+                                acc[column] += k * values[base + column + offset]
+                                mass[column] += k
+                            }
+                        }
+                        for column in 0..<columns {
+                            horizontal[base + column] = mass[column] > 0 ? acc[column] / mass[column] : 0
+                        }
+                    }
                 }
-                result[row * columns + column] = mass > 0 ? acc / mass : 0
+            }
+            horizontal.withUnsafeBufferPointer { horizontal in
+                result.withUnsafeMutableBufferPointer { result in
+                    for row in 0..<rows {
+                        let low = max(row - radius, 0), high = min(row + radius, rows - 1)
+                        acc.initialize(repeating: 0)
+                        var rowMass: Float = 0
+                        for source in low...high {
+                            let k = kernel[source - row + radius]
+                            rowMass += k
+                            let base = source * columns
+                            for column in 0..<columns { acc[column] += k * horizontal[base + column] }
+                        }
+                        let base = row * columns
+                        for column in 0..<columns { result[base + column] = rowMass > 0 ? acc[column] / rowMass : 0 }
+                    }
+                }
             }
         }
         return result

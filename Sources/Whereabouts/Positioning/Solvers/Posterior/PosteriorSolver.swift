@@ -464,41 +464,84 @@ public struct PosteriorSolver: PositionSolver {
         let gaussianScale = (1 - epsilon) / Float((2 * Double.pi).squareRoot())
         let heardConstant = log(max(1 - miss, 1e-30))
         let detection = Float(likelihood.detectionFloor)
-        var logs = [Float](repeating: 0, count: count)
-        var offsets = [Float](repeating: 0, count: count)
-        for cell in 0..<count {
-            var weighted: Float = prior * priorPrecision, precision: Float = priorPrecision
-            for reading in heard {
-                let sigma = map.spreads[reading.beacon][cell]
-                let inverse = 1 / (sigma * sigma)
-                weighted += (reading.rssi - map.means[reading.beacon][cell]) * inverse
-                precision += inverse
+        // Beacon by beacon over every cell (each beacon's map is contiguous), each cell's sums
+        // taken in the same order as cell by cell would; scratch space of the solver's own.
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4 * count)
+        defer { scratch.deallocate() }
+        let weighted = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
+        let precision = UnsafeMutableBufferPointer(rebasing: scratch[count..<(2 * count)])
+        let gradient = UnsafeMutableBufferPointer(rebasing: scratch[(2 * count)..<(3 * count)])
+        let curvature = UnsafeMutableBufferPointer(rebasing: scratch[(3 * count)..<(4 * count)])
+        weighted.initialize(repeating: prior * priorPrecision)
+        precision.initialize(repeating: priorPrecision)
+        for reading in heard {
+            map.means[reading.beacon].withUnsafeBufferPointer { means in
+                map.spreads[reading.beacon].withUnsafeBufferPointer { spreads in
+                    for cell in 0..<count {
+                        let sigma = spreads[cell]
+                        let inverse = 1 / (sigma * sigma)
+                        weighted[cell] += (reading.rssi - means[cell]) * inverse
+                        precision[cell] += inverse
+                    }
+                }
             }
-            var shift = weighted / precision
+        }
+        var offsets = [Float](repeating: 0, count: count)
+        var logs = [Float](repeating: 0, count: count)
+        let maximumStep = Self.maximumOffsetStep
+        let table = unheardTable
+        offsets.withUnsafeMutableBufferPointer { offsets in
+            for cell in 0..<count { offsets[cell] = weighted[cell] / precision[cell] }
             if !unheard.isEmpty {
                 // One Newton step with the unheard beacons: d/dô log P = −g(z)/σ, d²/dô² = h(z)/σ².
-                var gradient = weighted - shift * precision, curvature = -precision
-                for beacon in unheard {
-                    let sigma = map.spreads[beacon][cell]
-                    let (g, h) = unheardTable.derivatives(at: (detection - map.means[beacon][cell] - shift) / sigma)
-                    gradient -= g / sigma
-                    curvature += h / (sigma * sigma)
+                for cell in 0..<count {
+                    gradient[cell] = weighted[cell] - offsets[cell] * precision[cell]
+                    curvature[cell] = -precision[cell]
                 }
-                let step = -gradient / min(curvature, -precision * 0.5)
-                shift += min(max(step, -Self.maximumOffsetStep), Self.maximumOffsetStep)
+                for beacon in unheard {
+                    map.means[beacon].withUnsafeBufferPointer { means in
+                        map.spreads[beacon].withUnsafeBufferPointer { spreads in
+                            for cell in 0..<count {
+                                let sigma = spreads[cell]
+                                let (g, h) = table.derivatives(at: (detection - means[cell] - offsets[cell]) / sigma)
+                                gradient[cell] -= g / sigma
+                                curvature[cell] += h / (sigma * sigma)
+                            }
+                        }
+                    }
+                }
+                for cell in 0..<count {
+                    let step = -gradient[cell] / min(curvature[cell], -precision[cell] * 0.5)
+                    offsets[cell] += min(max(step, -maximumStep), maximumStep)
+                }
             }
-            var total: Float = -0.5 * (shift - prior) * (shift - prior) * priorPrecision
-            for reading in heard {
-                let sigma = map.spreads[reading.beacon][cell]
-                let z = (reading.rssi - map.means[reading.beacon][cell] - shift) / sigma
-                total += heardConstant + log(gaussianScale * exp(-0.5 * z * z) / sigma + tail)
+            logs.withUnsafeMutableBufferPointer { logs in
+                for cell in 0..<count {
+                    let shift = offsets[cell]
+                    logs[cell] = -0.5 * (shift - prior) * (shift - prior) * priorPrecision
+                }
+                for reading in heard {
+                    map.means[reading.beacon].withUnsafeBufferPointer { means in
+                        map.spreads[reading.beacon].withUnsafeBufferPointer { spreads in
+                            for cell in 0..<count {
+                                let sigma = spreads[cell]
+                                let z = (reading.rssi - means[cell] - offsets[cell]) / sigma
+                                logs[cell] += heardConstant + log(gaussianScale * exp(-0.5 * z * z) / sigma + tail)
+                            }
+                        }
+                    }
+                }
+                for beacon in unheard {
+                    map.means[beacon].withUnsafeBufferPointer { means in
+                        map.spreads[beacon].withUnsafeBufferPointer { spreads in
+                            for cell in 0..<count {
+                                let z = (detection - means[cell] - offsets[cell]) / spreads[cell]
+                                logs[cell] += table.value(at: z)
+                            }
+                        }
+                    }
+                }
             }
-            for beacon in unheard {
-                let z = (detection - map.means[beacon][cell] - shift) / map.spreads[beacon][cell]
-                total += unheardTable.value(at: z)
-            }
-            logs[cell] = total
-            offsets[cell] = shift
         }
         return (logs, offsets, heard.count, floor)
     }

@@ -142,6 +142,55 @@ struct PosteriorSolverTests {
         #expect(filter.weights.allSatisfy { abs($0 - 1 / 3) < 1e-6 })
     }
 
+    /// The motion's blur, tap by tap over whole rows, gives bit for bit what the convolution
+    /// cell by cell gives (each cell's sums in the same order), edges renormalised included; and
+    /// by hand, one row of three under the kernel (1, 2, 1)/4: the middle keeps the mean, each
+    /// edge its own renormalised (2·a + b)/3.
+    @Test func blurIsTheCellByCellConvolutionExactly() {
+        let row = GridFilter.blurred([4, 8, 16], columns: 3, rows: 1, kernel: [0.25, 0.5, 0.25], radius: 1)
+        let left: Float = (0.5 * 4 + 0.25 * 8) / 0.75, middle: Float = 0.25 * 4 + 0.5 * 8 + 0.25 * 16
+        let right: Float = (0.25 * 8 + 0.5 * 16) / 0.75
+        #expect(row == [left, middle, right])
+        var random = SeededRandom(seed: 3)
+        for (columns, rows, radius) in [(7, 5, 1), (13, 9, 4), (3, 17, 6), (1, 4, 2), (20, 1, 3)] {
+            let values = (0..<(columns * rows)).map { _ in Float(random.nextUniform()) }
+            let raw = (-radius...radius).map { Float(exp(-Double($0 * $0) / 4)) }
+            let total = raw.reduce(0, +)
+            let kernel = raw.map { $0 / total }
+            #expect(GridFilter.blurred(values, columns: columns, rows: rows, kernel: kernel, radius: radius)
+                        == Self.blurredCellByCell(values, columns: columns, rows: rows, kernel: kernel, radius: radius),
+                    "\(columns) × \(rows), radius \(radius)")
+        }
+    }
+
+    /// The convolution as written cell by cell: rows, then columns, each cell renormalised by
+    /// the kernel's weight inside the grid.
+    static func blurredCellByCell(_ values: [Float], columns: Int, rows: Int, kernel: [Float], radius: Int) -> [Float] {
+        var horizontal = [Float](repeating: 0, count: values.count)
+        for row in 0..<rows {
+            for column in 0..<columns {
+                var acc: Float = 0, mass: Float = 0
+                for source in max(column - radius, 0)...min(column + radius, columns - 1) {
+                    acc += kernel[source - column + radius] * values[row * columns + source]
+                    mass += kernel[source - column + radius]
+                }
+                horizontal[row * columns + column] = mass > 0 ? acc / mass : 0
+            }
+        }
+        var result = [Float](repeating: 0, count: values.count)
+        for row in 0..<rows {
+            for column in 0..<columns {
+                var acc: Float = 0, mass: Float = 0
+                for source in max(row - radius, 0)...min(row + radius, rows - 1) {
+                    acc += kernel[source - row + radius] * horizontal[source * columns + column]
+                    mass += kernel[source - row + radius]
+                }
+                result[row * columns + column] = mass > 0 ? acc / mass : 0
+            }
+        }
+        return result
+    }
+
     @Test func posteriorConvergesToTheTrueSpotDeterministically() throws {
         let setup = PositioningAlgorithm.posterior.setup(venue: square)
         #expect(setup.configuration.beaconTimeout == 5) // the library default: not chosen unless asked
