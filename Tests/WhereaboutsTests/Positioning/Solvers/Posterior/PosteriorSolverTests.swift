@@ -166,29 +166,23 @@ struct PosteriorSolverTests {
     /// The convolution as written cell by cell: rows, then columns, each cell renormalised by
     /// the kernel's weight inside the grid.
     static func blurredCellByCell(_ values: [Float], columns: Int, rows: Int, kernel: [Float], radius: Int) -> [Float] {
-        var horizontal = [Float](repeating: 0, count: values.count)
-        for row in 0..<rows {
-            for column in 0..<columns {
-                var acc: Float = 0, mass: Float = 0
-                for source in max(column - radius, 0)...min(column + radius, columns - 1) {
-                    acc += kernel[source - column + radius] * values[row * columns + source]
-                    mass += kernel[source - column + radius]
+        func pass(_ input: [Float], horizontally: Bool) -> [Float] {
+            var output = [Float](repeating: 0, count: input.count)
+            for row in 0..<rows {
+                for column in 0..<columns {
+                    let at = horizontally ? column : row, length = horizontally ? columns : rows
+                    var acc: Float = 0, mass: Float = 0
+                    for source in max(at - radius, 0)...min(at + radius, length - 1) {
+                        let index = horizontally ? row * columns + source : source * columns + column
+                        acc += kernel[source - at + radius] * input[index]
+                        mass += kernel[source - at + radius]
+                    }
+                    output[row * columns + column] = mass > 0 ? acc / mass : 0
                 }
-                horizontal[row * columns + column] = mass > 0 ? acc / mass : 0
             }
+            return output
         }
-        var result = [Float](repeating: 0, count: values.count)
-        for row in 0..<rows {
-            for column in 0..<columns {
-                var acc: Float = 0, mass: Float = 0
-                for source in max(row - radius, 0)...min(row + radius, rows - 1) {
-                    acc += kernel[source - row + radius] * horizontal[source * columns + column]
-                    mass += kernel[source - row + radius]
-                }
-                result[row * columns + column] = mass > 0 ? acc / mass : 0
-            }
-        }
-        return result
+        return pass(pass(values, horizontally: true), horizontally: false)
     }
 
     @Test func posteriorConvergesToTheTrueSpotDeterministically() throws {
