@@ -17,7 +17,7 @@
 /// The defaults (a scan every 0.75 s averaging 2 s, 0.1 s of lateness) put every sighting into a
 /// scan given out at most 0.85 s after it arrives, and a tag is located from them about as well
 /// as from a scan a second of every receiver's instantaneous RSSI (within 5 % on simulated
-/// rooms; Documentation/Receivers.md gives the measurements): averaging more than an interval
+/// rooms; Documentation/Accuracy.md gives the measurements): averaging more than an interval
 /// cuts the RSSI's noise, and dating a scan at its sightings' mean time keeps that from lagging
 /// the track.
 ///
