@@ -21,11 +21,16 @@ public struct Fix: Hashable, Sendable {
     /// posterior's mass in each place); `nil` otherwise, and ``PlaceContainment`` then reads the
     /// fix as a Gaussian of its ``accuracy``. Written as a fix's `places` (``FixCoding``).
     public var placeProbabilities: [PlaceEstimate]?
+    /// The probability that the device is on ``floor`` (0…1), when the algorithm holds the floor
+    /// in a posterior (`posterior` in a venue with beacons on several floors); `nil` otherwise.
+    /// Written as a fix's `floorProbability` (``FixCoding``).
+    public var floorProbability: Double?
 
     /// Creates a fix.
     public init(time: Double, device: String? = nil, point: SpatialPoint, floor: Int? = nil, accuracy: Double,
                 coordinate: GeoCoordinate? = nil, beacons: [String] = [], method: String,
-                placeProbabilities: [PlaceEstimate]? = nil) {
+                placeProbabilities: [PlaceEstimate]? = nil, floorProbability: Double? = nil) {
+        self.floorProbability = floorProbability
         self.time = time
         self.device = device
         self.point = point

@@ -19,10 +19,14 @@ public struct PositionEstimate: Hashable, Sendable {
     /// The probability of each place of the floor, when the solver holds a posterior over
     /// positions (``PosteriorSolver``: its mass in each place); `nil` otherwise.
     public var placeProbabilities: [PlaceEstimate]?
+    /// The probability that the device is on ``floor``, when the solver holds the floor in its
+    /// posterior (``PosteriorSolver`` in a venue with beacons on several floors); `nil` otherwise.
+    public var floorProbability: Double?
 
     /// Creates an estimate.
     public init(point: SpatialPoint, accuracy: Double, beaconCount: Int, floor: Int? = nil,
-                placeProbabilities: [PlaceEstimate]? = nil) {
+                placeProbabilities: [PlaceEstimate]? = nil, floorProbability: Double? = nil) {
+        self.floorProbability = floorProbability
         self.point = point
         self.accuracy = accuracy
         self.beaconCount = beaconCount

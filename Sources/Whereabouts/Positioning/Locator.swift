@@ -356,6 +356,10 @@ public struct Locator: Sendable {
         fix.accuracy *= ratio.isFinite ? max(ratio, 1) : 1
         fix.coordinate = frame?.coordinate(for: fix.point.planar)
         fix.placeProbabilities = step.smoothed.placeProbabilities
+        if step.smoothed.floorProbability != nil {
+            fix.floor = step.smoothed.floor ?? fix.floor
+            fix.floorProbability = step.smoothed.floorProbability
+        }
         return fix
     }
 
@@ -428,7 +432,8 @@ public struct Locator: Sendable {
         return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
                    accuracy: estimate.accuracy, coordinate: coordinate,
                    beacons: observation.signals.prefix(estimate.beaconCount).map { venue.venue.beacons[$0.beaconIndex].id },
-                   method: solver.name, placeProbabilities: estimate.placeProbabilities)
+                   method: solver.name, placeProbabilities: estimate.placeProbabilities,
+                   floorProbability: estimate.floorProbability)
     }
 
     /// ``fix(for:observation:)``, sharing the previous fix's beacon ids when they are the same.
@@ -443,6 +448,6 @@ public struct Locator: Sendable {
         }
         return Fix(time: observation.time, device: observation.device, point: estimate.point, floor: floor,
                    accuracy: estimate.accuracy, coordinate: coordinate, beacons: lastFixBeacons.ids, method: solver.name,
-                   placeProbabilities: estimate.placeProbabilities)
+                   placeProbabilities: estimate.placeProbabilities, floorProbability: estimate.floorProbability)
     }
 }

@@ -32,11 +32,17 @@ public struct ValidatedSettings: Sendable {
     /// The beacon timeout the solver needs (``LocatorConfiguration/beaconTimeout``), when it
     /// needs one: 0 for a solver that weighs each scan's own readings once (``PosteriorSolver``).
     public var beaconTimeout: Double?
+    /// Whether the solver chooses each fix's floor itself, from the beacons of every floor
+    /// (``PosteriorSolver`` with beacons on several floors): the locator's floor selection,
+    /// which keeps one floor's beacons only, is then off
+    /// (``LocatorConfiguration/floorSelection``).
+    public var choosesFloor: Bool
 
     /// Creates a report.
     public init(filter: BuiltInRSSIFilter?, tracking: MotionTracker.Configuration?, trackedAccuracyScale: Double? = nil,
                 validationError: Double? = nil, unknownDeviceAccuracyScale: Double? = nil, isSimulatedSurvey: Bool = false,
-                beaconTimeout: Double? = nil) {
+                beaconTimeout: Double? = nil, choosesFloor: Bool = false) {
+        self.choosesFloor = choosesFloor
         self.beaconTimeout = beaconTimeout
         self.unknownDeviceAccuracyScale = unknownDeviceAccuracyScale
         self.isSimulatedSurvey = isSimulatedSurvey

@@ -12,6 +12,8 @@ import Foundation
 /// - `x`, `y` (required), `z`: the position in the venue's local frame and units; `z` is the
 ///   receiver height the solver assumed or found (read as 0 when absent).
 /// - `floor` (optional): the floor level, when known.
+/// - `floorProbability` (optional): the probability of that floor, 0…1, when the algorithm holds
+///   the floor in a posterior (``Fix/floorProbability``).
 /// - `accuracy` (required): radius in venue units expected to hold the truth 68 % of the time.
 /// - `latitude`, `longitude` (optional, together): WGS84 degrees, when the venue has an origin.
 /// - `method` (optional, read as `""` when absent): the algorithm that produced the fix.
@@ -41,6 +43,9 @@ public enum FixCoding {
         members.append(("y", length(fix.point.y)))
         members.append(("z", length(fix.point.z)))
         if let floor = fix.floor { members.append(("floor", .number(Double(floor)))) }
+        if let probability = fix.floorProbability {
+            members.append(("floorProbability", .number(rounded(probability, decimalPlaces.map { $0 + 1 }))))
+        }
         members.append(("accuracy", length(fix.accuracy)))
         if let coordinate = fix.coordinate {
             members.append(("latitude", angle(coordinate.latitude)))
@@ -77,6 +82,10 @@ public enum FixCoding {
         if (latitude == nil) != (longitude == nil) {
             throw root.fail("\"latitude\" and \"longitude\" must be given together")
         }
+        let floorProbability = try root.optionalDouble("floorProbability")
+        if let probability = floorProbability, !(probability >= 0 && probability <= 1) {
+            throw root.fail("\"floorProbability\" must be between 0 and 1, not \(probability)")
+        }
         var beacons: [String] = []
         if let list = root.member("beacons") {
             for item in try list.elements() { beacons.append(try item.string()) }
@@ -85,7 +94,7 @@ public enum FixCoding {
                    floor: try root.optionalInt("floor"), accuracy: accuracy,
                    coordinate: latitude.flatMap { lat in longitude.map { GeoCoordinate(latitude: lat, longitude: $0) } },
                    beacons: beacons, method: try root.optionalString("method") ?? "",
-                   placeProbabilities: try root.member("places").map(decodePlaces))
+                   placeProbabilities: try root.member("places").map(decodePlaces), floorProbability: floorProbability)
     }
 
     /// The `places` of a fix: objects of an `id` and a `probability` in 0…1.

@@ -95,6 +95,7 @@ extension PositioningAlgorithm {
         let (solverTraining, solverConfiguration) = PositioningSetup.solverTraining(training, configuration: calibratedConfiguration)
         let solver = solver(for: positioning, training: solverTraining, configuration: solverConfiguration)
         if let validated = solver.validatedSettings {
+            if validated.choosesFloor { calibratedConfiguration.floorSelection = nil }
             if calibratedConfiguration.choosesFilterAndTracking {
                 calibratedConfiguration.filter = validated.filter
                 calibratedConfiguration.tracking = validated.tracking

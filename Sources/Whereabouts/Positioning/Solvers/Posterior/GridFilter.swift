@@ -1,14 +1,16 @@
 import Foundation
 
-/// A Bayes filter over the cells of a ``PosteriorGrid``: the probability of each cell, moved
-/// by a walking motion model and weighed by each scan's likelihood. Deterministic; its state is
-/// one `Float` per cell (at most ``PosteriorSolver/Options/maximumCells``).
+/// A Bayes filter over the cells of a ``PosteriorGrid`` on each floor of a venue: the probability
+/// of each cell of each floor (a *layer*), moved by a walking motion model and weighed by each
+/// scan's likelihood. Deterministic; its state is one `Float` per cell and layer (at most
+/// ``PosteriorSolver/Options/maximumCells`` cells a layer).
 ///
 /// **Motion** over `dt` seconds: with probability `1 − exp(−jumpRate·dt)` the device is anywhere
-/// (a restart, a gap, a walk the scans missed); otherwise it stood still with probability
-/// `stayProbability` or walked, spreading by a Gaussian of σ = `speed·dt` (a person's bounded
-/// walking speed, applied separably along both axes, the mass that would leave the grid kept
-/// in it).
+/// (a restart, a gap, a walk the scans missed), on any floor; otherwise it stood still with
+/// probability `stayProbability` or walked, spreading by a Gaussian of σ = `speed·dt` (a person's
+/// bounded walking speed, applied separably along both axes, the mass that would leave the grid
+/// kept in it). Then, with several layers, with probability `1 − exp(−floorChangeRate·dt)` it
+/// took the stairs: the mass of a cell goes to the same cell of the other floors, evenly.
 ///
 /// ```swift
 /// var filter = GridFilter(grid: grid)
@@ -24,31 +26,41 @@ public struct GridFilter: Sendable {
         public var stayProbability: Double
         /// The rate (per second) at which the device may have gone anywhere.
         public var jumpRate: Double
+        /// The rate (per second) at which the device changes floors (with several layers).
+        public var floorChangeRate: Double
 
         /// Creates a motion model.
-        public init(speed: Double, stayProbability: Double, jumpRate: Double) {
+        public init(speed: Double, stayProbability: Double, jumpRate: Double, floorChangeRate: Double = 0) {
             self.speed = speed
             self.stayProbability = stayProbability
             self.jumpRate = jumpRate
+            self.floorChangeRate = floorChangeRate
         }
     }
 
-    /// The cells.
+    /// The cells of one layer.
     public let grid: PosteriorGrid
-    /// The probability of each cell (summing to 1).
+    /// How many layers (floors) the filter holds, each the grid's cells: 1 for one floor.
+    public let layers: Int
+    /// The probability of each cell of each layer (summing to 1), layer after layer: cell `c` of
+    /// layer `l` is at `l · grid.count + c`.
     public private(set) var weights: [Float]
 
-    /// A filter with every cell equally likely.
-    public init(grid: PosteriorGrid) {
+    /// A filter with every cell of every layer equally likely.
+    public init(grid: PosteriorGrid, layers: Int = 1) {
         self.grid = grid
-        weights = [Float](repeating: 1 / Float(max(grid.count, 1)), count: grid.count)
+        self.layers = max(layers, 1)
+        let count = grid.count * self.layers
+        weights = [Float](repeating: 1 / Float(max(count, 1)), count: count)
     }
 
-    /// A filter holding `weights` (one per cell, renormalised; uniform when there are not as
-    /// many as cells or they hold nothing).
-    init(grid: PosteriorGrid, weights: [Float]) {
+    /// A filter holding `weights` (one per cell and layer, renormalised; uniform when there are
+    /// not as many or they hold nothing).
+    init(grid: PosteriorGrid, layers: Int = 1, weights: [Float]) {
         self.grid = grid
-        self.weights = weights.count == grid.count ? weights : [Float](repeating: 1, count: grid.count)
+        self.layers = max(layers, 1)
+        let count = grid.count * self.layers
+        self.weights = weights.count == count ? weights : [Float](repeating: 1, count: count)
         normalise(sum: self.weights.reduce(0, +))
     }
 
@@ -74,21 +86,23 @@ public struct GridFilter: Sendable {
     ///
     /// With a `count`, only the first `count` steps' posteriors are given (the messages still
     /// come back from the last step): a fixed-lag smoother asks for the oldest step alone.
-    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid, count: Int? = nil) -> [GridFilter] {
+    static func smoothed(_ steps: [SmoothingStep], motion: Motion, grid: PosteriorGrid, layers: Int = 1,
+                         count: Int? = nil) -> [GridFilter] {
         let wanted = min(max(count ?? steps.count, 0), steps.count)
         guard wanted > 0 else { return [] }
-        var results = [GridFilter](repeating: GridFilter(grid: grid), count: wanted)
+        let layers = max(layers, 1)
+        var results = [GridFilter](repeating: GridFilter(grid: grid, layers: layers), count: wanted)
         var message: [Float]?   // βₜ; nil: uniform
         for index in stride(from: steps.count - 1, through: 0, by: -1) {
             if index < steps.count - 1 {
                 let next = steps[index + 1]
                 if next.continues {
-                    var carried = message ?? [Float](repeating: 1, count: grid.count)
+                    var carried = message ?? [Float](repeating: 1, count: grid.count * layers)
                     if let evidence = next.evidence, evidence.count == carried.count {
                         let top = evidence.max() ?? 0
                         for cell in carried.indices { carried[cell] *= exp(evidence[cell] - top) }
                     }
-                    carried = transition(carried, seconds: next.seconds, motion: motion, grid: grid) ?? carried
+                    carried = transition(carried, seconds: next.seconds, motion: motion, grid: grid, layers: layers) ?? carried
                     let largest = carried.max() ?? 0
                     message = largest > 0 && largest.isFinite ? carried.map { $0 / largest } : nil
                 } else {
@@ -102,7 +116,7 @@ public struct GridFilter: Sendable {
                 // A message that rules out every cell the filter held: the filter's own.
                 if !(weights.reduce(0, +) > 1e-30) { weights = steps[index].filtered }
             }
-            results[index] = GridFilter(grid: grid, weights: weights)
+            results[index] = GridFilter(grid: grid, layers: layers, weights: weights)
         }
         return results
     }
@@ -112,19 +126,22 @@ public struct GridFilter: Sendable {
 
     /// Moves the probability by `motion` over `seconds` (negative or not finite: 0).
     public mutating func predict(seconds: Double, motion: Motion) {
-        guard let moved = Self.transition(weights, seconds: seconds, motion: motion, grid: grid) else { return }
+        guard let moved = Self.transition(weights, seconds: seconds, motion: motion, grid: grid, layers: layers) else { return }
         weights = moved
         normalise(sum: weights.reduce(0, +))
     }
 
-    /// `values` (one per cell) carried by `motion` over `seconds`, unnormalised; `nil` when
-    /// nothing moves (no time, one cell). The motion is symmetric — a walk from a cell to another
-    /// is as likely as back, the jumps go anywhere alike — so the same step carries a smoother's
-    /// backward message (``smoothed(_:motion:grid:count:)``) as it carries the forward probability; the
+    /// `values` (one per cell and layer) carried by `motion` over `seconds`, unnormalised; `nil`
+    /// when nothing moves (no time, one cell). The motion is symmetric — a walk from a cell to
+    /// another is as likely as back, the jumps go anywhere alike, a floor change goes to every
+    /// other floor alike — so the same step carries a smoother's backward message
+    /// (``smoothed(_:motion:grid:layers:count:)``) as it carries the forward probability; the
     /// jumps spread the values' own total, so that neither needs to sum to 1.
-    static func transition(_ values: [Float], seconds: Double, motion: Motion, grid: PosteriorGrid) -> [Float]? {
+    static func transition(_ values: [Float], seconds: Double, motion: Motion, grid: PosteriorGrid,
+                           layers: Int = 1) -> [Float]? {
         let dt = seconds.isFinite ? max(seconds, 0) : 0
-        guard dt > 0, values.count > 1 else { return nil }
+        let layers = max(layers, 1)
+        guard dt > 0, values.count > 1, values.count == grid.count * layers else { return nil }
         let jump = Float(1 - exp(-max(motion.jumpRate, 0) * dt))
         let stay = Float(min(max(motion.stayProbability, 0), 1))
         let sigma = max(motion.speed, 0) * dt / grid.cellSize
@@ -133,19 +150,44 @@ public struct GridFilter: Sendable {
         if sigma > 0.3 {
             let radius = Int((3 * sigma).rounded(.up))
             if radius >= max(grid.columns, grid.rows) * 2 {
-                // Spread wider than the grid: about uniform.
-                moved = [Float](repeating: total / Float(values.count), count: values.count)
+                // Spread wider than the grid: about uniform on each floor.
+                for layer in 0..<layers {
+                    let range = (layer * grid.count)..<((layer + 1) * grid.count)
+                    let mass = layers == 1 ? total : values[range].reduce(0, +)
+                    moved.replaceSubrange(range, with: repeatElement(mass / Float(grid.count), count: grid.count))
+                }
             } else {
                 let kernel = (-radius...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
                 let kernelTotal = kernel.reduce(0, +)
                 let normalised = kernel.map { $0 / kernelTotal }
-                moved = Self.blurred(moved, columns: grid.columns, rows: grid.rows, kernel: normalised, radius: radius)
+                if layers == 1 {
+                    moved = Self.blurred(moved, columns: grid.columns, rows: grid.rows, kernel: normalised, radius: radius)
+                } else {
+                    for layer in 0..<layers {
+                        let range = (layer * grid.count)..<((layer + 1) * grid.count)
+                        moved.replaceSubrange(range, with: Self.blurred(Array(values[range]), columns: grid.columns,
+                                                                        rows: grid.rows, kernel: normalised, radius: radius))
+                    }
+                }
             }
         }
         let uniform = jump * total / Float(values.count)
         var result = values
         for cell in result.indices {
             result[cell] = (1 - jump) * (stay * values[cell] + (1 - stay) * moved[cell]) + uniform
+        }
+        if layers > 1, motion.floorChangeRate > 0, motion.floorChangeRate.isFinite {
+            // Each cell's mass shared with the same cell of the other floors.
+            let change = Float(1 - exp(-motion.floorChangeRate * dt)), count = grid.count
+            let share = change / Float(layers - 1)
+            for cell in 0..<count {
+                var total: Float = 0
+                for layer in 0..<layers { total += result[layer * count + cell] }
+                for layer in 0..<layers {
+                    let own = result[layer * count + cell]
+                    result[layer * count + cell] = (1 - change) * own + share * (total - own)
+                }
+            }
         }
         return result
     }
@@ -253,13 +295,22 @@ public struct GridFilter: Sendable {
         for cell in weights.indices { weights[cell] *= inverse }
     }
 
-    /// The posterior's mean, its per-axis variances (venue units²) and its most probable cell's centre.
-    public func summary() -> (mean: PlanarPoint, variance: (x: Double, y: Double), mode: PlanarPoint) {
+    /// The probability of each layer: the sum of its cells' weights.
+    public var layerProbabilities: [Double] {
+        (0..<layers).map { layer in
+            weights[(layer * grid.count)..<((layer + 1) * grid.count)].reduce(0.0) { $0 + Double($1) }
+        }
+    }
+
+    /// The posterior's mean on a layer, its per-axis variances (venue units²) and its most
+    /// probable cell's centre there (the layer's weights renormalised).
+    public func summary(layer: Int = 0) -> (mean: PlanarPoint, variance: (x: Double, y: Double), mode: PlanarPoint) {
         var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, total = 0.0
+        let base = min(max(layer, 0), layers - 1) * grid.count
         var best = 0
-        for cell in weights.indices {
-            let w = Double(weights[cell])
-            if weights[cell] > weights[best] { best = cell }
+        for cell in 0..<grid.count {
+            let w = Double(weights[base + cell])
+            if weights[base + cell] > weights[base + best] { best = cell }
             let centre = grid.centre(of: cell)
             sx += w * centre.x
             sy += w * centre.y

@@ -49,7 +49,8 @@ extension PosteriorSolver {
             ?? (located.isEmpty ? Self.untrainedOffsetSigma : Calibration.Options().deviceOffsetPriorSigma)
         let floorRSSI = options.detectionFloor ?? Self.detectionFloor(of: training) ?? Self.defaultDetectionFloor
         func motion(_ speed: Double) -> GridFilter.Motion {
-            GridFilter.Motion(speed: speed / metres, stayProbability: options.stayProbability, jumpRate: options.jumpRate)
+            GridFilter.Motion(speed: speed / metres, stayProbability: options.stayProbability, jumpRate: options.jumpRate,
+                              floorChangeRate: options.floorChangeRate)
         }
         func likelihood(miss: Double, temper: Double) -> ScanLikelihood {
             ScanLikelihood(outlierWeight: options.outlierWeight, missProbability: miss, detectionFloor: floorRSSI, temper: temper)
@@ -69,10 +70,12 @@ extension PosteriorSolver {
         replay.beaconTimeout = 0
         replay.deviceOffsets = [:]
         replay.deviceOffsetEstimation = nil
+        replay.floorSelection = nil
 
         guard !located.isEmpty else {
             // No truth: the defaults, the radius measured on the simulated survey.
-            let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma)
+            let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma, floorAttenuation: options.floorAttenuation,
+                               detectionFloor: floorRSSI)
             let solver = PosteriorSolver(venue: venue, map: map,
                                          likelihood: likelihood(miss: options.missProbability ?? Self.defaultMissProbability,
                                                                 temper: options.temper ?? Self.untrainedTemper),
@@ -118,18 +121,22 @@ extension PosteriorSolver {
             bandwidth = 0
         }
         let correction = bandwidth > 0 ? RadioMap.SurveyCorrection(bandwidth: bandwidth) : nil
-        let fullMap = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma, residuals: residuals, correction: correction,
-                               walls: walls)
-        // 2. m, on the map of the whole survey.
-        let miss = options.missProbability ?? Self.missProbability(of: located, venue: venue, map: fullMap, detectionFloor: floorRSSI)
+        let surveyMap = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma, residuals: residuals,
+                                 correction: correction, walls: walls, detectionFloor: floorRSSI)
+        // 2. m, on the map of the whole survey; then what a floor costs.
+        let miss = options.missProbability ?? Self.missProbability(of: located, venue: venue, map: surveyMap, detectionFloor: floorRSSI)
             ?? Self.defaultMissProbability
+        let floorLoss = options.floorAttenuation
+            ?? Self.floorAttenuation(of: located, venue: venue, map: surveyMap, likelihood: likelihood(miss: miss, temper: 1))
+            ?? RadioMap.defaultFloorAttenuation
+        let fullMap = surveyMap.countingFloors(venue: venue, attenuation: floorLoss, detectionFloor: floorRSSI)
 
         // 3. Temper and speed by the replay of the folds, each located with the other folds' map.
         let foldMaps: [RadioMap] = folds.count >= 2 ? (0..<folds.count).map { index in
             let others = located.filter { fold(of: $0) != index }
             return RadioMap(venue: venue, grid: grid, rssiStandardDeviation: sigma,
                             residuals: RadioMap.Residuals(venue: venue, training: others, walls: walls), correction: correction,
-                            walls: walls)
+                            walls: walls, floorAttenuation: floorLoss, detectionFloor: floorRSSI)
         } : [fullMap]
         var knownSigma = Self.knownSigmaCandidates[0]
         func scored(temper: Double, speed: Double) -> [ReplayedFix] {
@@ -268,6 +275,50 @@ extension PosteriorSolver {
         }
         guard expected > 0 else { return nil }
         return min(max(Double(missed) / Double(expected), 0.01), 0.9)
+    }
+
+    /// The losses per floor crossed (dB) a survey chooses from.
+    static let floorAttenuationCandidates = [5.0, 10, 15, 20, 25, 30]
+    /// The fewest (scan, beacon of another floor) pairs a survey needs to choose a floor's loss.
+    static let minimumFloorPairs = 30
+
+    /// The loss per floor crossed, among ``floorAttenuationCandidates``, under which the survey's
+    /// beacons of other floors than each truth's are most likely, heard or not (`likelihood`,
+    /// with the map's spread for other floors): a censored fit, since a beacon through a slab is
+    /// heard only when it comes out strong. `nil` with one level or fewer than
+    /// ``minimumFloorPairs`` pairs.
+    static func floorAttenuation(of scans: [Scan], venue: PositioningVenue, map: RadioMap, likelihood: ScanLikelihood) -> Double? {
+        guard map.levels.count > 1, let spread = map.crossSpreads.first.map(Double.init) else { return nil }
+        let metres = venue.venue.units.metres ?? 1
+        let candidates = Self.floorAttenuationCandidates
+        var totals = [Double](repeating: 0, count: candidates.count)
+        var pairs = 0
+        var heard = [Double?](repeating: nil, count: venue.positions.count)
+        for scan in scans {
+            guard let truth = scan.truth?.planarPoint, let level = scan.truth?.floor else { continue }
+            for index in heard.indices { heard[index] = nil }
+            for reading in scan.readings where reading.isValid {
+                if let index = venue.directory.index(for: reading.beacon), index < heard.count, heard[index] == nil {
+                    heard[index] = reading.rssi
+                }
+            }
+            for beacon in venue.positions.indices where venue.floors[beacon] != level && map.hasMap(beacon: beacon) {
+                guard let position = venue.positions[beacon] else { continue }
+                let base = RadioMap.crossFloorRSSI(venue: venue, beacon: beacon, position: position, at: truth, level: level,
+                                                   metresPerUnit: metres, attenuation: 0)
+                let crossed = Double(abs(level - venue.floors[beacon]))
+                pairs += 1
+                for (index, loss) in candidates.enumerated() {
+                    let mean = base - loss * crossed
+                    totals[index] += heard[beacon].map { likelihood.logHeard(rssi: $0, mean: mean, spread: spread) }
+                        ?? likelihood.logUnheard(mean: mean, spread: spread)
+                }
+            }
+        }
+        guard pairs >= Self.minimumFloorPairs else { return nil }
+        var best = 0
+        for index in totals.indices where totals[index] > totals[best] { best = index }
+        return candidates[best]
     }
 
     static func mean(_ values: [Double]) -> Double {

@@ -55,6 +55,13 @@ public struct PosteriorSolver: PositionSolver {
         public var stayProbability = 0.5
         /// The rate per second of a jump anywhere.
         public var jumpRate = 0.02
+        /// The rate per second of a change of floor, in a venue whose beacons are on several.
+        public var floorChangeRate = 0.01
+        /// The loss per floor crossed between a beacon and a receiver (dB); `nil`: measured on
+        /// the training data (the candidate from 5 to 30 dB under which the survey's beacons of
+        /// other floors, heard or not, are most likely), else
+        /// ``RadioMap/defaultFloorAttenuation``.
+        public var floorAttenuation: Double?
         /// The survey correction's kernel bandwidth (metres; 0 for none); `nil`: chosen by the validation.
         public var bandwidth: Double?
         /// Whether the fix is the posterior's mean or its mode; `nil`: chosen by the validation.
@@ -96,6 +103,9 @@ public struct PosteriorSolver: PositionSolver {
     public let map: RadioMap?
     /// Where a person may stand, per floor; `nil` when nothing says.
     public let area: WalkableArea?
+    /// The walkable area's log-prior of each cell of each of the map's layers (0 on a floor
+    /// without an area); `nil` when no floor has one.
+    let areaPrior: [Float]?
     /// The grid's cells in each of the venue's places, whose weights are each fix's
     /// ``PositionEstimate/placeProbabilities``; `nil` without a grid or places with an area.
     public let placeCells: PlaceCells?
@@ -134,19 +144,18 @@ public struct PosteriorSolver: PositionSolver {
     private var filter: GridFilter?
     /// The time of the track's latest observation.
     private var lastTime: Double?
-    /// The time and floor of the track's latest observation with evidence.
-    private var lastEvidence: (time: Double, floor: Int)?
+    /// The time of the track's latest observation with evidence.
+    private var lastEvidence: Double?
     /// The track's RSSI offset (dB, what its readings have on top of the map) and its variance.
     private var offset: (mean: Double, variance: Double)?
     /// The posterior of the latest observation: mean, mode, and the untouched 68 % radius.
     private(set) var lastPosterior: (mean: PlanarPoint, mode: PlanarPoint, radius: Double)?
-    /// One observation of a track kept for smoothing: its time, the filter's step, the estimate
-    /// the filter gave and its floor.
+    /// One observation of a track kept for smoothing: its time, the filter's step and the
+    /// estimate the filter gave.
     private struct KeptStep: Sendable {
         var time: Double
         var step: GridFilter.SmoothingStep
         var estimate: PositionEstimate
-        var floor: Int
     }
     /// While a track is smoothed (``startSmoothing()``): its steps not yet smoothed and the
     /// estimates smoothed so far; `nil` otherwise.
@@ -170,6 +179,11 @@ public struct PosteriorSolver: PositionSolver {
          area: WalkableArea? = nil, placeCells: PlaceCells?? = nil) {
         self.venue = venue
         self.area = area
+        areaPrior = map.flatMap { map -> [Float]? in
+            let priors = map.levels.map { area?.logPrior(floor: $0) }
+            guard priors.contains(where: { $0 != nil }) else { return nil }
+            return priors.flatMap { $0 ?? [Float](repeating: 0, count: map.grid.count) }
+        }
         self.placeCells = placeCells ?? map.flatMap { map in
             let cells = PlaceCells(places: venue.venue.places, grid: map.grid)
             return cells.isEmpty ? nil : cells
@@ -204,7 +218,8 @@ public struct PosteriorSolver: PositionSolver {
         let metres = venue.venue.units.metres ?? 1
         let cells = map.map { "\($0.grid.columns)×\($0.grid.rows) cells of \(String(format: "%.2f", $0.grid.cellSize * metres)) m" }
             ?? "no grid"
-        let walls = map?.wallAttenuation.map { String(format: ", walls %.1f dB", $0) } ?? ""
+        let walls = (map?.wallAttenuation.map { String(format: ", walls %.1f dB", $0) } ?? "")
+            + (map?.floorAttenuation.map { String(format: ", %d floors %.0f dB apart", map?.levels.count ?? 0, $0) } ?? "")
         let floorsWithArea = area?.floors.count ?? 0
         let walkable = floorsWithArea == 0 ? "" : ", walkable area on \(floorsWithArea) floor" + (floorsWithArea == 1 ? "" : "s")
         return cells + walls + walkable + ", survey bandwidth " + (bandwidth.map { String(format: "%.1f m", $0) } ?? "none")
@@ -230,13 +245,18 @@ public struct PosteriorSolver: PositionSolver {
     public var name: String { "posterior" }
 
     /// Raw RSSI, one scan's readings at a time (a beacon timeout of 0), no tracker: the filter
-    /// is the tracker, and a reading repeated from an earlier scan would be counted twice.
+    /// is the tracker, and a reading repeated from an earlier scan would be counted twice. In a
+    /// venue with beacons on several floors, the floor is the filter's too (every floor's
+    /// beacons weighed on every floor), so the locator's floor selection is off.
     public var validatedSettings: ValidatedSettings? {
-        ValidatedSettings(filter: nil, tracking: nil, validationError: validationError, beaconTimeout: 0)
+        ValidatedSettings(filter: nil, tracking: nil, validationError: validationError, beaconTimeout: 0,
+                          choosesFloor: (map?.levels.count ?? 1) > 1)
     }
 
     /// The bytes of state kept per device and track: the filter's weights.
-    public var stateBytes: Int { filter?.stateBytes ?? (map.map { $0.grid.count * MemoryLayout<Float>.stride } ?? 0) }
+    public var stateBytes: Int {
+        filter?.stateBytes ?? (map.map { $0.grid.count * $0.levels.count * MemoryLayout<Float>.stride } ?? 0)
+    }
 
     /// The posterior of one observation alone (every cell equally likely before it).
     public func locate(_ observation: Observation) -> PositionEstimate? {
@@ -257,21 +277,23 @@ public struct PosteriorSolver: PositionSolver {
         let start: (mean: Double, variance: Double) = (0, sigma * sigma)
         var prior = continues ? offset ?? start : start
         prior.variance += Self.offsetDrift * elapsed
-        guard let (logs, offsets, used, floor) = logLikelihood(of: observation, map: map, offset: prior.mean,
-                                                               offsetVariance: prior.variance) else {
+        guard let (logs, offsets, used) = logLikelihood(of: observation, map: map, offset: prior.mean,
+                                                        offsetVariance: prior.variance) else {
             return coast(to: observation.time, continues: continues, elapsed: elapsed)
         }
-        lastEvidence = (observation.time, floor)
+        lastEvidence = observation.time
         if continues, var current = filter {
             current.predict(seconds: elapsed, motion: motion)
             filter = current
         } else {
-            filter = GridFilter(grid: map.grid)
+            filter = GridFilter(grid: map.grid, layers: map.levels.count)
         }
-        filter?.update(logLikelihood: logs, temper: likelihood.temper, logPrior: area?.logPrior(floor: floor))
+        filter?.update(logLikelihood: logs, temper: likelihood.temper, logPrior: areaPrior)
         lastTime = observation.time
-        // The offset's posterior: its mean over the cells' weights, its variance what is left of
-        // the prior's after the scan's (tempered) readings, plus how much the cells disagree.
+        // The offset's posterior: its mean over the cells' weights (of every floor: one offset
+        // per device, measured: one per floor let a floor's offset run away while the device was
+        // elsewhere, 3.09 m against 1.98 on a two-floor venue), its variance what is left of the
+        // prior's after the scan's (tempered) readings, plus how much the cells disagree.
         if let weights = filter?.weights {
             var mean = 0.0, square = 0.0
             for cell in weights.indices {
@@ -285,37 +307,48 @@ public struct PosteriorSolver: PositionSolver {
             offset = mean.isFinite && variance.isFinite ? (mean, min(max(variance, 0.01), prior.variance)) : prior
         }
         guard let current = filter else { return nil }
-        let estimate = report(current, beaconCount: used, floor: floor)
+        let estimate = report(current, beaconCount: used)
         if smoothing != nil || lagged != nil {
             let alpha = Float(min(max(likelihood.temper, 0), 1))
-            let prior = area?.logPrior(floor: floor)
+            let prior = areaPrior
             var evidence = logs
             for cell in evidence.indices { evidence[cell] = alpha * logs[cell] + (prior?[cell] ?? 0) }
             record(KeptStep(time: observation.time,
                             step: GridFilter.SmoothingStep(filtered: current.weights, evidence: evidence, seconds: elapsed,
                                                            continues: continues),
-                            estimate: estimate, floor: floor))
+                            estimate: estimate))
         }
         return estimate
     }
 
     /// The fix of the filter's posterior (its mean or mode, the radius from its spread, the mass
     /// in each place of the floor), kept as ``lastPosterior``.
-    private mutating func report(_ filter: GridFilter, beaconCount: Int, floor: Int) -> PositionEstimate {
-        let (estimate, posterior) = estimate(of: filter, beaconCount: beaconCount, floor: floor)
+    private mutating func report(_ filter: GridFilter, beaconCount: Int) -> PositionEstimate {
+        let (estimate, posterior) = estimate(of: filter, beaconCount: beaconCount)
         lastPosterior = posterior
         return estimate
     }
 
-    /// The fix of a posterior, and its mean, mode and untouched 68 % radius.
-    private func estimate(of filter: GridFilter, beaconCount: Int, floor: Int)
+    /// The fix of a posterior, and its mean, mode and untouched 68 % radius, on its most probable
+    /// floor (the lowest of equals).
+    private func estimate(of filter: GridFilter, beaconCount: Int)
         -> (PositionEstimate, (mean: PlanarPoint, mode: PlanarPoint, radius: Double)) {
-        let summary = filter.summary()
+        var layer = 0, probability = 1.0
+        if filter.layers > 1 {
+            let probabilities = filter.layerProbabilities
+            for index in probabilities.indices where probabilities[index] > probabilities[layer] { layer = index }
+            probability = min(max(probabilities[layer], 0), 1)
+        }
+        let floor = map.flatMap { layer < $0.levels.count ? $0.levels[layer] : nil } ?? 0
+        let summary = filter.summary(layer: layer)
         let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
         let point = estimate == .mean ? summary.mean : summary.mode
+        let weights = filter.layers > 1
+            ? Array(filter.weights[(layer * filter.grid.count)..<((layer + 1) * filter.grid.count)]) : filter.weights
         let fix = PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
                                    accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor,
-                                   placeProbabilities: placeCells?.probabilities(of: filter.weights, floor: floor))
+                                   placeProbabilities: placeCells?.probabilities(of: weights, floor: floor),
+                                   floorProbability: filter.layers > 1 ? probability : nil)
         return (fix, (summary.mean, summary.mode, radius))
     }
 
@@ -393,27 +426,28 @@ public struct PosteriorSolver: PositionSolver {
     /// all of them.
     private func smoothed(_ steps: ArraySlice<KeptStep>, count: Int) -> [(filtered: PositionEstimate, smoothed: PositionEstimate)] {
         guard let map else { return [] }
-        let posteriors = GridFilter.smoothed(steps.map(\.step), motion: motion, grid: map.grid, count: count)
+        let posteriors = GridFilter.smoothed(steps.map(\.step), motion: motion, grid: map.grid, layers: map.levels.count,
+                                             count: count)
         return zip(steps, posteriors).map { kept, posterior in
-            (kept.estimate, estimate(of: posterior, beaconCount: kept.estimate.beaconCount, floor: kept.floor).0)
+            (kept.estimate, estimate(of: posterior, beaconCount: kept.estimate.beaconCount).0)
         }
     }
 
     /// The filter's prediction at `time` with no evidence, while within ``maximumCoast`` of the
     /// last evidence; `nil` otherwise.
     private mutating func coast(to time: Double, continues: Bool, elapsed: Double) -> PositionEstimate? {
-        guard continues, var current = filter, let evidence = lastEvidence, time - evidence.time <= maximumCoast else { return nil }
+        guard continues, var current = filter, let evidence = lastEvidence, time - evidence <= maximumCoast else { return nil }
         current.predict(seconds: elapsed, motion: motion)
-        if let prior = area?.logPrior(floor: evidence.floor) { current.weigh(logPrior: prior) }
+        if let prior = areaPrior { current.weigh(logPrior: prior) }
         filter = current
         lastTime = time
         offset?.variance += Self.offsetDrift * elapsed
-        let estimate = report(current, beaconCount: 0, floor: evidence.floor)
+        let estimate = report(current, beaconCount: 0)
         if smoothing != nil || lagged != nil {
             record(KeptStep(time: time,
-                            step: GridFilter.SmoothingStep(filtered: current.weights, evidence: area?.logPrior(floor: evidence.floor),
+                            step: GridFilter.SmoothingStep(filtered: current.weights, evidence: areaPrior,
                                                            seconds: elapsed, continues: true),
-                            estimate: estimate, floor: evidence.floor))
+                            estimate: estimate))
         }
         return estimate
     }
@@ -429,12 +463,15 @@ public struct PosteriorSolver: PositionSolver {
         lastPosterior = nil
     }
 
-    /// The log-likelihood of the observation at each cell, the offset that fits it best there,
-    /// the number of heard beacons it used and that floor, over the beacons of its floor (the
-    /// observation's, else the strongest mapped beacon's); `nil` when no heard beacon has a map.
+    /// The log-likelihood of the observation at each cell of each layer (``RadioMap/levels``,
+    /// layer after layer), the offset that fits it best there, and the number of heard beacons
+    /// it used; `nil` when no heard beacon has a map. Every mapped beacon counts on every layer,
+    /// with its map of that floor (its own, or through the floors between); one that cannot
+    /// reach a floor counts there as an outlier when heard and not at all when unheard. When the
+    /// observation names its floor, the other layers are ruled out (−∞).
     ///
     /// The device's RSSI offset o is part of the state: a Gaussian (`offset`, its variance
-    /// `offsetVariance`) carried from scan to scan. At each cell the scan's own offset starts as
+    /// `offsetVariance`) carried from scan to scan, one for every floor. At each cell the scan's own offset starts as
     /// the precision-weighted mean of its heard residuals and that prior,
     /// `ô₀ = (Σ (rᵢ − μᵢ)/σᵢ² + o/v) / (Σ 1/σᵢ² + 1/v)`, then takes one Newton step on the whole
     /// log-likelihood, the unheard beacons included: the heard readings alone are censored (only
@@ -443,20 +480,58 @@ public struct PosteriorSolver: PositionSolver {
     /// offset by a few, the error tripled). The readings are weighed less ô, the unheard beacons
     /// against the floor less it, and the prior adds `−(ô − o)²/2v`.
     func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double)
-        -> (logs: [Float], offsets: [Float], used: Int, floor: Int)? {
-        guard let strongest = observation.signals.first(where: { map.hasMap(beacon: $0.beaconIndex) }) else { return nil }
-        let floor = observation.floor ?? map.floors[strongest.beaconIndex]
-        let count = map.grid.count
+        -> (logs: [Float], offsets: [Float], used: Int)? {
+        let count = map.grid.count, layers = map.levels.count
+        let named = observation.floor.map { map.layer(of: $0) }
+        if case .some(.none) = named { return nil }
         var heardFlags = [Bool](repeating: false, count: map.floors.count)
         var heard: [(beacon: Int, rssi: Float)] = []
         for signal in observation.signals {
             let beacon = signal.beaconIndex
-            guard map.hasMap(beacon: beacon), map.floors[beacon] == floor, !heardFlags[beacon], signal.rssi.isFinite else { continue }
+            guard map.hasMap(beacon: beacon), !heardFlags[beacon], signal.rssi.isFinite else { continue }
+            guard observation.floor == nil || map.floors[beacon] == observation.floor else { continue }
             heardFlags[beacon] = true
             heard.append((beacon, Float(signal.rssi)))
         }
         guard !heard.isEmpty else { return nil }
-        let unheard = map.floors.indices.filter { !heardFlags[$0] && map.floors[$0] == floor && map.hasMap(beacon: $0) }
+        let unheard = map.floors.indices.filter { !heardFlags[$0] && map.hasMap(beacon: $0) }
+        var logs = [Float](repeating: layers > 1 && named != nil ? -.infinity : 0, count: count * layers)
+        var offsets = [Float](repeating: 0, count: count * layers)
+        for layer in 0..<layers where named == nil || named == layer {
+            let level = map.levels[layer]
+            // Each beacon's map on this floor: its own, the floors between, or none.
+            func maps(_ beacon: Int) -> (means: [Float], spreads: [Float])? {
+                if map.floors[beacon] == level { return (map.means[beacon], map.spreads[beacon]) }
+                guard observation.floor == nil, beacon < map.crossMeans.count, layer < map.crossMeans[beacon].count,
+                      !map.crossMeans[beacon][layer].isEmpty else { return nil }
+                return (map.crossMeans[beacon][layer], map.crossSpreads)
+            }
+            var heardMaps: [(means: [Float], spreads: [Float], rssi: Float)] = []
+            var outliers = 0
+            for reading in heard {
+                if let found = maps(reading.beacon) { heardMaps.append((found.means, found.spreads, reading.rssi)) } else { outliers += 1 }
+            }
+            let unheardMaps = unheard.compactMap(maps)
+            let range = (layer * count)..<((layer + 1) * count)
+            logs.withUnsafeMutableBufferPointer { logs in
+                offsets.withUnsafeMutableBufferPointer { offsets in
+                    layerLogLikelihood(heard: heardMaps, outliers: outliers, unheard: unheardMaps, count: count,
+                                       offset: offset, offsetVariance: offsetVariance,
+                                       logs: UnsafeMutableBufferPointer(rebasing: logs[range]),
+                                       offsets: UnsafeMutableBufferPointer(rebasing: offsets[range]))
+                }
+            }
+        }
+        return (logs, offsets, heard.count)
+    }
+
+    /// One layer's log-likelihood and offsets (see ``logLikelihood(of:map:offset:offsetVariance:)``):
+    /// the heard readings with their maps, `outliers` heard beacons without one, the unheard
+    /// beacons' maps; `logs` and `offsets` hold `count` cells.
+    private func layerLogLikelihood(heard: [(means: [Float], spreads: [Float], rssi: Float)], outliers: Int,
+                                    unheard: [(means: [Float], spreads: [Float])], count: Int, offset: Double,
+                                    offsetVariance: Double, logs: UnsafeMutableBufferPointer<Float>,
+                                    offsets: UnsafeMutableBufferPointer<Float>) {
         let variance = offsetVariance.isFinite ? max(offsetVariance, 1e-6) : 1e6
         let priorPrecision = Float(1 / variance), prior = Float(offset.isFinite ? offset : 0)
         let epsilon = Float(min(max(likelihood.outlierWeight, 0), 1)), miss = Float(min(max(likelihood.missProbability, 0), 1))
@@ -475,8 +550,8 @@ public struct PosteriorSolver: PositionSolver {
         weighted.initialize(repeating: prior * priorPrecision)
         precision.initialize(repeating: priorPrecision)
         for reading in heard {
-            map.means[reading.beacon].withUnsafeBufferPointer { means in
-                map.spreads[reading.beacon].withUnsafeBufferPointer { spreads in
+            reading.means.withUnsafeBufferPointer { means in
+                reading.spreads.withUnsafeBufferPointer { spreads in
                     for cell in 0..<count {
                         let sigma = spreads[cell]
                         let inverse = 1 / (sigma * sigma)
@@ -486,64 +561,59 @@ public struct PosteriorSolver: PositionSolver {
                 }
             }
         }
-        var offsets = [Float](repeating: 0, count: count)
-        var logs = [Float](repeating: 0, count: count)
         let maximumStep = Self.maximumOffsetStep
         let table = unheardTable
-        offsets.withUnsafeMutableBufferPointer { offsets in
-            for cell in 0..<count { offsets[cell] = weighted[cell] / precision[cell] }
-            if !unheard.isEmpty {
-                // One Newton step with the unheard beacons: d/dô log P = −g(z)/σ, d²/dô² = h(z)/σ².
-                for cell in 0..<count {
-                    gradient[cell] = weighted[cell] - offsets[cell] * precision[cell]
-                    curvature[cell] = -precision[cell]
-                }
-                for beacon in unheard {
-                    map.means[beacon].withUnsafeBufferPointer { means in
-                        map.spreads[beacon].withUnsafeBufferPointer { spreads in
-                            for cell in 0..<count {
-                                let sigma = spreads[cell]
-                                let (g, h) = table.derivatives(at: (detection - means[cell] - offsets[cell]) / sigma)
-                                gradient[cell] -= g / sigma
-                                curvature[cell] += h / (sigma * sigma)
-                            }
+        for cell in 0..<count { offsets[cell] = weighted[cell] / precision[cell] }
+        if !unheard.isEmpty {
+            // One Newton step with the unheard beacons: d/dô log P = −g(z)/σ, d²/dô² = h(z)/σ².
+            for cell in 0..<count {
+                gradient[cell] = weighted[cell] - offsets[cell] * precision[cell]
+                curvature[cell] = -precision[cell]
+            }
+            for beacon in unheard {
+                beacon.means.withUnsafeBufferPointer { means in
+                    beacon.spreads.withUnsafeBufferPointer { spreads in
+                        for cell in 0..<count {
+                            let sigma = spreads[cell]
+                            let (g, h) = table.derivatives(at: (detection - means[cell] - offsets[cell]) / sigma)
+                            gradient[cell] -= g / sigma
+                            curvature[cell] += h / (sigma * sigma)
                         }
                     }
-                }
-                for cell in 0..<count {
-                    let step = -gradient[cell] / min(curvature[cell], -precision[cell] * 0.5)
-                    offsets[cell] += min(max(step, -maximumStep), maximumStep)
                 }
             }
-            logs.withUnsafeMutableBufferPointer { logs in
-                for cell in 0..<count {
-                    let shift = offsets[cell]
-                    logs[cell] = -0.5 * (shift - prior) * (shift - prior) * priorPrecision
-                }
-                for reading in heard {
-                    map.means[reading.beacon].withUnsafeBufferPointer { means in
-                        map.spreads[reading.beacon].withUnsafeBufferPointer { spreads in
-                            for cell in 0..<count {
-                                let sigma = spreads[cell]
-                                let z = (reading.rssi - means[cell] - offsets[cell]) / sigma
-                                logs[cell] += heardConstant + log(gaussianScale * exp(-0.5 * z * z) / sigma + tail)
-                            }
-                        }
-                    }
-                }
-                for beacon in unheard {
-                    map.means[beacon].withUnsafeBufferPointer { means in
-                        map.spreads[beacon].withUnsafeBufferPointer { spreads in
-                            for cell in 0..<count {
-                                let z = (detection - means[cell] - offsets[cell]) / spreads[cell]
-                                logs[cell] += table.value(at: z)
-                            }
-                        }
+            for cell in 0..<count {
+                let step = -gradient[cell] / min(curvature[cell], -precision[cell] * 0.5)
+                offsets[cell] += min(max(step, -maximumStep), maximumStep)
+            }
+        }
+        let outlierLog = Float(outliers) * (heardConstant + log(tail))
+        for cell in 0..<count {
+            let shift = offsets[cell]
+            logs[cell] = -0.5 * (shift - prior) * (shift - prior) * priorPrecision
+            if outliers > 0 { logs[cell] += outlierLog }
+        }
+        for reading in heard {
+            reading.means.withUnsafeBufferPointer { means in
+                reading.spreads.withUnsafeBufferPointer { spreads in
+                    for cell in 0..<count {
+                        let sigma = spreads[cell]
+                        let z = (reading.rssi - means[cell] - offsets[cell]) / sigma
+                        logs[cell] += heardConstant + log(gaussianScale * exp(-0.5 * z * z) / sigma + tail)
                     }
                 }
             }
         }
-        return (logs, offsets, heard.count, floor)
+        for beacon in unheard {
+            beacon.means.withUnsafeBufferPointer { means in
+                beacon.spreads.withUnsafeBufferPointer { spreads in
+                    for cell in 0..<count {
+                        let z = (detection - means[cell] - offsets[cell]) / spreads[cell]
+                        logs[cell] += table.value(at: z)
+                    }
+                }
+            }
+        }
     }
 }
 

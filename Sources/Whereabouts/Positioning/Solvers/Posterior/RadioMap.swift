@@ -16,6 +16,14 @@ import Foundation
 /// residuals' local root mean square about that correction, shrunk toward the model's σ the same
 /// way, never under 1 dB. Only beacons with a position count, each on its own floor.
 ///
+/// **Other floors.** In a venue whose beacons are on several floors, each beacon also has a mean
+/// on every other floor where it may be heard: the model at the 3-D distance between the floors'
+/// elevations (``defaultStoreyHeight`` apart when the venue gives none), less
+/// ``floorAttenuation`` per floor crossed, with a spread of `√(σ² + 3²)` dB (a slab's loss varies
+/// with its material and the angle through it). A beacon is kept on a floor where its mean comes
+/// within 5 spreads of the detection floor somewhere, while the maps of other floors hold at most
+/// ``maximumCrossFloorValues`` values.
+///
 /// ```swift
 /// let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4)
 /// map.mean(beacon: 0, cell: 12)   // dBm expected at cell 12
@@ -32,6 +40,23 @@ public struct RadioMap: Sendable {
     public let floors: [Int]
     /// The loss per wall the map counts, dB; `nil` when it counts none.
     public let wallAttenuation: Double?
+    /// The floors the map spans, lowest first: the levels of its placed beacons. A filter over
+    /// the map holds one layer of cells per level.
+    public let levels: [Int]
+    /// The loss per floor crossed the map counts, dB; `nil` with one level.
+    public private(set) var floorAttenuation: Double?
+    /// Per beacon and layer (``levels``' order): the mean RSSI at each cell of that floor, when it
+    /// is not the beacon's own and the beacon may be heard there; empty otherwise.
+    private(set) var crossMeans: [[[Float]]]
+    /// The spread of every mean on another floor than its beacon's, dB, one per cell.
+    let crossSpreads: [Float]
+    /// The loss per floor slab without a survey to measure it, dB (concrete, as the floor
+    /// selection assumes).
+    public static let defaultFloorAttenuation = 15.0
+    /// The height between two floors when the venue gives no elevation, metres.
+    public static let defaultStoreyHeight = 3.5
+    /// The most values the maps of other floors hold (32 MiB).
+    public static let maximumCrossFloorValues = 8_388_608
     /// The distance below which the model is not trusted to go on rising, metres.
     public static let minimumDistance = 0.5
 
@@ -132,11 +157,36 @@ public struct RadioMap: Sendable {
         return model + walls.adjustment(beacon: beacon, metres: metres, crossings: crossings)
     }
 
+    /// The elevation of a floor's receivers above the venue's reference, venue units: the floor's
+    /// elevation (``defaultStoreyHeight`` a level when the venue gives none) plus the receiver's
+    /// height.
+    static func receiverElevation(venue: PositioningVenue, level: Int, metresPerUnit: Double) -> Double {
+        let floor = venue.venue.floors.first { $0.level == level }
+        return (floor?.elevation ?? Double(level) * defaultStoreyHeight / metresPerUnit) + venue.receiverHeight
+    }
+
+    /// The model's mean RSSI of beacon `beacon` (at `position`, on its own floor) heard at `point`
+    /// on floor `level`: the log-distance model at the 3-D distance between the floors, less
+    /// `attenuation` per floor crossed; walls are not counted.
+    static func crossFloorRSSI(venue: PositioningVenue, beacon: Int, position: SpatialPoint, at point: PlanarPoint, level: Int,
+                               metresPerUnit: Double, attenuation: Double) -> Double {
+        let own = venue.floors[beacon]
+        let height = receiverElevation(venue: venue, level: own, metresPerUnit: metresPerUnit) - venue.receiverHeight + position.z
+        let dx = point.x - position.x, dy = point.y - position.y
+        let dz = height - receiverElevation(venue: venue, level: level, metresPerUnit: metresPerUnit)
+        let metres = max((dx * dx + dy * dy + dz * dz).squareRoot() * metresPerUnit, minimumDistance)
+        return venue.txPowers[beacon] - 10 * venue.pathLossExponents[beacon] * log10(metres)
+            - attenuation * Double(abs(level - own))
+    }
+
     /// The map of `venue`'s model with spread `rssiStandardDeviation` (dB, at least 1), with
     /// the walls' loss when given, corrected by `residuals` (taken against the same model) under
-    /// `correction` when both are given.
+    /// `correction` when both are given; on other floors than each beacon's, with
+    /// `floorAttenuation` per floor crossed (``defaultFloorAttenuation`` when `nil`), kept where
+    /// the beacon may be heard above `detectionFloor`.
     public init(venue: PositioningVenue, grid: PosteriorGrid, rssiStandardDeviation: Double,
-                residuals: Residuals? = nil, correction: SurveyCorrection? = nil, walls: WallLoss? = nil) {
+                residuals: Residuals? = nil, correction: SurveyCorrection? = nil, walls: WallLoss? = nil,
+                floorAttenuation: Double? = nil, detectionFloor: Double = PosteriorSolver.defaultDetectionFloor) {
         self.grid = grid
         floors = venue.floors
         wallAttenuation = walls?.attenuation
@@ -182,7 +232,49 @@ public struct RadioMap: Sendable {
         }
         self.means = means
         self.spreads = spreads
+        // Other floors.
+        let levels = Set(venue.positions.indices.compactMap { venue.positions[$0] == nil ? nil : venue.floors[$0] }).sorted()
+        self.levels = levels.isEmpty ? [venue.floors.first ?? 0] : levels
+        crossSpreads = self.levels.count > 1 ? [Float](repeating: Float((sigma * sigma + 9).squareRoot()), count: grid.count) : []
+        self.floorAttenuation = nil
+        crossMeans = venue.positions.map { _ in [] }
+        countFloors(venue: venue, attenuation: floorAttenuation ?? Self.defaultFloorAttenuation, detectionFloor: detectionFloor)
     }
+
+    /// The same map with the means of each beacon on the other floors taken with `attenuation`
+    /// dB per floor crossed, kept where the beacon may be heard above `detectionFloor` (see
+    /// ``RadioMap``); unchanged with one level.
+    func countingFloors(venue: PositioningVenue, attenuation: Double, detectionFloor: Double) -> RadioMap {
+        var map = self
+        map.countFloors(venue: venue, attenuation: attenuation, detectionFloor: detectionFloor)
+        return map
+    }
+
+    private mutating func countFloors(venue: PositioningVenue, attenuation: Double, detectionFloor: Double) {
+        guard levels.count > 1, let spread = crossSpreads.first else { return }
+        let metres = venue.venue.units.metres ?? 1
+        let attenuation = attenuation.isFinite ? max(attenuation, 0) : Self.defaultFloorAttenuation
+        floorAttenuation = attenuation
+        let reach = Float(detectionFloor.isFinite ? detectionFloor : PosteriorSolver.defaultDetectionFloor) - 5 * spread
+        let levels = self.levels, grid = self.grid
+        let centres = (0..<grid.count).map { grid.centre(of: $0) }
+        var budget = Self.maximumCrossFloorValues
+        crossMeans = venue.positions.indices.map { beacon in
+            guard let position = venue.positions[beacon] else { return [] }
+            return levels.map { level in
+                guard level != venue.floors[beacon], budget >= grid.count else { return [] }
+                let mean = centres.map { Float(Self.crossFloorRSSI(venue: venue, beacon: beacon, position: position, at: $0,
+                                                                  level: level, metresPerUnit: metres,
+                                                                  attenuation: attenuation)) }
+                guard (mean.max() ?? -.infinity) >= reach else { return [] }
+                budget -= grid.count
+                return mean
+            }
+        }
+    }
+
+    /// The layer (index in ``levels``) of a floor, `nil` when the map has none there.
+    public func layer(of level: Int) -> Int? { levels.firstIndex(of: level) }
 
     /// Whether beacon `beacon` has a map (a position).
     public func hasMap(beacon: Int) -> Bool {
