@@ -37,9 +37,7 @@ extension PosteriorSolver {
                 options: Options = Options()) {
         let metres = venue.venue.units.metres ?? 1
         let sigma = configuration.rssiStandardDeviation
-        let grid = venue.bounds.flatMap {
-            PosteriorGrid(extent: $0, cellSize: options.cellSize / metres, maximumCells: max(options.maximumCells, 1))
-        }
+        let grid = Self.grid(of: venue, options: options)
         let located = training.filter { $0.truth?.planarPoint != nil }
         // A device's offset: the calibration's prior spread of phones when a survey calibrated
         // the venue; without one, the venue file's nominal txPower may be off by as much again.
@@ -209,6 +207,19 @@ extension PosteriorSolver {
         let error = estimate == .mean ? meanOfMeans : meanOfModes
         self = solver.with(accuracyScale: DefaultSolver.scale(from: ratios), estimate: estimate,
                            validationError: error.isFinite ? error : nil)
+    }
+
+    /// The grid over the venue's bounds in cells of ``Options/cellSize``, made coarser when a
+    /// floor would need more than ``Options/maximumCells`` or, in a venue with beacons on several
+    /// floors (a layer of the same cells each), the layers together more than
+    /// ``maximumStateCells``; `nil` without bounds.
+    static func grid(of venue: PositioningVenue, options: Options) -> PosteriorGrid? {
+        let metres = venue.venue.units.metres ?? 1
+        let levels = Set(venue.positions.indices.compactMap { venue.positions[$0] == nil ? nil : venue.floors[$0] }).count
+        let perLayer = levels > 1 ? min(options.maximumCells, Self.maximumStateCells / levels) : options.maximumCells
+        return venue.bounds.flatMap {
+            PosteriorGrid(extent: $0, cellSize: options.cellSize / metres, maximumCells: max(perLayer, 1))
+        }
     }
 
     /// One scored scan of a replay: the errors of the posterior's mean and mode, and each ÷ the

@@ -15,10 +15,17 @@ import Foundation
 /// speed, rare jumps anywhere). One filter per device and track, kept by the ``Locator`` that
 /// holds the solver (``update(_:)``); ``locate(_:)`` weighs one observation alone.
 ///
-/// **Fix**: the posterior's mean or its most probable cell (``Options/estimate``), with an
-/// accuracy radius of 1.51 times the posterior's per-axis standard deviation (a circular
-/// Gaussian's 68 % radius) times a factor measured on the training data
-/// (``accuracyScale``).
+/// **Floors**: in a venue with beacons on several floors, the filter holds a layer of cells per
+/// floor, each scan weighed on every floor with every floor's beacons (a beacon through the
+/// floors between at ``RadioMap``'s loss per slab, measured on the survey), and the motion moves
+/// a little mass between floors at each step (``Options/floorChangeRate``). The fix is on the
+/// most probable floor, with that floor's probability (``PositionEstimate/floorProbability``);
+/// the locator's floor selection, which would keep one floor's beacons only, is off.
+///
+/// **Fix**: the posterior's mean or its most probable cell (``Options/estimate``) on its most
+/// probable floor, with an accuracy radius of 1.51 times the posterior's per-axis standard
+/// deviation there (a circular Gaussian's 68 % radius) times a factor measured on the training
+/// data (``accuracyScale``).
 ///
 /// **Smoothing** with the same model: ``startSmoothing()`` keeps a whole track for
 /// ``finishSmoothing()`` (`--smooth`), ``startLagSmoothing()`` keeps the steps a pipeline that
@@ -37,7 +44,9 @@ public struct PosteriorSolver: PositionSolver {
         /// The side of a cell, metres (made larger when the venue would need more than
         /// ``maximumCells``).
         public var cellSize = 0.5
-        /// The most cells a grid has: the filter keeps 4 bytes a cell per device.
+        /// The most cells a grid has on a floor: the filter keeps 4 bytes a cell per device.
+        /// In a venue with beacons on several floors (a layer of the grid's cells each), the
+        /// layers together hold at most ``PosteriorSolver/maximumStateCells``.
         public var maximumCells = 8192
         /// ε of the likelihood's uniform tail.
         public var outlierWeight = 0.1
@@ -94,6 +103,8 @@ public struct PosteriorSolver: PositionSolver {
 
     /// m without training data.
     public static let defaultMissProbability = 0.3
+    /// The most cells the layers of a grid hold together (64 KiB of a device's state).
+    public static let maximumStateCells = 16_384
     /// The detection floor without training data, dBm.
     public static let defaultDetectionFloor = -100.0
 

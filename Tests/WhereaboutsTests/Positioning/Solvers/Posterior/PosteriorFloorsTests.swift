@@ -151,6 +151,32 @@ struct PosteriorFloorsTests {
         #expect(error < 1.45, "mean error \(error) m")
     }
 
+    @Test func floorsShareTheStatesBound() throws {
+        // Four floors of 20 × 20 m in cells of 0.2 m: about 11,000 cells a floor, so each layer is
+        // coarsened to hold 16,384 ÷ 4 = 4,096, and a device's state stays within 64 KiB.
+        let floors = (0..<4).map { Venue.Floor(level: $0, elevation: 3.5 * Double($0)) }
+        var beacons: [Venue.Beacon] = []
+        for level in 0..<4 {
+            for (index, corner) in [(0.0, 0.0), (20.0, 0.0), (0.0, 20.0), (20.0, 20.0)].enumerated() {
+                beacons.append(Venue.Beacon(id: "f\(level)-\(index)", x: corner.0, y: corner.1, floor: level))
+            }
+        }
+        var options = PosteriorSolver.Options()
+        options.cellSize = 0.2
+        let venue = PositioningVenue(Venue(floors: floors, beacons: beacons))
+        let grid = try #require(PosteriorSolver.grid(of: venue, options: options))
+        #expect(grid.count <= 4096 && grid.count > 3000 && grid.cellSize > 0.3)
+        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4)
+        let solver = PosteriorSolver(venue: venue, map: map, likelihood: ScanLikelihood(outlierWeight: 0.1, missProbability: 0.3,
+                                                                                       detectionFloor: -100),
+                                     motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02), estimate: .mean,
+                                     bandwidth: nil, accuracyScale: 1, maximumGap: 60, validationError: nil, offsetPriorSigma: 5)
+        #expect(map.levels == [0, 1, 2, 3] && solver.stateBytes == grid.count * 4 * 4 && solver.stateBytes <= 65536)
+        // One floor keeps the cells of its own bound.
+        let ground = PositioningVenue(Venue(floors: [floors[0]], beacons: beacons.filter { $0.floor == 0 }))
+        #expect(PosteriorSolver.grid(of: ground, options: options)?.count ?? 0 > 4096)
+    }
+
     @Test func fixesWriteAndReadTheirFloorsProbability() throws {
         let fix = Fix(time: 1, point: SpatialPoint(x: 1, y: 2, z: 1.2), floor: 1, accuracy: 1.5, method: "posterior",
                       floorProbability: 0.98765)
