@@ -510,19 +510,20 @@ public struct PosteriorSolver: PositionSolver {
         var offsets = [Float](repeating: 0, count: count * layers)
         for layer in 0..<layers where named == nil || named == layer {
             let level = map.levels[layer]
-            // Each beacon's map on this floor: its own, the floors between, or none.
-            func maps(_ beacon: Int) -> (means: [Float], spreads: [Float])? {
-                if map.floors[beacon] == level { return (map.means[beacon], map.spreads[beacon]) }
+            // Each beacon's map on this floor: its own, the floors between, or none; and the cells
+            // where not hearing it says something.
+            func maps(_ beacon: Int) -> (means: [Float], spreads: [Float], reach: Range<Int>)? {
+                if map.floors[beacon] == level { return (map.means[beacon], map.spreads[beacon], 0..<count) }
                 guard observation.floor == nil, beacon < map.crossMeans.count, layer < map.crossMeans[beacon].count,
                       !map.crossMeans[beacon][layer].isEmpty else { return nil }
-                return (map.crossMeans[beacon][layer], map.crossSpreads)
+                return (map.crossMeans[beacon][layer], map.crossSpreads, map.crossReach[beacon][layer])
             }
             var heardMaps: [(means: [Float], spreads: [Float], rssi: Float)] = []
             var outliers = 0
             for reading in heard {
                 if let found = maps(reading.beacon) { heardMaps.append((found.means, found.spreads, reading.rssi)) } else { outliers += 1 }
             }
-            let unheardMaps = unheard.compactMap(maps)
+            let unheardMaps = unheard.compactMap(maps).filter { !$0.reach.isEmpty }
             let range = (layer * count)..<((layer + 1) * count)
             logs.withUnsafeMutableBufferPointer { logs in
                 offsets.withUnsafeMutableBufferPointer { offsets in
@@ -538,9 +539,9 @@ public struct PosteriorSolver: PositionSolver {
 
     /// One layer's log-likelihood and offsets (see ``logLikelihood(of:map:offset:offsetVariance:)``):
     /// the heard readings with their maps, `outliers` heard beacons without one, the unheard
-    /// beacons' maps; `logs` and `offsets` hold `count` cells.
+    /// beacons' maps and the cells where each is weighed; `logs` and `offsets` hold `count` cells.
     private func layerLogLikelihood(heard: [(means: [Float], spreads: [Float], rssi: Float)], outliers: Int,
-                                    unheard: [(means: [Float], spreads: [Float])], count: Int, offset: Double,
+                                    unheard: [(means: [Float], spreads: [Float], reach: Range<Int>)], count: Int, offset: Double,
                                     offsetVariance: Double, logs: UnsafeMutableBufferPointer<Float>,
                                     offsets: UnsafeMutableBufferPointer<Float>) {
         let variance = offsetVariance.isFinite ? max(offsetVariance, 1e-6) : 1e6
@@ -584,7 +585,7 @@ public struct PosteriorSolver: PositionSolver {
             for beacon in unheard {
                 beacon.means.withUnsafeBufferPointer { means in
                     beacon.spreads.withUnsafeBufferPointer { spreads in
-                        for cell in 0..<count {
+                        for cell in beacon.reach {
                             let sigma = spreads[cell]
                             let (g, h) = table.derivatives(at: (detection - means[cell] - offsets[cell]) / sigma)
                             gradient[cell] -= g / sigma
@@ -618,7 +619,7 @@ public struct PosteriorSolver: PositionSolver {
         for beacon in unheard {
             beacon.means.withUnsafeBufferPointer { means in
                 beacon.spreads.withUnsafeBufferPointer { spreads in
-                    for cell in 0..<count {
+                    for cell in beacon.reach {
                         let z = (detection - means[cell] - offsets[cell]) / spreads[cell]
                         logs[cell] += table.value(at: z)
                     }

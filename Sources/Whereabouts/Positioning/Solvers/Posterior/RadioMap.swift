@@ -48,6 +48,10 @@ public struct RadioMap: Sendable {
     /// Per beacon and layer (``levels``' order): the mean RSSI at each cell of that floor, when it
     /// is not the beacon's own and the beacon may be heard there; empty otherwise.
     private(set) var crossMeans: [[[Float]]]
+    /// Per beacon and layer: the cells (whole rows) of ``crossMeans`` where the beacon comes
+    /// within 2 spreads and 10 dB of the detection floor; elsewhere not hearing it is certain
+    /// to within 2 % (`log P ≥ −0.02`), so an unheard beacon is weighed there only.
+    private(set) var crossReach: [[Range<Int>]]
     /// The spread of every mean on another floor than its beacon's, dB, one per cell.
     let crossSpreads: [Float]
     /// The loss per floor slab without a survey to measure it, dB (concrete, as the floor
@@ -238,6 +242,7 @@ public struct RadioMap: Sendable {
         crossSpreads = self.levels.count > 1 ? [Float](repeating: Float((sigma * sigma + 9).squareRoot()), count: grid.count) : []
         self.floorAttenuation = nil
         crossMeans = venue.positions.map { _ in [] }
+        crossReach = venue.positions.map { _ in [] }
         countFloors(venue: venue, attenuation: floorAttenuation ?? Self.defaultFloorAttenuation, detectionFloor: detectionFloor)
     }
 
@@ -269,6 +274,18 @@ public struct RadioMap: Sendable {
                 guard (mean.max() ?? -.infinity) >= reach else { return [] }
                 budget -= grid.count
                 return mean
+            }
+        }
+        let audible = reach + 3 * spread - 10
+        crossReach = crossMeans.map { layers in
+            layers.map { mean in
+                guard !mean.isEmpty else { return 0..<0 }
+                var first = grid.rows, last = -1
+                for row in 0..<grid.rows where mean[(row * grid.columns)..<((row + 1) * grid.columns)].contains(where: { $0 >= audible }) {
+                    first = min(first, row)
+                    last = row
+                }
+                return last < first ? 0..<0 : (first * grid.columns)..<((last + 1) * grid.columns)
             }
         }
     }

@@ -73,6 +73,11 @@ struct PosteriorFloorsTests {
         let expected = -59 - 20 * log10((centre.x * centre.x + centre.y * centre.y + 2.2 * 2.2).squareRoot()) - 15
         #expect(abs(Double(map.crossMeans[0][1][cell]) - expected) < 1e-3)
         #expect(map.crossMeans[0][0].isEmpty && map.crossSpreads.first == 5)
+        // Not hearing g1 upstairs is weighed where it would come within 2 spreads and 10 dB of
+        // the detection floor: at −75 dBm, −95 dBm, 11.2 m away, so rows 0–10 (row 11's nearest
+        // centre, (0.5, 11.5), is 11.7 m away).
+        let deaf = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4, detectionFloor: -75)
+        #expect(deaf.crossReach[0][1] == 0..<(11 * 12) && !deaf.crossMeans[0][1].isEmpty)
         // A floor with no elevation is a storey of 3.5 m a level.
         var flat = building
         flat.floors = [Venue.Floor(level: 0), Venue.Floor(level: 1)]
