@@ -278,7 +278,7 @@ public struct PosteriorSolver: PositionSolver {
 
     /// The next observation of the track: the filter moved by the time since the previous one
     /// and weighed by this one's likelihood. When no heard beacon has a map, the filter's
-    /// prediction alone (no beacon used, its floor the last evidence's) for up to
+    /// prediction alone (no beacon used, on its most probable floor) for up to
     /// ``maximumCoast`` seconds after the last evidence; after that, or before any, `nil`.
     public mutating func update(_ observation: Observation) -> PositionEstimate? {
         guard let map else { return nil }
