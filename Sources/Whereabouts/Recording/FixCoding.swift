@@ -82,9 +82,13 @@ public enum FixCoding {
         if (latitude == nil) != (longitude == nil) {
             throw root.fail("\"latitude\" and \"longitude\" must be given together")
         }
-        let floorProbability = try root.optionalDouble("floorProbability")
-        if let probability = floorProbability, !(probability >= 0 && probability <= 1) {
-            throw root.fail("\"floorProbability\" must be between 0 and 1, not \(probability)")
+        var floorProbability: Double?
+        if let field = root.member("floorProbability") {
+            let probability = try field.double()
+            guard probability.isFinite, probability >= 0, probability <= 1 else {
+                throw field.fail("a probability must be between 0 and 1, not \(probability)")
+            }
+            floorProbability = probability
         }
         var beacons: [String] = []
         if let list = root.member("beacons") {

@@ -58,14 +58,16 @@ public struct PlaceCells: Sendable {
     /// Whether no place holds a cell.
     public var isEmpty: Bool { entries.isEmpty }
 
-    /// The probability of each place of `floor` under `weights` (one per cell, summing to 1):
-    /// the places holding at least ``minimumProbability``, most probable first (ties: the
-    /// smaller place first).
-    public func probabilities(of weights: [Float], floor: Int) -> [PlaceEstimate] {
+    /// The probability of each place of `floor` under `weights` (one per cell, from the
+    /// collection's first index; summing to at most 1): the places holding at least
+    /// ``minimumProbability``, most probable first (ties: the smaller place first).
+    public func probabilities<Weights: RandomAccessCollection<Float>>(of weights: Weights, floor: Int) -> [PlaceEstimate]
+        where Weights.Index == Int {
         var found: [(rank: Int, probability: Double)] = []
+        let base = weights.startIndex
         for (rank, entry) in entries.enumerated() where entry.floor == floor {
             var sum = 0.0
-            for cell in entry.cells where Int(cell) < weights.count { sum += Double(weights[Int(cell)]) }
+            for cell in entry.cells where Int(cell) < weights.count { sum += Double(weights[base + Int(cell)]) }
             if sum >= Self.minimumProbability { found.append((rank, min(sum, 1))) }
         }
         found.sort { $0.probability != $1.probability ? $0.probability > $1.probability : $0.rank < $1.rank }

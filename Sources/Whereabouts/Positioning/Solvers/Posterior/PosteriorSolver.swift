@@ -354,8 +354,7 @@ public struct PosteriorSolver: PositionSolver {
         let summary = filter.summary(layer: layer)
         let radius = PositionEstimate.radiusPerStandardDeviation * ((summary.variance.x + summary.variance.y) / 2).squareRoot()
         let point = estimate == .mean ? summary.mean : summary.mode
-        let weights = filter.layers > 1
-            ? Array(filter.weights[(layer * filter.grid.count)..<((layer + 1) * filter.grid.count)]) : filter.weights
+        let weights = filter.weights[(layer * filter.grid.count)..<((layer + 1) * filter.grid.count)]
         let fix = PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
                                    accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor,
                                    placeProbabilities: placeCells?.probabilities(of: weights, floor: floor),
