@@ -139,6 +139,8 @@ public struct PosteriorSolver: PositionSolver {
     public let validationError: Double?
     /// The log-probability of not hearing a beacon, tabulated.
     let unheardTable: UnheardTable
+    /// softplus, tabulated: a heard beacon's log-density without an `exp` and a `log` per cell.
+    static let softplusTable = SoftplusTable()
     /// The σ of a device's RSSI offset before its first scan, dB.
     public let offsetPriorSigma: Double
     /// The devices whose offsets the setup knows (the training's, the venue's list): their
@@ -511,16 +513,20 @@ public struct PosteriorSolver: PositionSolver {
             let level = map.levels[layer]
             // Each beacon's map on this floor: its own, the floors between, or none; and the cells
             // where not hearing it says something.
-            func maps(_ beacon: Int) -> (means: [Float], spreads: [Float], reach: Range<Int>)? {
-                if map.floors[beacon] == level { return (map.means[beacon], map.spreads[beacon], 0..<count) }
+            func maps(_ beacon: Int) -> (map: LayerMap, reach: Range<Int>)? {
+                if map.floors[beacon] == level {
+                    return (LayerMap(means: map.means[beacon], inverseSpreads: map.inverseSpreads[beacon],
+                                     logInverseSpreads: map.logInverseSpreads[beacon]), 0..<count)
+                }
                 guard observation.floor == nil, beacon < map.crossMeans.count, layer < map.crossMeans[beacon].count,
                       !map.crossMeans[beacon][layer].isEmpty else { return nil }
-                return (map.crossMeans[beacon][layer], map.crossSpreads, map.crossReach[beacon][layer])
+                return (LayerMap(means: map.crossMeans[beacon][layer], inverseSpreads: map.crossInverseSpreads,
+                                 logInverseSpreads: map.crossLogInverseSpreads), map.crossReach[beacon][layer])
             }
-            var heardMaps: [(means: [Float], spreads: [Float], rssi: Float)] = []
+            var heardMaps: [(map: LayerMap, rssi: Float)] = []
             var outliers = 0
             for reading in heard {
-                if let found = maps(reading.beacon) { heardMaps.append((found.means, found.spreads, reading.rssi)) } else { outliers += 1 }
+                if let found = maps(reading.beacon) { heardMaps.append((found.map, reading.rssi)) } else { outliers += 1 }
             }
             let unheardMaps = unheard.compactMap(maps).filter { !$0.reach.isEmpty }
             let range = (layer * count)..<((layer + 1) * count)
@@ -536,11 +542,21 @@ public struct PosteriorSolver: PositionSolver {
         return (logs, offsets, heard.count)
     }
 
+    /// One beacon's map on one layer as the likelihood reads it: the mean at each cell, 1 / the
+    /// spread and its log (``RadioMap/inverseSpreads``).
+    struct LayerMap {
+        var means: [Float], inverseSpreads: [Float], logInverseSpreads: [Float]
+    }
+
     /// One layer's log-likelihood and offsets (see ``logLikelihood(of:map:offset:offsetVariance:)``):
     /// the heard readings with their maps, `outliers` heard beacons without one, the unheard
     /// beacons' maps and the cells where each is weighed; `logs` and `offsets` hold `count` cells.
-    private func layerLogLikelihood(heard: [(means: [Float], spreads: [Float], rssi: Float)], outliers: Int,
-                                    unheard: [(means: [Float], spreads: [Float], reach: Range<Int>)], count: Int, offset: Double,
+    ///
+    /// A heard beacon's density is taken as `log t + softplus(log(a/t) − log σ − z²/2)` (see
+    /// ``SoftplusTable``), the same as `log(a·φ(z)·√(2π)/σ + t)` within 3·10⁻⁵, without an `exp`
+    /// and a `log` per cell.
+    private func layerLogLikelihood(heard: [(map: LayerMap, rssi: Float)], outliers: Int,
+                                    unheard: [(map: LayerMap, reach: Range<Int>)], count: Int, offset: Double,
                                     offsetVariance: Double, logs: UnsafeMutableBufferPointer<Float>,
                                     offsets: UnsafeMutableBufferPointer<Float>) {
         let variance = offsetVariance.isFinite ? max(offsetVariance, 1e-6) : 1e6
@@ -561,13 +577,13 @@ public struct PosteriorSolver: PositionSolver {
         weighted.initialize(repeating: prior * priorPrecision)
         precision.initialize(repeating: priorPrecision)
         for reading in heard {
-            reading.means.withUnsafeBufferPointer { means in
-                reading.spreads.withUnsafeBufferPointer { spreads in
+            reading.map.means.withUnsafeBufferPointer { means in
+                reading.map.inverseSpreads.withUnsafeBufferPointer { inverses in
                     for cell in 0..<count {
-                        let sigma = spreads[cell]
-                        let inverse = 1 / (sigma * sigma)
-                        weighted[cell] += (reading.rssi - means[cell]) * inverse
-                        precision[cell] += inverse
+                        let inverse = inverses[cell]
+                        let squared = inverse * inverse
+                        weighted[cell] += (reading.rssi - means[cell]) * squared
+                        precision[cell] += squared
                     }
                 }
             }
@@ -582,13 +598,13 @@ public struct PosteriorSolver: PositionSolver {
                 curvature[cell] = -precision[cell]
             }
             for beacon in unheard {
-                beacon.means.withUnsafeBufferPointer { means in
-                    beacon.spreads.withUnsafeBufferPointer { spreads in
+                beacon.map.means.withUnsafeBufferPointer { means in
+                    beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in
                         for cell in beacon.reach {
-                            let sigma = spreads[cell]
-                            let (g, h) = table.derivatives(at: (detection - means[cell] - offsets[cell]) / sigma)
-                            gradient[cell] -= g / sigma
-                            curvature[cell] += h / (sigma * sigma)
+                            let inverse = inverses[cell]
+                            let (g, h) = table.derivatives(at: (detection - means[cell] - offsets[cell]) * inverse)
+                            gradient[cell] -= g * inverse
+                            curvature[cell] += h * inverse * inverse
                         }
                     }
                 }
@@ -598,77 +614,46 @@ public struct PosteriorSolver: PositionSolver {
                 offsets[cell] += min(max(step, -maximumStep), maximumStep)
             }
         }
-        let outlierLog = Float(outliers) * (heardConstant + log(tail))
+        // Every heard beacon's constant part once: log(1 − m) each, and log t each with a tail
+        // (the outliers' density is t alone).
+        let tailLog = tail > 0 ? log(tail) : 0
+        var constant = Float(heard.count) * (heardConstant + tailLog)
+        if outliers > 0 { constant += Float(outliers) * (heardConstant + log(tail)) }
         for cell in 0..<count {
             let shift = offsets[cell]
-            logs[cell] = -0.5 * (shift - prior) * (shift - prior) * priorPrecision
-            if outliers > 0 { logs[cell] += outlierLog }
+            logs[cell] = constant - 0.5 * (shift - prior) * (shift - prior) * priorPrecision
         }
+        let softplus = Self.softplusTable
+        let scale = tail > 0 ? log(gaussianScale / tail) : log(gaussianScale)
         for reading in heard {
-            reading.means.withUnsafeBufferPointer { means in
-                reading.spreads.withUnsafeBufferPointer { spreads in
-                    for cell in 0..<count {
-                        let sigma = spreads[cell]
-                        let z = (reading.rssi - means[cell] - offsets[cell]) / sigma
-                        logs[cell] += heardConstant + log(gaussianScale * exp(-0.5 * z * z) / sigma + tail)
+            reading.map.means.withUnsafeBufferPointer { means in
+                reading.map.inverseSpreads.withUnsafeBufferPointer { inverses in
+                    reading.map.logInverseSpreads.withUnsafeBufferPointer { logInverses in
+                        if tail > 0 {
+                            for cell in 0..<count {
+                                let z = (reading.rssi - means[cell] - offsets[cell]) * inverses[cell]
+                                logs[cell] += softplus.value(at: scale + logInverses[cell] - 0.5 * z * z)
+                            }
+                        } else {
+                            // No tail: the Gaussian alone.
+                            for cell in 0..<count {
+                                let z = (reading.rssi - means[cell] - offsets[cell]) * inverses[cell]
+                                logs[cell] += scale + logInverses[cell] - 0.5 * z * z
+                            }
+                        }
                     }
                 }
             }
         }
         for beacon in unheard {
-            beacon.means.withUnsafeBufferPointer { means in
-                beacon.spreads.withUnsafeBufferPointer { spreads in
+            beacon.map.means.withUnsafeBufferPointer { means in
+                beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in
                     for cell in beacon.reach {
-                        let z = (detection - means[cell] - offsets[cell]) / spreads[cell]
+                        let z = (detection - means[cell] - offsets[cell]) * inverses[cell]
                         logs[cell] += table.value(at: z)
                     }
                 }
             }
         }
-    }
-}
-
-/// `log P(z) = log(m + (1 − m)·Φ(z))` tabulated over z (step 0.02 over ±10, linear between),
-/// so that a shifted detection floor costs a lookup, not an `erfc`; with its first and second
-/// derivatives in z, `g = (1 − m)·φ(z)/P` and `h = −g·(z + g)`, for the offset's Newton step.
-struct UnheardTable: Sendable {
-    let values: [Float]
-    /// g and h, interleaved.
-    let derivativeValues: [Float]
-    static let step: Float = 0.02, limit: Float = 10
-
-    init(likelihood: ScanLikelihood) {
-        let count = Int(2 * Self.limit / Self.step) + 1
-        let miss = min(max(likelihood.missProbability, 0), 1)
-        var values: [Float] = [], derivatives: [Float] = []
-        values.reserveCapacity(count)
-        derivatives.reserveCapacity(2 * count)
-        for index in 0..<count {
-            let z = Double(-Self.limit + Float(index) * Self.step)
-            let value = miss + (1 - miss) * ScanLikelihood.distribution(z)
-            values.append(Float(value > 0 ? log(value) : -745))
-            let g = value > 0 ? (1 - miss) * ScanLikelihood.density(z) / value : 0
-            derivatives.append(Float(g))
-            derivatives.append(Float(-g * (z + g)))
-        }
-        self.values = values
-        derivativeValues = derivatives
-    }
-
-    /// g and h at z (nearest tabulated point; 0 beyond the table).
-    @inline(__always)
-    func derivatives(at z: Float) -> (g: Float, h: Float) {
-        guard z.isFinite, z > -Self.limit, z < Self.limit else { return (0, 0) }
-        let index = Int(((z + Self.limit) / Self.step).rounded())
-        return (derivativeValues[2 * index], derivativeValues[2 * index + 1])
-    }
-
-    @inline(__always)
-    func value(at z: Float) -> Float {
-        guard z.isFinite else { return z > 0 ? values[values.count - 1] : values[0] }
-        let position = (min(max(z, -Self.limit), Self.limit) + Self.limit) / Self.step
-        let lower = min(Int(position), values.count - 2)
-        let fraction = position - Float(lower)
-        return values[lower] + (values[lower + 1] - values[lower]) * fraction
     }
 }

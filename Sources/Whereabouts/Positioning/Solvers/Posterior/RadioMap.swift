@@ -36,6 +36,9 @@ public struct RadioMap: Sendable {
     let means: [[Float]]
     /// Per beacon: the RSSI spread at each cell, dB; empty for a beacon with no position.
     let spreads: [[Float]]
+    /// Per beacon: 1 / ``spreads`` and its log, the likelihood's factors (multiplied and added
+    /// where it would divide and take logs scan after scan).
+    let inverseSpreads: [[Float]], logInverseSpreads: [[Float]]
     /// The beacons' floors, by beacon index.
     public let floors: [Int]
     /// The loss per wall the map counts, dB; `nil` when it counts none.
@@ -54,6 +57,8 @@ public struct RadioMap: Sendable {
     private(set) var crossReach: [[Range<Int>]]
     /// The spread of every mean on another floor than its beacon's, dB, one per cell.
     let crossSpreads: [Float]
+    /// 1 / ``crossSpreads`` and its log.
+    let crossInverseSpreads: [Float], crossLogInverseSpreads: [Float]
     /// The loss per floor slab without a survey to measure it, dB (concrete, as the floor
     /// selection assumes).
     public static let defaultFloorAttenuation = 15.0
@@ -236,10 +241,14 @@ public struct RadioMap: Sendable {
         }
         self.means = means
         self.spreads = spreads
+        inverseSpreads = spreads.map { $0.map { 1 / $0 } }
+        logInverseSpreads = spreads.map { $0.map { -log($0) } }
         // Other floors.
         let levels = Set(venue.positions.indices.compactMap { venue.positions[$0] == nil ? nil : venue.floors[$0] }).sorted()
         self.levels = levels.isEmpty ? [venue.floors.first ?? 0] : levels
         crossSpreads = self.levels.count > 1 ? [Float](repeating: Float((sigma * sigma + 9).squareRoot()), count: grid.count) : []
+        crossInverseSpreads = crossSpreads.map { 1 / $0 }
+        crossLogInverseSpreads = crossSpreads.map { -log($0) }
         self.floorAttenuation = nil
         crossMeans = venue.positions.map { _ in [] }
         crossReach = venue.positions.map { _ in [] }

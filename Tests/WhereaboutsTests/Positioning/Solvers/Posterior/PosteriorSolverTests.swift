@@ -47,6 +47,63 @@ struct PosteriorSolverTests {
         #expect(table.derivatives(at: .nan) == (0, 0) && table.derivatives(at: 11) == (0, 0))
     }
 
+    @Test func softplusTableIsLogOfOnePlusExpWithinItsBound() {
+        let table = SoftplusTable()
+        var worst = 0.0
+        for step in 0...4000 {
+            let x = -30 + Double(step) * 0.015
+            let exact = x > 0 ? x + log1p(exp(-x)) : log1p(exp(x))
+            worst = max(worst, abs(Double(table.value(at: Float(x))) - exact))
+        }
+        // step²/8 · ¼ = 3.05·10⁻⁵, plus a Float's rounding at |x| ≤ 30.
+        #expect(worst < 3.3e-5, "worst error \(worst)")
+        #expect(table.value(at: 0) == Float(log(2.0)) && table.value(at: 100) == 100)
+        #expect(table.value(at: -100) == 0 && table.value(at: .nan) == 0 && table.value(at: -.infinity) == 0)
+    }
+
+    @Test func scanLogLikelihoodIsTheSumOfEachBeaconsTerms() throws {
+        // With the offset pinned at 0 (a prior of σ 0.001 dB), each cell's log-likelihood is
+        // Σ logHeard over the heard beacons + Σ logUnheard over the unheard ones, the scan's
+        // likelihood exactly as ``ScanLikelihood`` gives it — under a survey's spreads that differ
+        // from cell to cell, and with no tail at all.
+        let venue = PositioningVenue(square)
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 10, maxY: 10),
+                                              cellSize: 1, maximumCells: 100))
+        let residuals = RadioMap.Residuals(spots: [
+            [RadioMap.Residuals.Spot(point: PlanarPoint(x: 2, y: 3), count: 8, mean: 3, meanSquare: 40)], [],
+            [RadioMap.Residuals.Spot(point: PlanarPoint(x: 4, y: 7), count: 4, mean: -5, meanSquare: 60)], [],
+        ])
+        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4, residuals: residuals,
+                           correction: RadioMap.SurveyCorrection(bandwidth: 2))
+        #expect(map.spread(beacon: 0, cell: 32) != map.spread(beacon: 0, cell: 99))
+        let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -62),
+                                                         BeaconSignal(beaconIndex: 2, rssi: -81)], ranges: [])
+        for outlierWeight in [0.1, 0] {
+            let likelihood = ScanLikelihood(outlierWeight: outlierWeight, missProbability: 0.2, detectionFloor: -90)
+            let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
+                                         motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02),
+                                         estimate: .mean, bandwidth: nil, accuracyScale: 1, maximumGap: 10,
+                                         validationError: nil, offsetPriorSigma: 4)
+            let result = try #require(solver.logLikelihood(of: observation, map: map, offset: 0, offsetVariance: 1e-6))
+            #expect(result.used == 2 && result.logs.count == grid.count)
+            var worst = 0.0
+            for cell in 0..<grid.count {
+                var expected = 0.0
+                for (beacon, rssi) in [(0, -62.0), (2, -81.0)] {
+                    expected += likelihood.logHeard(rssi: rssi, mean: try #require(map.mean(beacon: beacon, cell: cell)),
+                                                    spread: try #require(map.spread(beacon: beacon, cell: cell)))
+                }
+                for beacon in [1, 3] {
+                    expected += likelihood.logUnheard(mean: try #require(map.mean(beacon: beacon, cell: cell)),
+                                                      spread: try #require(map.spread(beacon: beacon, cell: cell)))
+                }
+                #expect(abs(Double(result.offsets[cell])) < 0.01)
+                worst = max(worst, abs(Double(result.logs[cell]) - expected) / max(1, abs(expected)))
+            }
+            #expect(worst < 1e-4, "ε \(outlierWeight): worst relative error \(worst)")
+        }
+    }
+
     @Test func offsetLearntFromCensoredReadingsDoesNotRunAway() throws {
         // Six beacons along a 30 m corridor; a phone with no offset stands at its west end. The
         // far beacons arrive only when their noise lifts them above −85 dBm, so the heard readings
