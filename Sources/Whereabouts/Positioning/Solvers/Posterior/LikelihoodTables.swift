@@ -28,52 +28,70 @@ struct UnheardTable: Sendable {
     }
 
     /// g and h at z (nearest tabulated point; 0 beyond the table).
-    @inline(__always)
     func derivatives(at z: Float) -> (g: Float, h: Float) {
-        guard z > -Self.limit, z < Self.limit else { return (0, 0) }   // NaN fails both
-        // Positive, so truncating half a step up rounds to the nearest.
-        let index = Int((z + Self.limit) / Self.step + 0.5)
-        return (derivativeValues[2 * index], derivativeValues[2 * index + 1])
+        derivativeValues.withUnsafeBufferPointer { Self.derivatives(at: z, in: $0) }
     }
 
     /// log P at z (linear between tabulated points; the ends beyond the table).
-    @inline(__always)
     func value(at z: Float) -> Float {
+        values.withUnsafeBufferPointer { Self.value(at: z, in: $0) }
+    }
+
+    /// ``derivatives(at:)`` read from the table's ``derivativeValues`` (a loop over cells holds
+    /// them once, unchecked).
+    @inline(__always)
+    static func derivatives(at z: Float, in derivatives: UnsafeBufferPointer<Float>) -> (g: Float, h: Float) {
+        guard z > -limit, z < limit else { return (0, 0) }   // NaN fails both
+        // Positive, so truncating half a step up rounds to the nearest.
+        let index = 2 * Int((z + limit) / step + 0.5)
+        return (derivatives[index], derivatives[index + 1])
+    }
+
+    /// ``value(at:)`` read from the table's ``values``.
+    @inline(__always)
+    static func value(at z: Float, in values: UnsafeBufferPointer<Float>) -> Float {
         guard z.isFinite else { return z > 0 ? values[values.count - 1] : values[0] }
-        let position = (min(max(z, -Self.limit), Self.limit) + Self.limit) / Self.step
+        let position = (min(max(z, -limit), limit) + limit) / step
         let lower = min(Int(position), values.count - 2)
         let fraction = position - Float(lower)
         return values[lower] + (values[lower + 1] - values[lower]) * fraction
     }
 }
 
-/// `softplus(x) = log(1 + eˣ)` tabulated over x (step 1/32 over ±24, linear between; x itself
-/// above, 0 below, where the two differ from it by less than 10⁻¹⁰): a heard beacon's
-/// log-density without an `exp` and a `log` per cell. With the Gaussian's weight
-/// `a = (1 − ε)/√(2π)` and the uniform's `t = ε/W`,
-/// `log(a·e^(−z²/2)/σ + t) = log t + softplus(log(a/t) − log σ − z²/2)`.
-///
-/// Linear interpolation errs by at most `step²/8 · max softplus″ = (1/32)²/8 · ¼ ≈ 3·10⁻⁵`.
-struct SoftplusTable: Sendable {
-    let values: [Float]
-    static let step: Float = 1.0 / 32, limit: Float = 24
-
-    init() {
-        let count = Int(2 * Self.limit / Self.step) + 1
-        values = (0..<count).map { index in
-            let x = Double(-Self.limit) + Double(index) * Double(Self.step)
-            return Float(x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)))
-        }
+/// Branch-free `Float` functions for the likelihood's loops over cells: written in arithmetic,
+/// comparisons that select and bit patterns, with no calls and no traps, so that a loop of them
+/// runs four or eight cells at once.
+enum VectorMath {
+    /// eʸ for y ≤ 0 (taken as −87 below; finite), within 10⁻⁶ of it relatively for y ≥ −10:
+    /// y·log₂e = n + f with n the nearest integer, eʸ = 2ⁿ · e^(f·ln 2), 2ⁿ built from its bits
+    /// and e^(f·ln 2), |f·ln 2| ≤ ½·ln 2, by its Taylor series to degree 7.
+    @inline(__always)
+    static func exp(_ y: Float) -> Float {
+        let t = max(y, -87) * 1.442_695_04
+        // 1.5·2²³ added rounds t to an integer held in the low bits of the sum.
+        let shifted = t + 12_582_912
+        let n = shifted - 12_582_912
+        let r = (t - n) * 0.693_147_18
+        let polynomial = 1 + r * (1 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r / 5040))))))
+        let exponent = Int32(bitPattern: shifted.bitPattern) &- 0x4B40_0000 &+ 127
+        return polynomial * Float(bitPattern: UInt32(bitPattern: exponent &<< 23))
     }
 
-    /// softplus(x) (linear between tabulated points; x above the table, 0 below or for NaN).
+    /// log(1 + u) for u in 0…1, within 3·10⁻⁷: `2·atanh(s)` with `s = u/(2 + u) ≤ ⅓`, its series
+    /// to s¹¹.
     @inline(__always)
-    func value(at x: Float) -> Float {
-        if x >= Self.limit { return x }
-        guard x > -Self.limit else { return 0 }   // NaN fails too
-        let position = (x + Self.limit) * (1 / Self.step)
-        let lower = min(Int(position), values.count - 2)
-        let fraction = position - Float(lower)
-        return values[lower] + (values[lower + 1] - values[lower]) * fraction
+    static func log1p(_ u: Float) -> Float {
+        let s = u / (2 + u), s2 = s * s
+        return 2 * s * (1 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 / 11)))))
+    }
+
+    /// softplus(x) = log(1 + eˣ) = max(x, 0) + log(1 + e^(−|x|)), within 10⁻⁶ (x finite).
+    ///
+    /// A heard beacon's log-density without an `exp` and a `log` call per cell: with the
+    /// Gaussian's weight `a = (1 − ε)/√(2π)` and the uniform's `t = ε/W`,
+    /// `log(a·e^(−z²/2)/σ + t) = log t + softplus(log(a/t) − log σ − z²/2)`.
+    @inline(__always)
+    static func softplus(_ x: Float) -> Float {
+        max(x, 0) + log1p(exp(-abs(x)))
     }
 }

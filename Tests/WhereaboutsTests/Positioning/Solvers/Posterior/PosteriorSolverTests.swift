@@ -47,18 +47,26 @@ struct PosteriorSolverTests {
         #expect(table.derivatives(at: .nan) == (0, 0) && table.derivatives(at: 11) == (0, 0))
     }
 
-    @Test func softplusTableIsLogOfOnePlusExpWithinItsBound() {
-        let table = SoftplusTable()
-        var worst = 0.0
-        for step in 0...4000 {
-            let x = -30 + Double(step) * 0.015
+    @Test func vectorMathIsExpLogAndSoftplusWithinItsBounds() {
+        var worstExp = 0.0, worstLog = 0.0, worstSoftplus = 0.0
+        for step in 0...10_000 {
+            let y = -10 * Double(step) / 10_000
+            worstExp = max(worstExp, abs(Double(VectorMath.exp(Float(y))) / exp(Double(Float(y))) - 1))
+            let u = Double(step) / 10_000
+            worstLog = max(worstLog, abs(Double(VectorMath.log1p(Float(u))) - log1p(Double(Float(u)))))
+            let x = Double(Float(-30 + 60 * Double(step) / 10_000))
             let exact = x > 0 ? x + log1p(exp(-x)) : log1p(exp(x))
-            worst = max(worst, abs(Double(table.value(at: Float(x))) - exact))
+            worstSoftplus = max(worstSoftplus, abs(Double(VectorMath.softplus(Float(x))) - exact))
         }
-        // step²/8 · ¼ = 3.05·10⁻⁵, plus a Float's rounding at |x| ≤ 30.
-        #expect(worst < 3.3e-5, "worst error \(worst)")
-        #expect(table.value(at: 0) == Float(log(2.0)) && table.value(at: 100) == 100)
-        #expect(table.value(at: -100) == 0 && table.value(at: .nan) == 0 && table.value(at: -.infinity) == 0)
+        #expect(worstExp < 1e-6, "exp: worst relative error \(worstExp)")
+        #expect(worstLog < 3e-7, "log1p: worst error \(worstLog)")
+        // Up to half a Float's step at |x| = 30 (1.9·10⁻⁶) in the sum max(x, 0) + log(1 + e^(−|x|)).
+        #expect(worstSoftplus < 2e-6, "softplus: worst error \(worstSoftplus)")
+        // The far ends: e⁻⁸⁷ and below, the smallest normal Floats, not 0 or infinite.
+        #expect(abs(Double(VectorMath.exp(-87)) / exp(Double(-87)) - 1) < 1e-5)
+        #expect(VectorMath.exp(-1000) == VectorMath.exp(-87) && VectorMath.exp(0) == 1)
+        #expect(abs(VectorMath.softplus(0) - Float(log(2.0))) < 1e-7)
+        #expect(VectorMath.softplus(100) == 100 && VectorMath.softplus(-100) > 0)
     }
 
     @Test func scanLogLikelihoodIsTheSumOfEachBeaconsTerms() throws {
