@@ -207,6 +207,7 @@ public struct GridFilter: Sendable {
         kernel.withUnsafeBufferPointer { kernel in
             values.withUnsafeBufferPointer { values in
                 horizontal.withUnsafeMutableBufferPointer { horizontal in
+                    guard let first = values.baseAddress else { return }
                     for row in 0..<rows {
                         let base = row * columns
                         acc.initialize(repeating: 0)
@@ -215,19 +216,24 @@ public struct GridFilter: Sendable {
                             let low = max(0, -offset), high = min(columns - 1, columns - 1 - offset)
                             guard low <= high else { continue }
                             let k = kernel[offset + radius]
+                            // The row's values `offset` cells along: no index arithmetic in the
+                            // loop (whose overflow checks kept it from running cells at once).
+                            let source = first + (base + offset)
                             for column in low...high {
-                                acc[column] += k * values[base + column + offset]
+                                acc[column] += k * source[column]
                                 mass[column] += k
                             }
                         }
+                        let target = UnsafeMutableBufferPointer(rebasing: horizontal[base..<(base + columns)])
                         for column in 0..<columns {
-                            horizontal[base + column] = mass[column] > 0 ? acc[column] / mass[column] : 0
+                            target[column] = mass[column] > 0 ? acc[column] / mass[column] : 0
                         }
                     }
                 }
             }
             horizontal.withUnsafeBufferPointer { horizontal in
                 result.withUnsafeMutableBufferPointer { result in
+                    guard let first = horizontal.baseAddress else { return }
                     for row in 0..<rows {
                         let low = max(row - radius, 0), high = min(row + radius, rows - 1)
                         acc.initialize(repeating: 0)
@@ -235,11 +241,12 @@ public struct GridFilter: Sendable {
                         for source in low...high {
                             let k = kernel[source - row + radius]
                             rowMass += k
-                            let base = source * columns
-                            for column in 0..<columns { acc[column] += k * horizontal[base + column] }
+                            let sourceRow = first + source * columns
+                            for column in 0..<columns { acc[column] += k * sourceRow[column] }
                         }
                         let base = row * columns
-                        for column in 0..<columns { result[base + column] = rowMass > 0 ? acc[column] / rowMass : 0 }
+                        let target = UnsafeMutableBufferPointer(rebasing: result[base..<(base + columns)])
+                        for column in 0..<columns { target[column] = rowMass > 0 ? acc[column] / rowMass : 0 }
                     }
                 }
             }
