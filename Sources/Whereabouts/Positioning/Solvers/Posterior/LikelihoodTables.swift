@@ -7,6 +7,8 @@ struct UnheardTable: Sendable {
     let values: [Float]
     /// g and h, interleaved.
     let derivativeValues: [Float]
+    /// log P, g and h, interleaved.
+    let terms: [Float]
     static let step: Float = 0.02, limit: Float = 10
 
     init(likelihood: ScanLikelihood) {
@@ -25,6 +27,14 @@ struct UnheardTable: Sendable {
         }
         self.values = values
         derivativeValues = derivatives
+        var terms: [Float] = []
+        terms.reserveCapacity(3 * count)
+        for index in 0..<count {
+            terms.append(values[index])
+            terms.append(derivatives[2 * index])
+            terms.append(derivatives[2 * index + 1])
+        }
+        self.terms = terms
     }
 
     /// g and h at z (nearest tabulated point; 0 beyond the table).
@@ -45,6 +55,20 @@ struct UnheardTable: Sendable {
         // Positive, so truncating half a step up rounds to the nearest.
         let index = 2 * Int((z + limit) / step + 0.5)
         return (derivatives[index], derivatives[index + 1])
+    }
+
+    /// log P, g and h at z read from the table's ``terms``: g and h at the nearest tabulated
+    /// point, log P from there along g (within ½·|h|·0.01² of it); beyond the table the end's
+    /// log P and no slope.
+    @inline(__always)
+    static func terms(at z: Float, in terms: UnsafeBufferPointer<Float>) -> (value: Float, g: Float, h: Float) {
+        guard z > -limit else { return (terms[0], 0, 0) }   // NaN too
+        guard z < limit else { return (terms[terms.count - 3], 0, 0) }
+        let index = Int((z + limit) / step + 0.5)
+        // In the table (z within it), so the sums cannot overflow: unchecked.
+        let at = 3 &* index
+        let g = terms[at &+ 1]
+        return (terms[at] + g * (z - (Float(index) * step - limit)), g, terms[at &+ 2])
     }
 
     /// ``value(at:)`` read from the table's ``values``.

@@ -490,7 +490,10 @@ public struct PosteriorSolver: PositionSolver {
     /// those above the detection floor arrive), so their mean residual is biased upward, and an
     /// offset learnt from them alone runs away scan after scan (measured: 8–11 dB on phones
     /// offset by a few, the error tripled). The readings are weighed less ô, the unheard beacons
-    /// against the floor less it, and the prior adds `−(ô − o)²/2v`.
+    /// against the floor less it, and the prior adds `−(ô − o)²/2v`. The unheard beacons at ô are
+    /// taken to second order about ô₀, from the same pass that sums the step's gradient and
+    /// curvature (within 0.003 where the step is under 1 dB, 0.03 at 2 dB; a second pass over
+    /// them cost 8 % of the fixes a second).
     func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double)
         -> (logs: [Float], offsets: [Float], used: Int)? {
         let count = map.grid.count, layers = map.levels.count
@@ -568,12 +571,13 @@ public struct PosteriorSolver: PositionSolver {
         let detection = Float(likelihood.detectionFloor)
         // Beacon by beacon over every cell (each beacon's map is contiguous), each cell's sums
         // taken in the same order as cell by cell would; scratch space of the solver's own.
-        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 4 * count)
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 5 * count)
         defer { scratch.deallocate() }
         let weighted = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
         let precision = UnsafeMutableBufferPointer(rebasing: scratch[count..<(2 * count)])
         let gradient = UnsafeMutableBufferPointer(rebasing: scratch[(2 * count)..<(3 * count)])
         let curvature = UnsafeMutableBufferPointer(rebasing: scratch[(3 * count)..<(4 * count)])
+        let unheardLogs = UnsafeMutableBufferPointer(rebasing: scratch[(4 * count)..<(5 * count)])
         weighted.initialize(repeating: prior * priorPrecision)
         precision.initialize(repeating: priorPrecision)
         for reading in heard {
@@ -597,14 +601,16 @@ public struct PosteriorSolver: PositionSolver {
                 gradient[cell] = weighted[cell] - offsets[cell] * precision[cell]
                 curvature[cell] = -precision[cell]
             }
+            unheardLogs.initialize(repeating: 0)
             for beacon in unheard {
                 beacon.map.means.withUnsafeBufferPointer { means in
                     beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in
-                        table.derivativeValues.withUnsafeBufferPointer { derivatives in
+                        table.terms.withUnsafeBufferPointer { terms in
                             for cell in beacon.reach {
                                 let inverse = inverses[cell]
-                                let (g, h) = UnheardTable.derivatives(at: (detection - means[cell] - offsets[cell]) * inverse,
-                                                                      in: derivatives)
+                                let (value, g, h) = UnheardTable.terms(at: (detection - means[cell] - offsets[cell]) * inverse,
+                                                                       in: terms)
+                                unheardLogs[cell] += value
                                 gradient[cell] -= g * inverse
                                 curvature[cell] += h * inverse * inverse
                             }
@@ -613,8 +619,11 @@ public struct PosteriorSolver: PositionSolver {
                 }
             }
             for cell in 0..<count {
-                let step = -gradient[cell] / min(curvature[cell], -precision[cell] * 0.5)
-                offsets[cell] += min(max(step, -maximumStep), maximumStep)
+                let step = min(max(-gradient[cell] / min(curvature[cell], -precision[cell] * 0.5), -maximumStep), maximumStep)
+                offsets[cell] += step
+                // The unheard beacons at the stepped offset, to second order about the first (the
+                // heard readings' Gaussian gradient is 0 there, the curvature theirs and the prior's).
+                unheardLogs[cell] += gradient[cell] * step + 0.5 * (curvature[cell] + precision[cell]) * step * step
             }
         }
         // Every heard beacon's constant part once: log(1 − m) each, and log t each with a tail
@@ -647,17 +656,8 @@ public struct PosteriorSolver: PositionSolver {
                 }
             }
         }
-        for beacon in unheard {
-            beacon.map.means.withUnsafeBufferPointer { means in
-                beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in
-                    table.values.withUnsafeBufferPointer { values in
-                        for cell in beacon.reach {
-                            let z = (detection - means[cell] - offsets[cell]) * inverses[cell]
-                            logs[cell] += UnheardTable.value(at: z, in: values)
-                        }
-                    }
-                }
-            }
+        if !unheard.isEmpty {
+            for cell in 0..<count { logs[cell] += unheardLogs[cell] }
         }
     }
 }

@@ -12,7 +12,11 @@ enum VectorMath {
         let shifted = t + 12_582_912
         let n = shifted - 12_582_912
         let r = (t - n) * 0.693_147_18
-        let polynomial = 1 + r * (1 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r / 5040))))))
+        // Estrin's scheme: the terms in pairs, so that the loop's cells do not wait on a chain.
+        let r2 = r * r, r4 = r2 * r2
+        let low = (1 + r) + r2 * (0.5 + r * (1.0 / 6))
+        let high = (1.0 / 24 + r * (1.0 / 120)) + r2 * (1.0 / 720 + r * (1.0 / 5040))
+        let polynomial = low + r4 * high
         let exponent = Int32(bitPattern: shifted.bitPattern) &- 0x4B40_0000 &+ 127
         return polynomial * Float(bitPattern: UInt32(bitPattern: exponent &<< 23))
     }
@@ -21,8 +25,10 @@ enum VectorMath {
     /// to s¹¹.
     @inline(__always)
     static func log1p(_ u: Float) -> Float {
-        let s = u / (2 + u), s2 = s * s
-        return 2 * s * (1 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 / 11)))))
+        let s = u / (2 + u), s2 = s * s, s4 = s2 * s2
+        // Estrin's scheme, as in exp.
+        let series = (1 + s2 * (1.0 / 3)) + s4 * ((1.0 / 5 + s2 * (1.0 / 7)) + s4 * (1.0 / 9 + s2 * (1.0 / 11)))
+        return 2 * s * series
     }
 
     /// softplus(x) = log(1 + eˣ) = max(x, 0) + log(1 + e^(−|x|)), within 10⁻⁶ (x finite).
