@@ -32,33 +32,33 @@ struct PosteriorSolverTests {
         #expect(abs(likelihood.logUnheard(mean: -92, spread: 4) - -1.5223427218136072) < 1e-12)
     }
 
-    @Test func unheardTableGivesTheDerivativesOfItsLog() {
-        let table = UnheardTable(likelihood: ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -100))
+    @Test func unheardTableGivesTheLogAndItsDerivatives() {
+        let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -100)
+        let table = UnheardTable(likelihood: likelihood)
+        // log P(z) exactly: a beacon of spread 1 whose mean is z below the floor.
+        func exact(_ z: Double) -> Double { likelihood.logUnheard(mean: -100 - z, spread: 1) }
         // z = 0: P = 0.2 + 0.8·½ = 0.6, g = 0.8·φ(0)/0.6, h = −g·(0 + g).
         let g0 = 0.8 / (2 * Double.pi).squareRoot() / 0.6
-        let (g, h) = table.derivatives(at: 0)
-        #expect(abs(Double(g) - g0) < 1e-6 && abs(Double(h) - -g0 * g0) < 1e-6)
-        // Against finite differences of the tabulated log at z = −1.5.
-        let z: Float = -1.5, step: Float = 0.1
-        let slope = (table.value(at: z + step) - table.value(at: z - step)) / (2 * step)
-        let bend = (table.value(at: z + step) - 2 * table.value(at: z) + table.value(at: z - step)) / (step * step)
-        let (g1, h1) = table.derivatives(at: z)
-        #expect(abs(g1 - slope) < 0.01 && abs(h1 - bend) < 0.02)
-        #expect(table.derivatives(at: .nan) == (0, 0) && table.derivatives(at: 11) == (0, 0))
-        // The terms of one lookup: the same g and h, log P along g from the nearest point.
-        table.terms.withUnsafeBufferPointer { terms in
-            var worst: Float = 0
-            for step in 0..<1400 {
-                let z = Float(-9.99 + Double(step) * 0.0142)
-                let found = UnheardTable.terms(at: z, in: terms)
-                #expect(found.g == table.derivatives(at: z).g && found.h == table.derivatives(at: z).h)
-                worst = max(worst, abs(found.value - table.value(at: z)))
-            }
-            #expect(worst < 1e-4, "log P: worst difference \(worst)")
-            let beyond = UnheardTable.terms(at: 11, in: terms), below = UnheardTable.terms(at: .nan, in: terms)
-            #expect(beyond.value == table.value(at: 10) && beyond.g == 0 && beyond.h == 0)
-            #expect(below.value == table.value(at: -10) && below.g == 0 && below.h == 0)
+        let atZero = table.terms(at: 0)
+        #expect(abs(Double(atZero.value) - log(0.6)) < 1e-6)
+        #expect(abs(Double(atZero.g) - g0) < 1e-6 && abs(Double(atZero.h) - -g0 * g0) < 1e-6)
+        // Against finite differences of the exact log at z = −1.5.
+        let z = -1.5, step = 0.1
+        let slope = (exact(z + step) - exact(z - step)) / (2 * step)
+        let bend = (exact(z + step) - 2 * exact(z) + exact(z - step)) / (step * step)
+        let found = table.terms(at: Float(z))
+        #expect(abs(Double(found.g) - slope) < 0.01 && abs(Double(found.h) - bend) < 0.02)
+        // log P along g from the nearest point: within ½·|h|·0.01² of the exact log.
+        var worst = 0.0
+        for index in 0..<1400 {
+            let z = -9.99 + Double(index) * 0.0142
+            worst = max(worst, abs(Double(table.terms(at: Float(z)).value) - exact(Double(Float(z)))))
         }
+        #expect(worst < 1e-4, "log P: worst difference \(worst)")
+        // Beyond the table: the end's log P, no slope; NaN as below it.
+        let beyond = table.terms(at: 11), below = table.terms(at: .nan)
+        #expect(abs(Double(beyond.value) - exact(10)) < 1e-6 && beyond.g == 0 && beyond.h == 0)
+        #expect(abs(Double(below.value) - exact(-10)) < 1e-6 && below.g == 0 && below.h == 0)
     }
 
     @Test func vectorMathIsExpLogAndSoftplusWithinItsBounds() {
