@@ -260,29 +260,49 @@ public struct GridFilter: Sendable {
     /// alone are kept.
     public mutating func update(logLikelihood: [Float], temper: Double, logPrior: [Float]? = nil) {
         guard logLikelihood.count == weights.count, !weights.isEmpty else { return }
-        let prior = logPrior.flatMap { $0.count == weights.count ? $0 : nil }
-        var top = -Float.infinity
+        let count = weights.count
+        let prior = logPrior.flatMap { $0.count == count ? $0 : nil }
         let alpha = Float(min(max(temper, 0), 1))
-        for cell in logLikelihood.indices {
-            let value = alpha * logLikelihood[cell] + (prior?[cell] ?? 0)
-            if value > top { top = value }
+        // Each cell's evidence, then its weight times e^(evidence − the largest), the exponential
+        // in arithmetic that runs several cells at once (``VectorMath/exp(_:)``).
+        var evidence = [Float](repeating: 0, count: count)
+        evidence.withUnsafeMutableBufferPointer { evidence in
+            logLikelihood.withUnsafeBufferPointer { logs in
+                if let prior {
+                    prior.withUnsafeBufferPointer { prior in
+                        for cell in 0..<count { evidence[cell] = alpha * logs[cell] + prior[cell] }
+                    }
+                } else {
+                    for cell in 0..<count { evidence[cell] = alpha * logs[cell] }
+                }
+            }
         }
+        var top = -Float.infinity
+        for value in evidence where value > top { top = value }
         guard top.isFinite else { return }
         var sum: Float = 0
-        for cell in weights.indices {
-            let value = weights[cell] * exp(alpha * logLikelihood[cell] + (prior?[cell] ?? 0) - top)
-            weights[cell] = value
-            sum += value
+        weights.withUnsafeMutableBufferPointer { weights in
+            evidence.withUnsafeBufferPointer { evidence in
+                for cell in 0..<count { weights[cell] *= Self.relativeLikelihood(evidence[cell] - top) }
+            }
+            for cell in 0..<count { sum += weights[cell] }
         }
         if !(sum > 1e-30) || !sum.isFinite {
             sum = 0
-            for cell in weights.indices {
-                let value = exp(alpha * logLikelihood[cell] + (prior?[cell] ?? 0) - top)
+            for cell in 0..<count {
+                let value = Self.relativeLikelihood(evidence[cell] - top)
                 weights[cell] = value
                 sum += value
             }
         }
         normalise(sum: sum)
+    }
+
+    /// e^difference for a difference ≤ 0 from the largest evidence; 0 below −87 (and for −∞ and
+    /// NaN), where `Float` holds no more than a denormal of it.
+    @inline(__always)
+    static func relativeLikelihood(_ difference: Float) -> Float {
+        difference > -87 ? VectorMath.exp(difference) : 0
     }
 
     /// Weighs each cell by `exp(logPrior)` (one value per cell; ignored otherwise) and
@@ -312,27 +332,50 @@ public struct GridFilter: Sendable {
     /// The posterior's mean on a layer, its per-axis variances (venue units²) and its most
     /// probable cell's centre there (the layer's weights renormalised).
     public func summary(layer: Int = 0) -> (mean: PlanarPoint, variance: (x: Double, y: Double), mode: PlanarPoint) {
-        var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, total = 0.0
         let base = min(max(layer, 0), layers - 1) * grid.count
-        var best = 0
-        for cell in 0..<grid.count {
-            let w = Double(weights[base + cell])
-            if weights[base + cell] > weights[base + best] { best = cell }
-            let centre = grid.centre(of: cell)
-            sx += w * centre.x
-            sy += w * centre.y
-            sxx += w * centre.x * centre.x
-            syy += w * centre.y * centre.y
-            total += w
+        let columns = grid.columns, rows = grid.rows
+        // The layer's mass per column and per row (its marginals), then their moments.
+        var columnMass = [Double](repeating: 0, count: columns)
+        var rowMass = [Double](repeating: 0, count: rows)
+        var best = base, bestWeight = weights[base]
+        weights.withUnsafeBufferPointer { weights in
+            columnMass.withUnsafeMutableBufferPointer { columnMass in
+                for row in 0..<rows {
+                    let first = base + row * columns
+                    var mass = 0.0
+                    for column in 0..<columns {
+                        let w = Double(weights[first + column])
+                        columnMass[column] += w
+                        mass += w
+                    }
+                    rowMass[row] = mass
+                    for cell in first..<(first + columns) where weights[cell] > bestWeight {
+                        best = cell
+                        bestWeight = weights[cell]
+                    }
+                }
+            }
         }
+        func moments(_ mass: [Double], origin: Double) -> (total: Double, sum: Double, squares: Double) {
+            var total = 0.0, sum = 0.0, squares = 0.0
+            for index in mass.indices {
+                let centre = origin + (Double(index) + 0.5) * grid.cellSize
+                total += mass[index]
+                sum += mass[index] * centre
+                squares += mass[index] * centre * centre
+            }
+            return (total, sum, squares)
+        }
+        let x = moments(columnMass, origin: grid.minX), y = moments(rowMass, origin: grid.minY)
+        let total = y.total
         guard total > 0 else {
             let centre = grid.centre(of: grid.count / 2)
             return (centre, (0, 0), centre)
         }
-        let mx = sx / total, my = sy / total
+        let mx = x.sum / total, my = y.sum / total
         // A cell spreads its mass uniformly: add its own variance, size²/12 per axis.
         let own = grid.cellSize * grid.cellSize / 12
-        return (PlanarPoint(x: mx, y: my), (max(sxx / total - mx * mx, 0) + own, max(syy / total - my * my, 0) + own),
-                grid.centre(of: best))
+        return (PlanarPoint(x: mx, y: my), (max(x.squares / total - mx * mx, 0) + own, max(y.squares / total - my * my, 0) + own),
+                grid.centre(of: best - base))
     }
 }

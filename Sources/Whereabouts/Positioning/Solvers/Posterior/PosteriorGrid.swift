@@ -48,6 +48,33 @@ public struct PosteriorGrid: Hashable, Sendable {
         minY = (extent.minY + extent.maxY) / 2 - Double(rows) * size / 2
     }
 
+    /// The grid of blocks of `factor` × `factor` of this grid's cells (the last row and column of
+    /// blocks cut short where the cells run out): the same west and south edges, cells `factor`
+    /// times as large. Its cell `b` stands for the block whose centre cell is
+    /// ``sampledCell(of:factor:)``.
+    func sampled(every factor: Int) -> PosteriorGrid {
+        let factor = max(factor, 1)
+        return PosteriorGrid(minX: minX, minY: minY, cellSize: cellSize * Double(factor),
+                             columns: (columns + factor - 1) / factor, rows: (rows + factor - 1) / factor)
+    }
+
+    /// The cell of this grid that stands for block `block` of ``sampled(every:)``'s grid: the
+    /// block's centre cell (`factor` odd), or the cell after it, within the grid.
+    func sampledCell(of block: Int, factor: Int) -> Int {
+        let factor = max(factor, 1), blockColumns = (columns + factor - 1) / factor
+        let column = min((block % blockColumns) * factor + factor / 2, columns - 1)
+        let row = min((block / blockColumns) * factor + factor / 2, rows - 1)
+        return row * columns + column
+    }
+
+    private init(minX: Double, minY: Double, cellSize: Double, columns: Int, rows: Int) {
+        self.minX = minX
+        self.minY = minY
+        self.cellSize = cellSize
+        self.columns = columns
+        self.rows = rows
+    }
+
     /// The centre of a cell.
     public func centre(of cell: Int) -> PlanarPoint {
         PlanarPoint(x: minX + (Double(cell % columns) + 0.5) * cellSize, y: minY + (Double(cell / columns) + 0.5) * cellSize)

@@ -141,6 +141,9 @@ public struct PosteriorSolver: PositionSolver {
     public let validationError: Double?
     /// The log-probability of not hearing a beacon, tabulated.
     let unheardTable: UnheardTable
+    /// The map at the centres of blocks of cells, weighed where a track holds little mass
+    /// (``blockMap(of:)``); `nil` for a small grid.
+    let blockMap: RadioMap?
     /// The σ of a device's RSSI offset before its first scan, dB.
     public let offsetPriorSigma: Double
     /// The devices whose offsets the setup knows (the training's, the venue's list): their
@@ -214,6 +217,7 @@ public struct PosteriorSolver: PositionSolver {
         self.knownDevices = knownDevices
         self.knownDeviceOffsetSigma = knownDeviceOffsetSigma
         unheardTable = UnheardTable(likelihood: likelihood)
+        blockMap = Self.blockMap(of: map)
     }
 
     /// The same solver with another accuracy factor, estimate and no track.
@@ -290,17 +294,18 @@ public struct PosteriorSolver: PositionSolver {
         let start: (mean: Double, variance: Double) = (0, sigma * sigma)
         var prior = continues ? offset ?? start : start
         prior.variance += Self.offsetDrift * elapsed
+        var predicted: GridFilter?
+        if continues, var current = filter {
+            current.predict(seconds: elapsed, motion: motion)
+            predicted = current
+        }
         guard let (logs, offsets, used) = logLikelihood(of: observation, map: map, offset: prior.mean,
-                                                        offsetVariance: prior.variance) else {
+                                                        offsetVariance: prior.variance,
+                                                        predicted: predicted?.weights) else {
             return coast(to: observation.time, continues: continues, elapsed: elapsed)
         }
         lastEvidence = observation.time
-        if continues, var current = filter {
-            current.predict(seconds: elapsed, motion: motion)
-            filter = current
-        } else {
-            filter = GridFilter(grid: map.grid, layers: map.levels.count)
-        }
+        filter = predicted ?? GridFilter(grid: map.grid, layers: map.levels.count)
         filter?.update(logLikelihood: logs, temper: likelihood.temper, logPrior: areaPrior)
         lastTime = observation.time
         // The offset's posterior: its mean over the cells' weights (of every floor: one offset
@@ -494,8 +499,11 @@ public struct PosteriorSolver: PositionSolver {
     /// taken to second order about ô₀, from the same pass that sums the step's gradient and
     /// curvature (within 0.003 where the step is under 1 dB, 0.03 at 2 dB; a second pass over
     /// them cost 8 % of the fixes a second).
-    func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double)
-        -> (logs: [Float], offsets: [Float], used: Int)? {
+    ///
+    /// With `runs` (per layer, ranges of its cells), only those cells are weighed; the others
+    /// keep 0 (−∞ on a layer ruled out).
+    func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double,
+                       runs: [[Range<Int>]]? = nil) -> (logs: [Float], offsets: [Float], used: Int)? {
         let count = map.grid.count, layers = map.levels.count
         let named = observation.floor.map { map.layer(of: $0) }
         if case .some(.none) = named { return nil }
@@ -513,6 +521,8 @@ public struct PosteriorSolver: PositionSolver {
         var logs = [Float](repeating: layers > 1 && named != nil ? -.infinity : 0, count: count * layers)
         var offsets = [Float](repeating: 0, count: count * layers)
         for layer in 0..<layers where named == nil || named == layer {
+            let layerRuns = runs.map { layer < $0.count ? $0[layer] : [] } ?? [0..<count]
+            guard !layerRuns.isEmpty else { continue }
             let level = map.levels[layer]
             // Each beacon's map on this floor: its own, the floors between, or none; and the cells
             // where not hearing it says something.
@@ -536,7 +546,7 @@ public struct PosteriorSolver: PositionSolver {
             logs.withUnsafeMutableBufferPointer { logs in
                 offsets.withUnsafeMutableBufferPointer { offsets in
                     layerLogLikelihood(heard: heardMaps, outliers: outliers, unheard: unheardMaps, count: count,
-                                       offset: offset, offsetVariance: offsetVariance,
+                                       runs: layerRuns, offset: offset, offsetVariance: offsetVariance,
                                        logs: UnsafeMutableBufferPointer(rebasing: logs[range]),
                                        offsets: UnsafeMutableBufferPointer(rebasing: offsets[range]))
                 }
@@ -559,8 +569,8 @@ public struct PosteriorSolver: PositionSolver {
     /// ``VectorMath/softplus(_:)``), the same as `log(a·φ(z)·√(2π)/σ + t)` within 10⁻⁶, in
     /// arithmetic that runs several cells at once.
     private func layerLogLikelihood(heard: [(map: LayerMap, rssi: Float)], outliers: Int,
-                                    unheard: [(map: LayerMap, reach: Range<Int>)], count: Int, offset: Double,
-                                    offsetVariance: Double, logs: UnsafeMutableBufferPointer<Float>,
+                                    unheard: [(map: LayerMap, reach: Range<Int>)], count: Int, runs: [Range<Int>],
+                                    offset: Double, offsetVariance: Double, logs: UnsafeMutableBufferPointer<Float>,
                                     offsets: UnsafeMutableBufferPointer<Float>) {
         let variance = offsetVariance.isFinite ? max(offsetVariance, 1e-6) : 1e6
         let priorPrecision = Float(1 / variance), prior = Float(offset.isFinite ? offset : 0)
@@ -569,8 +579,8 @@ public struct PosteriorSolver: PositionSolver {
         let gaussianScale = (1 - epsilon) / Float((2 * Double.pi).squareRoot())
         let heardConstant = log(max(1 - miss, 1e-30))
         let detection = Float(likelihood.detectionFloor)
-        // Beacon by beacon over every cell (each beacon's map is contiguous), each cell's sums
-        // taken in the same order as cell by cell would; scratch space of the solver's own.
+        // Beacon by beacon over every run of cells (each beacon's map is contiguous), each cell's
+        // sums taken in the same order as cell by cell would; scratch space of the solver's own.
         let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 5 * count)
         defer { scratch.deallocate() }
         let weighted = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
@@ -583,47 +593,58 @@ public struct PosteriorSolver: PositionSolver {
         for reading in heard {
             reading.map.means.withUnsafeBufferPointer { means in
                 reading.map.inverseSpreads.withUnsafeBufferPointer { inverses in
-                    for cell in 0..<count {
-                        let inverse = inverses[cell]
-                        let squared = inverse * inverse
-                        weighted[cell] += (reading.rssi - means[cell]) * squared
-                        precision[cell] += squared
+                    for run in runs {
+                        for cell in run {
+                            let inverse = inverses[cell]
+                            let squared = inverse * inverse
+                            weighted[cell] += (reading.rssi - means[cell]) * squared
+                            precision[cell] += squared
+                        }
                     }
                 }
             }
         }
         let maximumStep = Self.maximumOffsetStep
         let table = unheardTable
-        for cell in 0..<count { offsets[cell] = weighted[cell] / precision[cell] }
+        for run in runs {
+            for cell in run { offsets[cell] = weighted[cell] / precision[cell] }
+        }
         if !unheard.isEmpty {
             // One Newton step with the unheard beacons: d/dô log P = −g(z)/σ, d²/dô² = h(z)/σ².
-            for cell in 0..<count {
-                gradient[cell] = weighted[cell] - offsets[cell] * precision[cell]
-                curvature[cell] = -precision[cell]
+            for run in runs {
+                for cell in run {
+                    gradient[cell] = weighted[cell] - offsets[cell] * precision[cell]
+                    curvature[cell] = -precision[cell]
+                }
             }
             unheardLogs.initialize(repeating: 0)
             for beacon in unheard {
                 beacon.map.means.withUnsafeBufferPointer { means in
                     beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in
                         table.terms.withUnsafeBufferPointer { terms in
-                            for cell in beacon.reach {
-                                let inverse = inverses[cell]
-                                let (value, g, h) = UnheardTable.terms(at: (detection - means[cell] - offsets[cell]) * inverse,
-                                                                       in: terms)
-                                unheardLogs[cell] += value
-                                gradient[cell] -= g * inverse
-                                curvature[cell] += h * inverse * inverse
+                            for run in runs {
+                                for cell in run.clamped(to: beacon.reach) {
+                                    let inverse = inverses[cell]
+                                    let (value, g, h) = UnheardTable.terms(at: (detection - means[cell] - offsets[cell]) * inverse,
+                                                                           in: terms)
+                                    unheardLogs[cell] += value
+                                    gradient[cell] -= g * inverse
+                                    curvature[cell] += h * inverse * inverse
+                                }
                             }
                         }
                     }
                 }
             }
-            for cell in 0..<count {
-                let step = min(max(-gradient[cell] / min(curvature[cell], -precision[cell] * 0.5), -maximumStep), maximumStep)
-                offsets[cell] += step
-                // The unheard beacons at the stepped offset, to second order about the first (the
-                // heard readings' Gaussian gradient is 0 there, the curvature theirs and the prior's).
-                unheardLogs[cell] += gradient[cell] * step + 0.5 * (curvature[cell] + precision[cell]) * step * step
+            for run in runs {
+                for cell in run {
+                    let step = min(max(-gradient[cell] / min(curvature[cell], -precision[cell] * 0.5), -maximumStep),
+                                   maximumStep)
+                    offsets[cell] += step
+                    // The unheard beacons at the stepped offset, to second order about the first (the
+                    // heard readings' Gaussian gradient is 0 there, the curvature theirs and the prior's).
+                    unheardLogs[cell] += gradient[cell] * step + 0.5 * (curvature[cell] + precision[cell]) * step * step
+                }
             }
         }
         // Every heard beacon's constant part once: log(1 − m) each, and log t each with a tail
@@ -631,25 +652,29 @@ public struct PosteriorSolver: PositionSolver {
         let tailLog = tail > 0 ? log(tail) : 0
         var constant = Float(heard.count) * (heardConstant + tailLog)
         if outliers > 0 { constant += Float(outliers) * (heardConstant + log(tail)) }
-        for cell in 0..<count {
-            let shift = offsets[cell]
-            logs[cell] = constant - 0.5 * (shift - prior) * (shift - prior) * priorPrecision
+        for run in runs {
+            for cell in run {
+                let shift = offsets[cell]
+                logs[cell] = constant - 0.5 * (shift - prior) * (shift - prior) * priorPrecision
+            }
         }
         let scale = tail > 0 ? log(gaussianScale / tail) : log(gaussianScale)
         for reading in heard {
             reading.map.means.withUnsafeBufferPointer { means in
                 reading.map.inverseSpreads.withUnsafeBufferPointer { inverses in
                     reading.map.logInverseSpreads.withUnsafeBufferPointer { logInverses in
-                        if tail > 0 {
-                            for cell in 0..<count {
-                                let z = (reading.rssi - means[cell] - offsets[cell]) * inverses[cell]
-                                logs[cell] += VectorMath.softplus(scale + logInverses[cell] - 0.5 * z * z)
-                            }
-                        } else {
-                            // No tail: the Gaussian alone.
-                            for cell in 0..<count {
-                                let z = (reading.rssi - means[cell] - offsets[cell]) * inverses[cell]
-                                logs[cell] += scale + logInverses[cell] - 0.5 * z * z
+                        for run in runs {
+                            if tail > 0 {
+                                for cell in run {
+                                    let z = (reading.rssi - means[cell] - offsets[cell]) * inverses[cell]
+                                    logs[cell] += VectorMath.softplus(scale + logInverses[cell] - 0.5 * z * z)
+                                }
+                            } else {
+                                // No tail: the Gaussian alone.
+                                for cell in run {
+                                    let z = (reading.rssi - means[cell] - offsets[cell]) * inverses[cell]
+                                    logs[cell] += scale + logInverses[cell] - 0.5 * z * z
+                                }
                             }
                         }
                     }
@@ -657,7 +682,9 @@ public struct PosteriorSolver: PositionSolver {
             }
         }
         if !unheard.isEmpty {
-            for cell in 0..<count { logs[cell] += unheardLogs[cell] }
+            for run in runs {
+                for cell in run { logs[cell] += unheardLogs[cell] }
+            }
         }
     }
 }

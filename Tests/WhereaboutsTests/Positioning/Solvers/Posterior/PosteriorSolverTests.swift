@@ -270,6 +270,55 @@ struct PosteriorSolverTests {
         #expect(filter.weights.allSatisfy { abs($0 - 1 / 3) < 1e-6 })
     }
 
+    /// The posterior's mean, per-axis variance (plus a cell's own, size²/12) and most probable
+    /// cell (the first of equals) on a layer, against the sums written cell by cell.
+    @Test func summaryIsTheLayersMomentsAndItsFirstLargestCell() throws {
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: -2, minY: 1, maxX: 5, maxY: 6),
+                                              cellSize: 1, maximumCells: 35))
+        var random = SeededRandom(seed: 11)
+        var weights = (0..<70).map { _ in Float(random.nextUniform()) }
+        weights[40] = 2
+        weights[47] = 2   // a tie, later: the first stays the mode
+        let filter = GridFilter(grid: grid, layers: 2, weights: weights)
+        for layer in 0..<2 {
+            let cells = filter.weights[(layer * 35)..<((layer + 1) * 35)]
+            let total = cells.reduce(0.0) { $0 + Double($1) }
+            var mx = 0.0, my = 0.0, mxx = 0.0, myy = 0.0
+            for (index, weight) in cells.enumerated() {
+                let centre = grid.centre(of: index), w = Double(weight) / total
+                mx += w * centre.x
+                my += w * centre.y
+                mxx += w * centre.x * centre.x
+                myy += w * centre.y * centre.y
+            }
+            let summary = filter.summary(layer: layer)
+            #expect(abs(summary.mean.x - mx) < 1e-9 && abs(summary.mean.y - my) < 1e-9)
+            #expect(abs(summary.variance.x - (mxx - mx * mx + 1.0 / 12)) < 1e-9)
+            #expect(abs(summary.variance.y - (myy - my * my + 1.0 / 12)) < 1e-9)
+            let largest = try #require(cells.max())
+            let mode = try #require(cells.indices.first { cells[$0] == largest }) - layer * 35
+            #expect(summary.mode == grid.centre(of: mode))
+        }
+        #expect(filter.summary(layer: 1).mode == grid.centre(of: 5))
+    }
+
+    /// The update's weights are e^(evidence − the largest) within 10⁻⁶ relatively (the
+    /// exponential in ``VectorMath``), and exactly 0 where the evidence is −∞ or so far under the
+    /// largest that a `Float` would hold a denormal of it.
+    @Test func updateWeighsByTheExponentialAndRulesOutMinusInfinity() throws {
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 6, maxY: 1),
+                                              cellSize: 1, maximumCells: 6))
+        var filter = GridFilter(grid: grid)
+        let logs: [Float] = [0, -3, -7.5, -20, -.infinity, -200]
+        filter.update(logLikelihood: logs, temper: 0.8, logPrior: [0, 0, 0, 0, 0, 1])
+        let expected = [0, -2.4, -6, -16, -Double.infinity, -159].map { exp($0) }
+        let total = expected.reduce(0, +)
+        for (weight, value) in zip(filter.weights, expected).prefix(4) {
+            #expect(abs(Double(weight) - value / total) <= 1e-6 * value / total, "\(weight) against \(value / total)")
+        }
+        #expect(filter.weights[4] == 0 && filter.weights[5] == 0)
+    }
+
     /// The motion's blur, tap by tap over whole rows, gives bit for bit what the convolution
     /// cell by cell gives (each cell's sums in the same order), edges renormalised included; and
     /// by hand, one row of three under the kernel (1, 2, 1)/4: the middle keeps the mean, each
