@@ -67,6 +67,21 @@ struct PosteriorSupportTests {
         #expect(blocks.grid.centre(of: 5) == grid.centre(of: grid.sampledCell(of: 5, factor: 3)))
     }
 
+    @Test func neighbourhoodMaximaTakeTheLargestOfTheEightNeighboursOnTheirLayer() throws {
+        // 4 × 3 blocks, two layers: 1 at the corner (0, 0) of the first, 5 at (3, 2) of the second.
+        let grid = try grid(columns: 4, rows: 3)
+        var values = [Float](repeating: 0, count: 24)
+        values[0] = 1
+        values[12 + 11] = 5
+        let maxima = PosteriorSolver.neighbourhoodMaxima(of: values, grid: grid, layers: 2)
+        #expect(maxima == [1, 1, 0, 0,
+                           1, 1, 0, 0,
+                           0, 0, 0, 0,
+                           0, 0, 0, 0,
+                           0, 0, 5, 5,
+                           0, 0, 5, 5])
+    }
+
     @Test func blockMapReachesTheOtherFloorsBlockRowsWhoseCentreRowItReaches() throws {
         // 30 × 30 cells of 1 m; through a slab of 20 dB the upstairs beacon at the south edge
         // reaches the south rows downstairs and not the north ones: a block row is in reach when
@@ -89,47 +104,87 @@ struct PosteriorSupportTests {
         }
     }
 
-    @Test func likelihoodIsExactOnTheSupportAndTheBlocksCentresElsewhere() throws {
-        // Cells of 0.5 m over the square (20 × 20), a track's prediction peaked at (3, 3): on the
-        // support each cell's log-likelihood and offset are those of weighing every cell, bit for
-        // bit; elsewhere its block's centre cell's.
+    @Test func likelihoodIsExactWhereThePosteriorHoldsItsMassAndTheBlocksCentresElsewhere() throws {
+        // Cells of 0.5 m over 20 × 20 m around the square (40 × 40, blocks of 3: 14 × 14). Each
+        // cell's log-likelihood and offset are either those of weighing every cell, bit for bit,
+        // or its block's centre cell's; every cell holding a tenth of the largest posterior mass
+        // is weighed exactly, and not every cell is. Without a prediction (a fresh track) the
+        // same, from the blocks' posterior alone.
         let venue = PositioningVenue(square)
-        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 10, maxY: 10),
-                                              cellSize: 0.5, maximumCells: 400))
-        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4)
-        let solver = PosteriorSolver(venue: venue, map: map,
-                                     likelihood: ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -75),
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: -5, minY: -5, maxX: 15, maxY: 15),
+                                              cellSize: 0.5, maximumCells: 1600))
+        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 2)
+        let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -85, temper: 1)
+        let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
                                      motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02),
                                      estimate: .mean, bandwidth: nil, accuracyScale: 1, maximumGap: 10,
                                      validationError: nil, offsetPriorSigma: 4)
-        #expect(solver.blockMap?.grid.count == 49)
+        #expect(solver.blockMap?.grid.count == 14 * 14)
+        let peaked = (0..<grid.count).map { cell -> Float in
+            let centre = grid.centre(of: cell)
+            return Float(exp(-((centre.x - 3) * (centre.x - 3) + (centre.y - 3) * (centre.y - 3)) / 4))
+        }
+        // Heard near (2, 2): a, b and c as the model has them there, d not.
+        let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -68),
+                                                         BeaconSignal(beaconIndex: 1, rssi: -77),
+                                                         BeaconSignal(beaconIndex: 2, rssi: -77)], ranges: [])
+        let every = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 0.01))
+        for predicted in [peaked, nil] {
+            let sparse = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 0.01,
+                                                           predicted: predicted))
+            #expect(sparse.used == every.used)
+            let prior = predicted ?? [Float](repeating: 1, count: grid.count)
+            let posterior = (0..<grid.count).map { Double(prior[$0]) * exp(Double(every.logs[$0])) }
+            let largest = try #require(posterior.max())
+            var exact = 0
+            for cell in 0..<grid.count {
+                let column = cell % grid.columns, row = cell / grid.columns
+                let centre = grid.sampledCell(of: (row / 3) * 14 + column / 3, factor: 3)
+                let isExact = sparse.logs[cell] == every.logs[cell] && sparse.offsets[cell] == every.offsets[cell]
+                let isBlock = sparse.logs[cell] == every.logs[centre] && sparse.offsets[cell] == every.offsets[centre]
+                #expect(isExact || isBlock, "cell \(cell)")
+                if posterior[cell] >= 0.1 * largest { #expect(isExact, "cell \(cell) holds mass") }
+                if isExact { exact += 1 }
+            }
+            #expect(exact < grid.count && sparse.logs != every.logs)
+        }
+        // A prediction spread over the venue and a flat scan: the blocks' posterior holds half the
+        // cells or more, every cell weighed.
+        let silent = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -79)], ranges: [])
+        let flat = try #require(solver.logLikelihood(of: silent, map: map, offset: 1, offsetVariance: 0.01,
+                                                     predicted: [Float](repeating: 1, count: grid.count)))
+        #expect(flat.logs == solver.logLikelihood(of: silent, map: map, offset: 1, offsetVariance: 0.01)?.logs)
+    }
+
+    @Test func cellsNearABeaconAreNotLeftToTheirBlockWhereTheyHoldMass() throws {
+        // Over the square alone (20 × 20 cells of 0.5 m), a scan heard strongly from a corner: the
+        // likelihood changes fastest near the beacon, where a block's centre cell is a poor
+        // judge of its other cells; each block's neighbours bound it, and every cell holding a
+        // tenth of the largest posterior mass is weighed exactly.
+        let venue = PositioningVenue(square)
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 10, maxY: 10),
+                                              cellSize: 0.5, maximumCells: 400))
+        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 2)
+        let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -85, temper: 0.5)
+        let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
+                                     motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02),
+                                     estimate: .mean, bandwidth: nil, accuracyScale: 1, maximumGap: 10,
+                                     validationError: nil, offsetPriorSigma: 4)
         let predicted = (0..<grid.count).map { cell -> Float in
             let centre = grid.centre(of: cell)
-            return Float(exp(-((centre.x - 3) * (centre.x - 3) + (centre.y - 3) * (centre.y - 3)) / 2))
+            return Float(exp(-((centre.x - 3) * (centre.x - 3) + (centre.y - 3) * (centre.y - 3)) / 4))
         }
-        let support = try #require(PosteriorSolver.supportRuns(of: predicted, grid: grid, layers: 1))
-        let held = support.inside.filter { $0 }.count
-        #expect(held > 50 && held < 200)
-        // b heard, the others not (the detection floor within reach of the far corner).
-        let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -70),
-                                                         BeaconSignal(beaconIndex: 1, rssi: -79)], ranges: [])
+        let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -68),
+                                                         BeaconSignal(beaconIndex: 1, rssi: -77),
+                                                         BeaconSignal(beaconIndex: 2, rssi: -77)], ranges: [])
         let every = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 9))
         let sparse = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 9,
                                                        predicted: predicted))
-        #expect(sparse.used == every.used)
-        for cell in 0..<grid.count {
-            let column = cell % grid.columns, row = cell / grid.columns
-            let source = support.inside[cell]
-                ? cell : grid.sampledCell(of: (row / 3) * 7 + column / 3, factor: 3)
-            #expect(sparse.logs[cell] == every.logs[source] && sparse.offsets[cell] == every.offsets[source],
-                    "cell \(cell) from \(source)")
+        let posterior = (0..<grid.count).map { Double(predicted[$0]) * exp(0.5 * Double(every.logs[$0])) }
+        let largest = try #require(posterior.max())
+        for cell in 0..<grid.count where posterior[cell] >= 0.1 * largest {
+            #expect(sparse.logs[cell] == every.logs[cell], "cell \(cell) holds \(posterior[cell] / largest) of the largest")
         }
         #expect(sparse.logs != every.logs)
-        // No prediction, or one spread over the venue: every cell weighed.
-        let none = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 9, predicted: nil))
-        #expect(none.logs == every.logs)
-        let flat = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 9,
-                                                     predicted: [Float](repeating: 1, count: grid.count)))
-        #expect(flat.logs == every.logs)
     }
 }
