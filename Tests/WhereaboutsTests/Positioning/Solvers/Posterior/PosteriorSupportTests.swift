@@ -15,6 +15,29 @@ private let building = Venue(
         Venue.Beacon(id: "g", x: 0, y: 0, z: 2.5, floor: 0), Venue.Beacon(id: "u", x: 15, y: 0, z: 2.5, floor: 1),
     ])
 
+/// A solver over `square` on cells of 0.5 m over `extent` (a map of 2 dB spreads, ε 0.1, m 0.2,
+/// heard down to −85 dBm, the likelihood tempered by `temper`); a prediction peaked at (3, 3)
+/// (σ √2 m); a scan heard near (2, 2): a, b and c as the model has them there, d not.
+private func nearTheCorner(extent: PositioningVenue.Extent, temper: Double) throws
+    -> (solver: PosteriorSolver, map: RadioMap, predicted: [Float], observation: Observation) {
+    let venue = PositioningVenue(square)
+    let grid = try #require(PosteriorGrid(extent: extent, cellSize: 0.5, maximumCells: 1600))
+    let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 2)
+    let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -85, temper: temper)
+    let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
+                                 motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02),
+                                 estimate: .mean, bandwidth: nil, accuracyScale: 1, maximumGap: 10,
+                                 validationError: nil, offsetPriorSigma: 4)
+    let predicted = (0..<grid.count).map { cell -> Float in
+        let centre = grid.centre(of: cell)
+        return Float(exp(-((centre.x - 3) * (centre.x - 3) + (centre.y - 3) * (centre.y - 3)) / 4))
+    }
+    let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -68),
+                                                     BeaconSignal(beaconIndex: 1, rssi: -77),
+                                                     BeaconSignal(beaconIndex: 2, rssi: -77)], ranges: [])
+    return (solver, map, predicted, observation)
+}
+
 @Suite("Posterior solver: the likelihood on the filter's support")
 struct PosteriorSupportTests {
     /// A grid of `columns` × `rows` cells of 1 m.
@@ -110,24 +133,10 @@ struct PosteriorSupportTests {
         // or its block's centre cell's; every cell holding a tenth of the largest posterior mass
         // is weighed exactly, and not every cell is. Without a prediction (a fresh track) the
         // same, from the blocks' posterior alone.
-        let venue = PositioningVenue(square)
-        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: -5, minY: -5, maxX: 15, maxY: 15),
-                                              cellSize: 0.5, maximumCells: 1600))
-        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 2)
-        let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -85, temper: 1)
-        let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
-                                     motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02),
-                                     estimate: .mean, bandwidth: nil, accuracyScale: 1, maximumGap: 10,
-                                     validationError: nil, offsetPriorSigma: 4)
+        let (solver, map, peaked, observation) = try nearTheCorner(
+            extent: PositioningVenue.Extent(minX: -5, minY: -5, maxX: 15, maxY: 15), temper: 1)
+        let grid = map.grid
         #expect(solver.blockMap?.grid.count == 14 * 14)
-        let peaked = (0..<grid.count).map { cell -> Float in
-            let centre = grid.centre(of: cell)
-            return Float(exp(-((centre.x - 3) * (centre.x - 3) + (centre.y - 3) * (centre.y - 3)) / 4))
-        }
-        // Heard near (2, 2): a, b and c as the model has them there, d not.
-        let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -68),
-                                                         BeaconSignal(beaconIndex: 1, rssi: -77),
-                                                         BeaconSignal(beaconIndex: 2, rssi: -77)], ranges: [])
         let every = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 0.01))
         for predicted in [peaked, nil] {
             let sparse = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 0.01,
@@ -161,22 +170,9 @@ struct PosteriorSupportTests {
         // likelihood changes fastest near the beacon, where a block's centre cell is a poor
         // judge of its other cells; each block's neighbours bound it, and every cell holding a
         // tenth of the largest posterior mass is weighed exactly.
-        let venue = PositioningVenue(square)
-        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 10, maxY: 10),
-                                              cellSize: 0.5, maximumCells: 400))
-        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 2)
-        let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -85, temper: 0.5)
-        let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
-                                     motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02),
-                                     estimate: .mean, bandwidth: nil, accuracyScale: 1, maximumGap: 10,
-                                     validationError: nil, offsetPriorSigma: 4)
-        let predicted = (0..<grid.count).map { cell -> Float in
-            let centre = grid.centre(of: cell)
-            return Float(exp(-((centre.x - 3) * (centre.x - 3) + (centre.y - 3) * (centre.y - 3)) / 4))
-        }
-        let observation = Observation(time: 0, signals: [BeaconSignal(beaconIndex: 0, rssi: -68),
-                                                         BeaconSignal(beaconIndex: 1, rssi: -77),
-                                                         BeaconSignal(beaconIndex: 2, rssi: -77)], ranges: [])
+        let (solver, map, predicted, observation) = try nearTheCorner(
+            extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 10, maxY: 10), temper: 0.5)
+        let grid = map.grid
         let every = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 9))
         let sparse = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 9,
                                                        predicted: predicted))
