@@ -183,4 +183,65 @@ struct PosteriorSupportTests {
         }
         #expect(sparse.logs != every.logs)
     }
+
+    @Test func aBoxWalksAsTheWholeGridWouldWithNothingOutside() throws {
+        // 13 × 9 values, zero outside columns 3..<9 and rows 2..<7: the box blurred with the
+        // grid's margins beyond it is the whole grid blurred, bit for bit, on the box's cells.
+        var random = SeededRandom(seed: 5)
+        var values = [Float](repeating: 0, count: 13 * 9)
+        for row in 2..<7 { for column in 3..<9 { values[row * 13 + column] = Float(random.nextUniform()) } }
+        let raw = (-3...3).map { Float(exp(-Double($0 * $0) / 2)) }
+        let kernel = raw.map { $0 / raw.reduce(0, +) }
+        let whole = GridFilter.blurred(values, columns: 13, rows: 9, kernel: kernel, radius: 3)
+        func inBox(_ grid: [Float]) -> [Float] {
+            var cells: [Float] = []
+            for row in 2..<7 { cells += grid[(row * 13 + 3)..<(row * 13 + 9)] }
+            return cells
+        }
+        let walked = GridFilter.blurred(inBox(values), columns: 6, rows: 5, kernel: kernel, radius: 3,
+                                        margins: (3, 4, 2, 2))
+        let expected = inBox(whole)
+        #expect(walked == expected)
+    }
+
+    @Test func onlyTheCellsWithinTheWalksReachOfTheMassWalk() throws {
+        // 12 × 10 cells of 1 m; weights 1 at (2, 2), 0.5 at (3, 2), 0.005 at (10, 8) (under 1 % of
+        // the largest). Walking σ 1 m over 1 s (a reach of 3 cells), half the mass staying, no
+        // jumps: the box of columns 0..<7 and rows 0..<6 walks as the whole grid would with
+        // nothing outside it; the cell at (10, 8) stays whole.
+        let grid = try grid(columns: 12, rows: 10)
+        // By hand first: on 4 × 3, cells (0, 1), (0, 2) and (2, 2) from 1 up, one cell around.
+        let small: [Float] = [0, 0, 0.5, 0, 2, 0, 0, 0, 1, 0, 3, 0]
+        let smallBox = try #require(GridFilter.box(of: small, from: 0, grid: try self.grid(columns: 4, rows: 3),
+                                                   atLeast: 1, margin: 1))
+        #expect(smallBox.columns == 0..<4 && smallBox.rows == 0..<3)
+        let tight = try #require(GridFilter.box(of: small, from: 0, grid: try self.grid(columns: 4, rows: 3),
+                                                atLeast: 1, margin: 0))
+        #expect(tight.columns == 0..<3 && tight.rows == 1..<3)
+        var weights = [Float](repeating: 0, count: 120)
+        weights[2 * 12 + 2] = 1
+        weights[2 * 12 + 3] = 0.5
+        weights[8 * 12 + 10] = 0.005
+        let box = try #require(GridFilter.box(of: weights, from: 0, grid: grid, atLeast: 0.01, margin: 3))
+        #expect(box.columns == 0..<7 && box.rows == 0..<6)
+        #expect(GridFilter.box(of: weights, from: 0, grid: grid, atLeast: 2, margin: 3) == nil)
+        var filter = GridFilter(grid: grid, weights: weights)
+        filter.predict(seconds: 1, motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0), walkingShare: 0.01)
+        var near = weights
+        near[8 * 12 + 10] = 0
+        let raw = (-3...3).map { Float(exp(-Double($0 * $0) / 2)) }
+        let walked = GridFilter.blurred(near, columns: 12, rows: 10, kernel: raw.map { $0 / raw.reduce(0, +) }, radius: 3)
+        var expected = weights
+        for row in 0..<6 {
+            for column in 0..<7 {
+                let cell = row * 12 + column
+                expected[cell] = 0.5 * weights[cell] + 0.5 * walked[cell]
+            }
+        }
+        let total: Float = expected.reduce(0, +)
+        for cell in 0..<120 {
+            #expect(abs(filter.weights[cell] - expected[cell] / total) < 1e-6, "cell \(cell)")
+        }
+        #expect(filter.weights[7 * 12 + 2] == 0 && filter.weights[2 * 12 + 7] == 0)
+    }
 }
