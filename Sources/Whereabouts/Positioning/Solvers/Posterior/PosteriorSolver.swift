@@ -16,8 +16,10 @@ import Foundation
 ///
 /// **Filter** (``GridFilter``): a grid of cells, each scan's likelihood (tempered) multiplying the
 /// probability carried over from the previous scan by a walking motion model (stops, a bounded
-/// speed, rare jumps anywhere). One filter per device and track, kept by the ``Locator`` that
-/// holds the solver (``update(_:)``); ``locate(_:)`` weighs one observation alone.
+/// speed, rare jumps anywhere; a track walks only the cells within reach of those holding 1 % of
+/// its largest weight, ``GridFilter/predict(seconds:motion:walkingShare:)``). One filter per
+/// device and track, kept by the ``Locator`` that holds the solver (``update(_:)``);
+/// ``locate(_:)`` weighs one observation alone.
 ///
 /// **Floors**: in a venue with beacons on several floors, the filter holds a layer of cells per
 /// floor, each scan weighed on every floor with every floor's beacons (a beacon through the
@@ -525,7 +527,8 @@ public struct PosteriorSolver: PositionSolver {
         var logs = [Float](repeating: layers > 1 && named != nil ? -.infinity : 0, count: count * layers)
         var offsets = [Float](repeating: 0, count: count * layers)
         for layer in 0..<layers where named == nil || named == layer {
-            let layerRuns = runs.map { layer < $0.count ? $0[layer] : [] } ?? [0..<count]
+            // Within the layer: the loops read the maps unchecked.
+            let layerRuns = runs.map { layer < $0.count ? $0[layer].map { $0.clamped(to: 0..<count) } : [] } ?? [0..<count]
             guard !layerRuns.isEmpty else { continue }
             let level = map.levels[layer]
             // Each beacon's map on this floor: its own, the floors between, or none; and the cells

@@ -243,5 +243,10 @@ struct PosteriorSupportTests {
             #expect(abs(filter.weights[cell] - expected[cell] / total) < 1e-6, "cell \(cell)")
         }
         #expect(filter.weights[7 * 12 + 2] == 0 && filter.weights[2 * 12 + 7] == 0)
+        // A share that is not finite: every cell walks.
+        var everyCell = GridFilter(grid: grid, weights: weights), notFinite = everyCell
+        everyCell.predict(seconds: 1, motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0))
+        notFinite.predict(seconds: 1, motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0), walkingShare: .nan)
+        #expect(notFinite.weights == everyCell.weights && everyCell.weights[7 * 12 + 10] > 0)
     }
 }
