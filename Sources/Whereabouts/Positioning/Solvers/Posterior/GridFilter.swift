@@ -168,7 +168,7 @@ public struct GridFilter: Sendable {
                 let kernel = (-radius...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
                 let kernelTotal = kernel.reduce(0, +)
                 let normalised = kernel.map { $0 / kernelTotal }
-                if let walkingShare, walkingShare.isFinite, let largest = values.max(), largest > 0 {
+                if let walkingShare, walkingShare.isFinite, case let largest = VectorMath.largest(values), largest > 0 {
                     let threshold = largest * min(walkingShare, 1)
                     for layer in 0..<layers {
                         let base = layer * grid.count
@@ -337,8 +337,7 @@ public struct GridFilter: Sendable {
                 }
             }
         }
-        var top = -Float.infinity
-        for value in evidence where value > top { top = value }
+        let top = VectorMath.largest(evidence)
         guard top.isFinite else { return }
         var sum: Float = 0
         weights.withUnsafeMutableBufferPointer { weights in

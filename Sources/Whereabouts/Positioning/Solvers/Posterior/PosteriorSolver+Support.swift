@@ -34,7 +34,9 @@ extension PosteriorSolver {
     static func supportRuns(of weights: [Float], grid: PosteriorGrid, layers: Int)
         -> (runs: [[Range<Int>]], inside: [Bool])? {
         let count = grid.count, columns = grid.columns
-        guard count > 0, weights.count == count * layers, let top = weights.max(), top > 0, top.isFinite else { return nil }
+        guard count > 0, weights.count == count * layers else { return nil }
+        let top = VectorMath.largest(weights)
+        guard top > 0, top.isFinite else { return nil }
         let threshold = top * supportShare
         var runs = [[Range<Int>]](repeating: [], count: layers)
         var inside = [Bool](repeating: false, count: weights.count)
@@ -78,8 +80,7 @@ extension PosteriorSolver {
         // The posterior the blocks make: each cell's prediction times its block's tempered
         // likelihood (relative to the largest).
         let alpha = Float(min(max(likelihood.temper, 0), 1))
-        var top = -Float.infinity
-        for value in blocks.logs where value > top { top = value }
+        let top = VectorMath.largest(blocks.logs)
         let blockWeights = Self.neighbourhoodMaxima(of: blocks.logs.map { GridFilter.relativeLikelihood(alpha * ($0 - top)) },
                                                     grid: blockGrid, layers: layers)
         var approximate = predicted ?? [Float](repeating: 1, count: grid.count * layers)
@@ -113,19 +114,24 @@ extension PosteriorSolver {
     /// likelihood at its centre cell can miss a cell of it nearer a beacon, where the likelihood
     /// changes fastest, and its neighbours' bound it better.
     static func neighbourhoodMaxima(of values: [Float], grid: PosteriorGrid, layers: Int) -> [Float] {
-        var result = values
         let columns = grid.columns, rows = grid.rows
+        guard columns > 0, rows > 0, values.count >= grid.count * layers else { return values }
+        // Along each row, then along each column: the 3 × 3 maximum in two passes of three.
+        var along = values, result = values
         for layer in 0..<layers {
             let base = layer * grid.count
             for row in 0..<rows {
+                let first = base + row * columns
                 for column in 0..<columns {
-                    var largest = values[base + row * columns + column]
-                    for neighbourRow in max(row - 1, 0)...min(row + 1, rows - 1) {
-                        for neighbourColumn in max(column - 1, 0)...min(column + 1, columns - 1) {
-                            largest = max(largest, values[base + neighbourRow * columns + neighbourColumn])
-                        }
-                    }
-                    result[base + row * columns + column] = largest
+                    let left = values[first + max(column - 1, 0)], right = values[first + min(column + 1, columns - 1)]
+                    along[first + column] = max(values[first + column], max(left, right))
+                }
+            }
+            for row in 0..<rows {
+                let first = base + row * columns
+                let below = base + max(row - 1, 0) * columns, above = base + min(row + 1, rows - 1) * columns
+                for column in 0..<columns {
+                    result[first + column] = max(along[first + column], max(along[below + column], along[above + column]))
                 }
             }
         }

@@ -40,4 +40,14 @@ enum VectorMath {
     static func softplus(_ x: Float) -> Float {
         max(x, 0) + log1p(exp(-abs(x)))
     }
+
+    /// The largest of `values` that is a number, −∞ for none: a loop the compiler keeps in
+    /// registers, where `Sequence.max()` goes through its generic comparisons.
+    static func largest(_ values: [Float]) -> Float {
+        var top = -Float.infinity
+        values.withUnsafeBufferPointer { values in
+            for value in values where value > top { top = value }
+        }
+        return top
+    }
 }
