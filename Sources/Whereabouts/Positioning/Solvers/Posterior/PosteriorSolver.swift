@@ -48,7 +48,8 @@ public struct PosteriorSolver: PositionSolver {
     /// ``init(venue:training:configuration:options:)``).
     public struct Options: Hashable, Sendable {
         /// The side of a cell, metres (made larger when the venue would need more than
-        /// ``maximumCells``). Measured: cells of 1 m locate four times faster, from 5 % better to
+        /// ``maximumCells``). Measured before the likelihood was weighed on the posterior's support
+        /// alone: cells of 1 m located three times faster, from 5 % better to
         /// 0.7 % worse on the shared datasets and the family's tuning seeds, but 1.4 % worse in a
         /// room, 5 % on a sparse venue of the family and 32 % on one whose fixes err by 0.9 m.
         public var cellSize = 0.5
