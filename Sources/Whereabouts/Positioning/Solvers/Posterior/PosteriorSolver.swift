@@ -31,7 +31,7 @@ import Foundation
 /// **Fix**: the posterior's mean or its most probable cell (``Options/estimate``) on its most
 /// probable floor, with an accuracy radius of 1.51 times the posterior's per-axis standard
 /// deviation there (a circular Gaussian's 68 % radius) times a factor measured on the training
-/// data (``accuracyScale``).
+/// data (``accuracyScale``; ``unknownDeviceAccuracyScale`` for a phone the training never saw).
 ///
 /// **Smoothing** with the same model: ``startSmoothing()`` keeps a whole track for
 /// ``finishSmoothing()`` (`--smooth`), ``startLagSmoothing()`` keeps the steps a pipeline that
@@ -140,6 +140,13 @@ public struct PosteriorSolver: PositionSolver {
     /// The factor applied to the posterior's 68 % radius so that it holds the truth 68 % of the
     /// time in the validation.
     public let accuracyScale: Double
+    /// The factor for a device not among ``knownDevices``, measured in the same validation with
+    /// its scans read as a phone the training never saw (``unknownDeviceOffset`` dB off, learning
+    /// its offset as it goes); `nil` when not measured (``accuracyScale`` then serves every device).
+    public let unknownDeviceAccuracyScale: Double?
+    /// The offset of the validation's unknown phone, dB: the calibration's prior spread of
+    /// phones' offsets, as ``DefaultSolver/unknownDeviceOffset``.
+    public static let unknownDeviceOffset = DefaultSolver.unknownDeviceOffset
     /// The gap that restarts a track, seconds.
     public let maximumGap: Double
     /// How long after its last evidence the filter answers with its prediction alone, seconds.
@@ -167,6 +174,9 @@ public struct PosteriorSolver: PositionSolver {
     private var filter: GridFilter?
     /// The time of the track's latest observation.
     private var lastTime: Double?
+    /// The radius factor of the track's device: ``accuracyScale`` for a known one, else
+    /// ``unknownDeviceAccuracyScale`` when measured.
+    private var radiusScale: Double?
     /// The time of the track's latest observation with evidence.
     private var lastEvidence: Double?
     /// The track's RSSI offset (dB, what its readings have on top of the map) and its variance.
@@ -197,8 +207,8 @@ public struct PosteriorSolver: PositionSolver {
 
     /// A solver of given parts.
     init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
-         bandwidth: Double?, accuracyScale: Double, maximumGap: Double, validationError: Double?, offsetPriorSigma: Double,
-         knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast,
+         bandwidth: Double?, accuracyScale: Double, unknownDeviceAccuracyScale: Double? = nil, maximumGap: Double,
+         validationError: Double?, offsetPriorSigma: Double, knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast,
          area: WalkableArea? = nil, placeCells: PlaceCells?? = nil) {
         self.venue = venue
         self.area = area
@@ -218,6 +228,7 @@ public struct PosteriorSolver: PositionSolver {
         self.estimate = estimate
         self.bandwidth = bandwidth
         self.accuracyScale = accuracyScale
+        self.unknownDeviceAccuracyScale = unknownDeviceAccuracyScale
         self.maximumGap = maximumGap
         self.validationError = validationError
         self.offsetPriorSigma = offsetPriorSigma
@@ -227,10 +238,12 @@ public struct PosteriorSolver: PositionSolver {
         blockMap = Self.blockMap(of: map)
     }
 
-    /// The same solver with another accuracy factor, estimate and no track.
-    func with(accuracyScale: Double, estimate: Estimate, validationError: Double?) -> PosteriorSolver {
+    /// The same solver with other accuracy factors, estimate and no track.
+    func with(accuracyScale: Double, unknownDeviceAccuracyScale: Double? = nil, estimate: Estimate,
+              validationError: Double?) -> PosteriorSolver {
         PosteriorSolver(venue: venue, map: map, likelihood: likelihood, motion: motion, estimate: estimate,
-                        bandwidth: bandwidth, accuracyScale: accuracyScale, maximumGap: maximumGap,
+                        bandwidth: bandwidth, accuracyScale: accuracyScale, unknownDeviceAccuracyScale: unknownDeviceAccuracyScale,
+                        maximumGap: maximumGap,
                         validationError: validationError, offsetPriorSigma: offsetPriorSigma,
                         knownDevices: knownDevices, knownDeviceOffsetSigma: knownDeviceOffsetSigma, maximumCoast: maximumCoast,
                         area: area, placeCells: .some(placeCells))
@@ -252,6 +265,7 @@ public struct PosteriorSolver: PositionSolver {
                      motion.speed * metres, motion.stayProbability, motion.jumpRate)
             + String(format: ", offset prior σ %.1f dB (known devices %.1f)", offsetPriorSigma, knownDeviceOffsetSigma)
             + ", the \(estimate.rawValue), radius ×" + String(format: "%.2f", accuracyScale)
+            + (unknownDeviceAccuracyScale.map { String(format: " (×%.2f for a phone it never saw)", $0) } ?? "")
     }
 
     /// The map's typical RSSI spread, dB: its first mapped beacon's first cell (4 without one).
@@ -297,7 +311,9 @@ public struct PosteriorSolver: PositionSolver {
         guard let map else { return nil }
         let continues = filter != nil && lastTime.map { observation.time - $0 <= maximumGap } == true
         let elapsed = continues ? max(observation.time - (lastTime ?? observation.time), 0) : 0
-        let sigma = knownDevices.contains(observation.device ?? "") ? knownDeviceOffsetSigma : offsetPriorSigma
+        let isKnown = knownDevices.contains(observation.device ?? "")
+        let sigma = isKnown ? knownDeviceOffsetSigma : offsetPriorSigma
+        radiusScale = isKnown ? accuracyScale : unknownDeviceAccuracyScale ?? accuracyScale
         let start: (mean: Double, variance: Double) = (0, sigma * sigma)
         var prior = continues ? offset ?? start : start
         prior.variance += Self.offsetDrift * elapsed
@@ -370,7 +386,7 @@ public struct PosteriorSolver: PositionSolver {
         let point = estimate == .mean ? summary.mean : summary.mode
         let weights = filter.weights[(layer * filter.grid.count)..<((layer + 1) * filter.grid.count)]
         let fix = PositionEstimate(point: SpatialPoint(x: point.x, y: point.y, z: venue.receiverHeight),
-                                   accuracy: radius * accuracyScale, beaconCount: beaconCount, floor: floor,
+                                   accuracy: radius * (radiusScale ?? accuracyScale), beaconCount: beaconCount, floor: floor,
                                    placeProbabilities: placeCells?.probabilities(of: weights, floor: floor),
                                    floorProbability: filter.layers > 1 ? probability : nil)
         return (fix, (summary.mean, summary.mode, radius))
@@ -485,6 +501,7 @@ public struct PosteriorSolver: PositionSolver {
         lastTime = nil
         lastEvidence = nil
         lastPosterior = nil
+        radiusScale = nil
     }
 
     /// The log-likelihood of the observation at each cell of each layer (``RadioMap/levels``,

@@ -440,6 +440,40 @@ struct PosteriorSolverTests {
         #expect(silent.floor == 2 && silent.beacons.isEmpty)
     }
 
+    @Test func aPhoneNeverSeenGetsItsOwnRadiusFactor() throws {
+        // The same posterior (both offsets start with the same σ) for a known phone and a
+        // stranger: the stranger's radius is the known one's × 2.5 / 1.5, whichever came first
+        // and after a track's reset; without a stranger's factor, both get the known one.
+        let venue = PositioningVenue(square)
+        let grid = try #require(PosteriorGrid(extent: PositioningVenue.Extent(minX: 0, minY: 0, maxX: 10, maxY: 10),
+                                              cellSize: 1, maximumCells: 100))
+        let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 4)
+        func solver(unknown: Double?) -> PosteriorSolver {
+            PosteriorSolver(venue: venue, map: map, likelihood: ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2,
+                                                                               detectionFloor: -90),
+                            motion: GridFilter.Motion(speed: 1, stayProbability: 0.5, jumpRate: 0.02), estimate: .mean,
+                            bandwidth: nil, accuracyScale: 1.5, unknownDeviceAccuracyScale: unknown, maximumGap: 10,
+                            validationError: nil, offsetPriorSigma: 3, knownDevices: ["phone"], knownDeviceOffsetSigma: 3)
+        }
+        func observation(_ device: String) -> Observation {
+            Observation(time: 0, device: device, signals: [BeaconSignal(beaconIndex: 0, rssi: -65),
+                                                           BeaconSignal(beaconIndex: 1, rssi: -75)], ranges: [])
+        }
+        var measured = solver(unknown: 2.5)
+        let first = measured.update(observation("visitor"))
+        measured.resetTrack()
+        let second = measured.update(observation("phone"))
+        let stranger = try #require(first), known = try #require(second)
+        #expect(abs(stranger.accuracy / known.accuracy - 2.5 / 1.5) < 1e-9)
+        #expect(abs(try #require(measured.locate(observation("visitor"))).accuracy - stranger.accuracy) < 1e-9)
+        let unmeasured = try #require(solver(unknown: nil).locate(observation("visitor")))
+        #expect(abs(unmeasured.accuracy - known.accuracy) < 1e-9)
+        // The validation's stranger: every reading `offset` dB up, a device no list names.
+        let scan = Scan(time: 3, device: "phone", readings: [Reading(beacon: .id("a"), rssi: -70)])
+        let read = try #require(PosteriorSolver.unknownDevice([scan], offset: 4).first)
+        #expect(read.readings.map(\.rssi) == [-66] && read.device != "phone" && read.device?.hasSuffix("phone") == true)
+    }
+
     @Test func trainedSolverChoosesItsSettingsAndKeepsItsStateBounded() throws {
         // A survey of the square: 4 scans at each spot of a 2 m grid, the beacon "b" reading
         // 6 dB stronger than the model everywhere (what the survey must learn).
@@ -464,6 +498,8 @@ struct PosteriorSolverTests {
         let model = -59 - 20 * log10(map.grid.centre(of: centre).distance(to: PlanarPoint(x: 10, y: 0)))
         #expect(try #require(map.mean(beacon: 1, cell: centre)) > model + 3)
         #expect(solver.accuracyScale > 0 && solver.validationError.map { $0 < 2 } == true)
+        // A phone the survey never saw is measured too, and is never surer than the surveyor's.
+        #expect(try #require(solver.unknownDeviceAccuracyScale) >= solver.accuracyScale)
         #expect(solver.stateBytes <= 64 * 1024)
         // A 60 × 40 m venue still fits in 64 KiB per device.
         let large = PositioningVenue(Venue(beacons: [Venue.Beacon(id: "a", x: 0, y: 0), Venue.Beacon(id: "b", x: 60, y: 40)]))
