@@ -16,9 +16,14 @@ import Darwin
 struct ServerCommandTests {
     /// A running `whereabouts serve`.
     final class ServerProcess {
-        let process = Process()
-        let port: Int
-        private let errorPipe = Pipe()
+        private(set) var process = Process()
+        /// The port it listens on; another one when the one first chosen was taken before the
+        /// server bound it (see ``waitUntilReady()``).
+        private(set) var port: Int
+        private var errorPipe = Pipe()
+        private let store: [String], arguments: [String]
+        /// Whether the port was picked here (a free one, which another process may take first).
+        private let picksPort: Bool
 
         convenience init(dataDir: URL, port: Int? = nil, arguments: [String] = []) throws {
             try self.init(store: ["--data-dir", dataDir.path], port: port, arguments: arguments)
@@ -27,8 +32,17 @@ struct ServerCommandTests {
         /// A server of the store `store` names (`--data-dir D` or `--database URL`).
         init(store: [String], port: Int? = nil, arguments: [String] = []) throws {
             self.port = try port ?? Self.freePort()
+            self.store = store
+            self.arguments = arguments
+            picksPort = port == nil
+            try start()
+        }
+
+        private func start() throws {
+            process = Process()
+            errorPipe = Pipe()
             process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
-            process.arguments = ["serve"] + store + ["--port", String(self.port), "--log-level", "warning"] + arguments
+            process.arguments = ["serve"] + store + ["--port", String(port), "--log-level", "warning"] + arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errorPipe
             try process.run()
@@ -36,11 +50,23 @@ struct ServerCommandTests {
 
         /// Waits until `/health` answers; throws at once when the server has ended (with what it
         /// wrote), or after 300 s (a loaded machine starts slowly). Each try is bounded: a client
-        /// may keep trying a refused connection until its request's deadline.
+        /// may keep trying a refused connection until its request's deadline. A port picked here
+        /// that another process took between the picking and the server's binding is picked
+        /// again (up to three times): read ``port`` after this.
         func waitUntilReady() async throws {
             let deadline = ContinuousClock.now + .seconds(300)
+            var picks = 0
             while ContinuousClock.now < deadline {
-                guard process.isRunning else { throw NotReady(errors: errors) }
+                guard process.isRunning else {
+                    let written = errors
+                    if picksPort, picks < 3, written.contains("is in use by another process") {
+                        picks += 1
+                        port = try Self.freePort()
+                        try start()
+                        continue
+                    }
+                    throw NotReady(errors: written)
+                }
                 if let answer = try? await ServerCommandTests.send("GET", "http://127.0.0.1:\(port)/health", timeout: .seconds(2)),
                    answer.status == 200 { return }
                 try await Task.sleep(for: .milliseconds(100))

@@ -122,8 +122,8 @@ struct UsersArchiveCommandTests {
         let added = try await CommandRunner.run(["users", "add", "alice", "--data-dir", first.path])
         let token = added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ServerCommandTests.ServerProcess(dataDir: first)
-        let url = "http://127.0.0.1:\(server.port)"
         try await server.waitUntilReady()
+        let url = "http://127.0.0.1:\(server.port)"
         let body = #"{"id": "ck0moved000000000000000001", "streamIds": ["position"], "type": "note/txt", "content": "moved", "time": 1700000000}"#
         #expect(try await ServerCommandTests.send("POST", url + "/events", token: token, body: body).status == 201)
         _ = server.stop(with: SIGTERM)
