@@ -10,9 +10,9 @@ import Foundation
 /// **Likelihood** (``ScanLikelihood``): each heard beacon's RSSI against the map (a Gaussian with
 /// a uniform tail), each unheard beacon of the floor against the detection floor. A track's scan
 /// is weighed exactly where the posterior holds its mass — where the prediction times the
-/// scan's likelihood at the centres of blocks of 3 × 3 cells holds at least 1 % of its largest —
+/// scan's likelihood at the centres of blocks of 5 × 5 cells holds at least 1 % of its largest —
 /// and at its block's centre elsewhere: the same mean errors to a centimetre on the datasets
-/// measured, for a ninth of the cells and a few hundred more.
+/// measured, for a 25th of the cells and a few hundred more.
 ///
 /// **Filter** (``GridFilter``): a grid of cells, each scan's likelihood (tempered) multiplying the
 /// probability carried over from the previous scan by a walking motion model (stops, a bounded

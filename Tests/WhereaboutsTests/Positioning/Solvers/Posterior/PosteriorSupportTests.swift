@@ -21,7 +21,7 @@ private let building = Venue(
 private func nearTheCorner(extent: PositioningVenue.Extent, temper: Double) throws
     -> (solver: PosteriorSolver, map: RadioMap, predicted: [Float], observation: Observation) {
     let venue = PositioningVenue(square)
-    let grid = try #require(PosteriorGrid(extent: extent, cellSize: 0.5, maximumCells: 1600))
+    let grid = try #require(PosteriorGrid(extent: extent, cellSize: 0.5, maximumCells: 6400))
     let map = RadioMap(venue: venue, grid: grid, rssiStandardDeviation: 2)
     let likelihood = ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -85, temper: temper)
     let solver = PosteriorSolver(venue: venue, map: map, likelihood: likelihood,
@@ -128,15 +128,16 @@ struct PosteriorSupportTests {
     }
 
     @Test func likelihoodIsExactWhereThePosteriorHoldsItsMassAndTheBlocksCentresElsewhere() throws {
-        // Cells of 0.5 m over 20 × 20 m around the square (40 × 40, blocks of 3: 14 × 14). Each
+        // Cells of 0.5 m over 40 × 40 m around the square (80 × 80, blocks of 5: 16 × 16). Each
         // cell's log-likelihood and offset are either those of weighing every cell, bit for bit,
         // or its block's centre cell's; every cell holding a tenth of the largest posterior mass
         // is weighed exactly, and not every cell is. Without a prediction (a fresh track) the
         // same, from the blocks' posterior alone.
         let (solver, map, peaked, observation) = try nearTheCorner(
-            extent: PositioningVenue.Extent(minX: -5, minY: -5, maxX: 15, maxY: 15), temper: 1)
-        let grid = map.grid
-        #expect(solver.blockMap?.grid.count == 14 * 14)
+            extent: PositioningVenue.Extent(minX: -15, minY: -15, maxX: 25, maxY: 25), temper: 1)
+        let grid = map.grid, factor = PosteriorSolver.blockFactor
+        let across = (grid.columns + factor - 1) / factor
+        #expect(grid.columns == 80 && solver.blockMap?.grid.count == across * across)
         let every = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 0.01))
         for predicted in [peaked, nil] {
             let sparse = try #require(solver.logLikelihood(of: observation, map: map, offset: 1, offsetVariance: 0.01,
@@ -148,7 +149,7 @@ struct PosteriorSupportTests {
             var exact = 0
             for cell in 0..<grid.count {
                 let column = cell % grid.columns, row = cell / grid.columns
-                let centre = grid.sampledCell(of: (row / 3) * 14 + column / 3, factor: 3)
+                let centre = grid.sampledCell(of: (row / factor) * across + column / factor, factor: factor)
                 let isExact = sparse.logs[cell] == every.logs[cell] && sparse.offsets[cell] == every.offsets[cell]
                 let isBlock = sparse.logs[cell] == every.logs[centre] && sparse.offsets[cell] == every.offsets[centre]
                 #expect(isExact || isBlock, "cell \(cell)")
