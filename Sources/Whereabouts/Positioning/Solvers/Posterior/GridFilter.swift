@@ -136,7 +136,7 @@ public struct GridFilter: Sendable {
         guard let moved = Self.transition(weights, seconds: seconds, motion: motion, grid: grid, layers: layers,
                                           walkingShare: walkingShare) else { return }
         weights = moved
-        normalise(sum: weights.reduce(0, +))
+        normalise(sum: VectorMath.sum(weights))
     }
 
     /// `values` (one per cell and layer) carried by `motion` over `seconds`, unnormalised; `nil`
@@ -153,7 +153,7 @@ public struct GridFilter: Sendable {
         let jump = Float(1 - exp(-max(motion.jumpRate, 0) * dt))
         let stay = Float(min(max(motion.stayProbability, 0), 1))
         let sigma = max(motion.speed, 0) * dt / grid.cellSize
-        let total = values.reduce(0, +)
+        let total = VectorMath.sum(values)
         var moved = values
         if sigma > 0.3 {
             let radius = Int((3 * sigma).rounded(.up))
@@ -344,8 +344,8 @@ public struct GridFilter: Sendable {
             evidence.withUnsafeBufferPointer { evidence in
                 for cell in 0..<count { weights[cell] *= Self.relativeLikelihood(evidence[cell] - top) }
             }
-            for cell in 0..<count { sum += weights[cell] }
         }
+        sum = VectorMath.sum(weights)
         if !(sum > 1e-30) || !sum.isFinite {
             sum = 0
             for cell in 0..<count {

@@ -336,12 +336,7 @@ public struct PosteriorSolver: PositionSolver {
         // elsewhere, 3.09 m against 1.98 on a two-floor venue), its variance what is left of the
         // prior's after the scan's (tempered) readings, plus how much the cells disagree.
         if let weights = filter?.weights {
-            var mean = 0.0, square = 0.0
-            for cell in weights.indices {
-                let w = Double(weights[cell]), value = Double(offsets[cell])
-                mean += w * value
-                square += w * value * value
-            }
+            let (mean, square) = Self.weightedMoments(of: offsets, weights: weights)
             let sigma = likelihood.detectionFloor.isFinite ? configurationSpread(map: map) : 4
             let information = 1 / prior.variance + likelihood.temper * Double(used) / (sigma * sigma)
             let variance = 1 / information + max(square - mean * mean, 0)
@@ -368,6 +363,35 @@ public struct PosteriorSolver: PositionSolver {
         let (estimate, posterior) = estimate(of: filter, beaconCount: beaconCount)
         lastPosterior = posterior
         return estimate
+    }
+
+    /// `Σ w·x` and `Σ w·x²` over the cells (as many `values` as `weights`, else 0), in `Double`
+    /// with four sums side by side rather than one waiting on each addition.
+    static func weightedMoments(of values: [Float], weights: [Float]) -> (mean: Double, square: Double) {
+        guard values.count == weights.count else { return (0, 0) }
+        var means = SIMD4<Double>(), squares = SIMD4<Double>()
+        let count = weights.count, whole = count & ~3
+        weights.withUnsafeBufferPointer { weights in
+            values.withUnsafeBufferPointer { values in
+                var cell = 0
+                while cell < whole {
+                    let w = SIMD4<Double>(Double(weights[cell]), Double(weights[cell + 1]), Double(weights[cell + 2]),
+                                          Double(weights[cell + 3]))
+                    let x = SIMD4<Double>(Double(values[cell]), Double(values[cell + 1]), Double(values[cell + 2]),
+                                          Double(values[cell + 3]))
+                    means += w * x
+                    squares += w * x * x
+                    cell += 4
+                }
+                while cell < count {
+                    let w = Double(weights[cell]), x = Double(values[cell])
+                    means[0] += w * x
+                    squares[0] += w * x * x
+                    cell += 1
+                }
+            }
+        }
+        return (means.sum(), squares.sum())
     }
 
     /// The fix of a posterior, and its mean, mode and untouched 68 % radius, on its most probable

@@ -83,6 +83,24 @@ struct PosteriorSolverTests {
         #expect(VectorMath.softplus(100) == 100 && VectorMath.softplus(-100) > 0)
     }
 
+    @Test func sumsRunSideBySideAndGiveTheSums() {
+        // 1…19: 190 exactly (two lanes' worth and three left over); none: 0; 1,000 values of
+        // one sign within 10⁻⁶ of their sum in Double.
+        #expect(VectorMath.sum((1...19).map(Float.init)) == 190)
+        #expect(VectorMath.sum([]) == 0)
+        var random = SeededRandom(seed: 9)
+        let values = (0..<1_000).map { _ in Float(random.nextUniform()) * 1e-3 }
+        let exact = values.reduce(0.0) { $0 + Double($1) }
+        #expect(abs(Double(VectorMath.sum(values)) - exact) < 1e-6 * exact)
+        // Σ w·x and Σ w·x² by hand, five cells (a group of four and one more, which counts):
+        // 0.5·2 − 0.25·4 + 0.25·1 = 0.25 and 0.5·4 + 0.25·16 + 0.25·1 = 6.25; counts that
+        // differ give nothing.
+        let moments = PosteriorSolver.weightedMoments(of: [2, -4, 8, 100, 1], weights: [0.5, 0.25, 0, 0, 0.25])
+        #expect(moments.mean == 0.25 && moments.square == 6.25)
+        let mismatched = PosteriorSolver.weightedMoments(of: [1], weights: [1, 2])
+        #expect(mismatched.mean == 0 && mismatched.square == 0)
+    }
+
     @Test func scanLogLikelihoodIsTheSumOfEachBeaconsTerms() throws {
         // With the offset pinned at 0 (a prior of σ 0.001 dB), each cell's log-likelihood is
         // Σ logHeard over the heard beacons + Σ logUnheard over the unheard ones, the scan's
