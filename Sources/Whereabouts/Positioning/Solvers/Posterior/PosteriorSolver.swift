@@ -11,7 +11,7 @@ import Foundation
 /// a uniform tail), each unheard beacon of the floor against the detection floor. A track's scan
 /// is weighed exactly where the posterior holds its mass — where the prediction times the
 /// scan's likelihood at the centres of blocks of 5 × 5 cells holds at least 1 % of its largest —
-/// and at its block's centre elsewhere: the same mean errors to a centimetre on the datasets
+/// and at its block's centre elsewhere: the same mean errors within 2 cm on the datasets
 /// measured, for a 25th of the cells and a few hundred more.
 ///
 /// **Filter** (``GridFilter``): a grid of cells, each scan's likelihood (tempered) multiplying the
@@ -208,8 +208,8 @@ public struct PosteriorSolver: PositionSolver {
     /// A solver of given parts.
     init(venue: PositioningVenue, map: RadioMap?, likelihood: ScanLikelihood, motion: GridFilter.Motion, estimate: Estimate,
          bandwidth: Double?, accuracyScale: Double, unknownDeviceAccuracyScale: Double? = nil, maximumGap: Double,
-         validationError: Double?, offsetPriorSigma: Double, knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0, maximumCoast: Double = Options().maximumCoast,
-         area: WalkableArea? = nil, placeCells: PlaceCells?? = nil) {
+         validationError: Double?, offsetPriorSigma: Double, knownDevices: Set<String> = [], knownDeviceOffsetSigma: Double = 0,
+         maximumCoast: Double = Options().maximumCoast, area: WalkableArea? = nil, placeCells: PlaceCells?? = nil) {
         self.venue = venue
         self.area = area
         areaPrior = map.flatMap { map -> [Float]? in
