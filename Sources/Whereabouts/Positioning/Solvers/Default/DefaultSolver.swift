@@ -174,18 +174,22 @@ public struct DefaultSolver: PositionSolver {
         learning.deviceOffsets = [:]
         learning.deviceOffsetEstimation = DeviceOffsetEstimator.Configuration()
         let ratios = validation.enumerated().flatMap { index, member in
-            let offset = index % 2 == 0 ? unknownDeviceOffset : -unknownDeviceOffset
-            let scans = member.scans.map { scan in
-                var stranger = scan.correctedForDeviceOffset(-offset)
-                // Each device of the recording becomes a phone that no offset list names.
-                stranger.device = "\u{1F}unknown " + (scan.device ?? "")
-                return stranger
-            }
+            let scans = unknownDevice(member.scans, offset: index % 2 == 0 ? unknownDeviceOffset : -unknownDeviceOffset)
             return Self.scored(DefaultSolver(venue: venue, fusion: member.solver, accuracyScale: accuracyScale), venue: venue,
                                scans: scans, configuration: learning, scoring: member.scoring).map(\.ratio)
         }
         guard !ratios.isEmpty else { return nil }
         return max(Self.scale(from: ratios), 1)
+    }
+
+    /// `scans` as read by a phone that no offset list names, `offset` dB above what they read
+    /// (each device of the recording its own such phone).
+    static func unknownDevice(_ scans: [Scan], offset: Double) -> [Scan] {
+        scans.map { scan in
+            var stranger = scan.correctedForDeviceOffset(-offset)
+            stranger.device = "\u{1F}unknown " + (scan.device ?? "")
+            return stranger
+        }
     }
 
     /// What the validation replay of one pipeline measured.

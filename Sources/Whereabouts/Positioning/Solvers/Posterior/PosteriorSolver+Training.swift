@@ -31,8 +31,9 @@ extension PosteriorSolver {
     ///   a map corrected by the other folds only, has the least mean error on the fold's scans;
     ///   the radius factor is the 68th percentile of error ÷ radius there;
     /// - the radius factor of a phone the training never saw, the same percentile of the same
-    ///   replay with the recording read as such a phone, ``unknownDeviceOffset`` dB high (low on
-    ///   alternate folds), learning its offset from its prior (at least the known devices' factor).
+    ///   replay with the recording read as such a phone, ``DefaultSolver/unknownDeviceOffset``
+    ///   dB high (low on alternate folds), learning its offset from its prior (at least the known
+    ///   devices' factor).
     ///
     /// Without true positions the defaults hold and the radius factor is measured on the venue's
     /// simulated survey (``DefaultSolver``'s, with its 4 dB of persistent shadowing).
@@ -140,6 +141,10 @@ extension PosteriorSolver {
                             walls: walls, floorAttenuation: floorLoss, detectionFloor: floorRSSI)
         } : [fullMap]
         var knownSigma = Self.knownSigmaCandidates[0]
+        // The recording as a phone the training never saw, high for the even folds, low for the
+        // odd (made when first needed, once each).
+        lazy var strangers = (high: DefaultSolver.unknownDevice(training, offset: DefaultSolver.unknownDeviceOffset),
+                              low: DefaultSolver.unknownDevice(training, offset: -DefaultSolver.unknownDeviceOffset))
         func scored(temper: Double, speed: Double, asUnknownDevice: Bool = false) -> [ReplayedFix] {
             let solvers = foldMaps.map { map in
                 PosteriorSolver(venue: venue, map: map, likelihood: likelihood(miss: miss, temper: temper), motion: motion(speed),
@@ -152,8 +157,7 @@ extension PosteriorSolver {
             // scored on the fold's own scans. (Replaying each fold's scans alone is 5 times
             // faster but chose worse settings on uji-lib: 1.37 m against 1.22 m.)
             let runs = solvers.enumerated().map { index, solver in
-                (solver, asUnknownDevice ? Self.unknownDevice(training, offset: index % 2 == 0 ? Self.unknownDeviceOffset
-                                                                                            : -Self.unknownDeviceOffset) : training)
+                (solver, asUnknownDevice ? (index % 2 == 0 ? strangers.high : strangers.low) : training)
             }
             return Self.replay(runs, venue: venue, configuration: replay) { scan, run in
                 folds.count >= 2 ? fold(of: scan) == run : scan.truth?.planarPoint != nil
@@ -212,13 +216,14 @@ extension PosteriorSolver {
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
                                 knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast, area: area)
         let error = estimate == .mean ? meanOfMeans : meanOfModes
-        // 4. The radius for a phone the training never saw: the same replay, the recording read
-        // as one that is unknownDeviceOffset dB off (high for the even folds, low for the odd).
+        // 4. The radius for a phone the training never saw: the same replay of the recording
+        // read as one.
         let scale = DefaultSolver.scale(from: ratios)
-        let strangers = scored(temper: temper, speed: speed, asUnknownDevice: true)
+        let strangerRatios = scored(temper: temper, speed: speed, asUnknownDevice: true)
             .map { estimate == .mean ? $0.meanRatio : $0.modeRatio }
         self = solver.with(accuracyScale: scale,
-                           unknownDeviceAccuracyScale: strangers.isEmpty ? nil : max(DefaultSolver.scale(from: strangers), scale),
+                           unknownDeviceAccuracyScale: strangerRatios.isEmpty ? nil
+                               : max(DefaultSolver.scale(from: strangerRatios), scale),
                            estimate: estimate, validationError: error.isFinite ? error : nil)
     }
 
@@ -232,15 +237,6 @@ extension PosteriorSolver {
         let perLayer = levels > 1 ? min(options.maximumCells, Self.maximumStateCells / levels) : options.maximumCells
         return venue.bounds.flatMap {
             PosteriorGrid(extent: $0, cellSize: options.cellSize / metres, maximumCells: max(perLayer, 1))
-        }
-    }
-
-    /// `scans` as a phone no list names, reading `offset` dB above what they read.
-    static func unknownDevice(_ scans: [Scan], offset: Double) -> [Scan] {
-        scans.map { scan in
-            var stranger = scan.correctedForDeviceOffset(-offset)
-            stranger.device = "\u{1F}unknown " + (scan.device ?? "")
-            return stranger
         }
     }
 

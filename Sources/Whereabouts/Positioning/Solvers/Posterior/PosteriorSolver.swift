@@ -141,12 +141,10 @@ public struct PosteriorSolver: PositionSolver {
     /// time in the validation.
     public let accuracyScale: Double
     /// The factor for a device not among ``knownDevices``, measured in the same validation with
-    /// its scans read as a phone the training never saw (``unknownDeviceOffset`` dB off, learning
-    /// its offset as it goes); `nil` when not measured (``accuracyScale`` then serves every device).
+    /// its scans read as a phone the training never saw (``DefaultSolver/unknownDeviceOffset`` dB
+    /// off, learning its offset as it goes); `nil` when not measured (``accuracyScale`` then
+    /// serves every device).
     public let unknownDeviceAccuracyScale: Double?
-    /// The offset of the validation's unknown phone, dB: the calibration's prior spread of
-    /// phones' offsets, as ``DefaultSolver/unknownDeviceOffset``.
-    public static let unknownDeviceOffset = DefaultSolver.unknownDeviceOffset
     /// The gap that restarts a track, seconds.
     public let maximumGap: Double
     /// How long after its last evidence the filter answers with its prediction alone, seconds.

@@ -488,7 +488,7 @@ struct PosteriorSolverTests {
         #expect(abs(unmeasured.accuracy - known.accuracy) < 1e-9)
         // The validation's stranger: every reading `offset` dB up, a device no list names.
         let scan = Scan(time: 3, device: "phone", readings: [Reading(beacon: .id("a"), rssi: -70)])
-        let read = try #require(PosteriorSolver.unknownDevice([scan], offset: 4).first)
+        let read = try #require(DefaultSolver.unknownDevice([scan], offset: 4).first)
         #expect(read.readings.map(\.rssi) == [-66] && read.device != "phone" && read.device?.hasSuffix("phone") == true)
     }
 
