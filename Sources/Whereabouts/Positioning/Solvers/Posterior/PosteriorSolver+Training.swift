@@ -5,10 +5,14 @@ extension PosteriorSolver {
     static let temperCandidates = [0.1, 0.25, 0.5, 1.0]
     /// The walking speeds (m/s) the validation chooses from.
     static let speedCandidates = [0.5, 1.0, 2.0]
+    /// The probabilities that a device did not move between two scans the validation chooses from.
+    static let stayCandidates = [0.5, 0.8, 0.95]
     /// The survey bandwidths (metres) the validation chooses from, 0 for no correction.
     static let bandwidthCandidates = [0.0, 1.0, 2.0, 3.0, 5.0]
     /// The temper and speed without training data.
     static let untrainedTemper = 0.5, untrainedSpeed = 1.0
+    /// The probability of not moving between two scans without training data.
+    static let untrainedStay = 0.5
     /// The σ (dB) of a known device's offset the validation chooses from: none, or 1 dB.
     static let knownSigmaCandidates = [0.0, 1.0]
     /// The σ of a device's offset without training data, dB.
@@ -26,9 +30,10 @@ extension PosteriorSolver {
     ///   each fold's residuals with the least mean absolute error (no correction among them);
     /// - the detection floor is the median of the training devices' weakest readings, m the share
     ///   of the beacons the map expects 10 dB above it at the truths that a scan did not hear;
-    /// - the temper, then the speed (each from a few candidates, the other at its middle one),
-    ///   and mean or mode, are those whose replay of the training recording, for each fold with
-    ///   a map corrected by the other folds only, has the least mean error on the fold's scans;
+    /// - the temper, then the speed, then the probability of not moving between two scans (each
+    ///   from a few candidates, the others at their middle ones until chosen), and mean or mode,
+    ///   are those whose replay of the training recording, for each fold with a map corrected by
+    ///   the other folds only, has the least mean error on the fold's scans;
     ///   the radius factor is the 68th percentile of error ÷ radius there;
     /// - the radius factor of a phone the training never saw, the same percentile of the same
     ///   replay with the recording read as such a phone, ``DefaultSolver/unknownDeviceOffset``
@@ -50,9 +55,9 @@ extension PosteriorSolver {
         let offsetSigma = options.offsetPriorSigma
             ?? (located.isEmpty ? Self.untrainedOffsetSigma : Calibration.Options().deviceOffsetPriorSigma)
         let floorRSSI = options.detectionFloor ?? Self.detectionFloor(of: training) ?? Self.defaultDetectionFloor
-        func motion(_ speed: Double) -> GridFilter.Motion {
-            GridFilter.Motion(speed: speed / metres, stayProbability: options.stayProbability, jumpRate: options.jumpRate,
-                              floorChangeRate: options.floorChangeRate)
+        func motion(_ speed: Double, stay: Double? = nil) -> GridFilter.Motion {
+            GridFilter.Motion(speed: speed / metres, stayProbability: stay ?? options.stayProbability ?? Self.untrainedStay,
+                              jumpRate: options.jumpRate, floorChangeRate: options.floorChangeRate)
         }
         func likelihood(miss: Double, temper: Double) -> ScanLikelihood {
             ScanLikelihood(outlierWeight: options.outlierWeight, missProbability: miss, detectionFloor: floorRSSI, temper: temper)
@@ -145,9 +150,11 @@ extension PosteriorSolver {
         // odd (made when first needed, once each).
         lazy var strangers = (high: DefaultSolver.unknownDevice(training, offset: DefaultSolver.unknownDeviceOffset),
                               low: DefaultSolver.unknownDevice(training, offset: -DefaultSolver.unknownDeviceOffset))
+        var stay = options.stayProbability ?? Self.stayCandidates[1]
         func scored(temper: Double, speed: Double, asUnknownDevice: Bool = false) -> [ReplayedFix] {
             let solvers = foldMaps.map { map in
-                PosteriorSolver(venue: venue, map: map, likelihood: likelihood(miss: miss, temper: temper), motion: motion(speed),
+                PosteriorSolver(venue: venue, map: map, likelihood: likelihood(miss: miss, temper: temper),
+                                motion: motion(speed, stay: stay),
                                 estimate: .mean, bandwidth: correction?.bandwidth, accuracyScale: 1,
                                 maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
@@ -192,6 +199,21 @@ extension PosteriorSolver {
                 }
             }
         }
+        if options.stayProbability == nil {
+            var lowest = best.map(meanError) ?? .infinity
+            let first = stay
+            for candidate in Self.stayCandidates where candidate != first || best == nil {
+                let previous = stay
+                stay = candidate
+                let fixes = scored(temper: temper, speed: speed)
+                if meanError(fixes) < lowest {
+                    lowest = meanError(fixes)
+                    best = fixes
+                } else {
+                    stay = previous
+                }
+            }
+        }
         // Whether the known devices keep an offset of their own (a σ among the candidates).
         var lowestKnown = best.map(meanError) ?? .infinity
         let firstKnown = knownSigma
@@ -211,7 +233,7 @@ extension PosteriorSolver {
         let estimate = options.estimate ?? (meanOfModes < meanOfMeans ? .mode : .mean)
         let ratios = fixes.map { estimate == .mean ? $0.meanRatio : $0.modeRatio }
         let solver = PosteriorSolver(venue: venue, map: fullMap, likelihood: likelihood(miss: miss, temper: temper),
-                                     motion: motion(speed), estimate: estimate, bandwidth: correction?.bandwidth,
+                                     motion: motion(speed, stay: stay), estimate: estimate, bandwidth: correction?.bandwidth,
                                      accuracyScale: 1, maximumGap: options.maximumGap, validationError: nil,
                                 offsetPriorSigma: offsetSigma, knownDevices: known,
                                 knownDeviceOffsetSigma: knownSigma, maximumCoast: options.maximumCoast, area: area)

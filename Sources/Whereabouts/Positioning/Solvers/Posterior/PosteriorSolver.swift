@@ -69,8 +69,9 @@ public struct PosteriorSolver: PositionSolver {
         public var temper: Double?
         /// The σ of a walking device's displacement per second, m/s; `nil`: chosen by the validation.
         public var speed: Double?
-        /// The probability that the device did not move between two scans.
-        public var stayProbability = 0.5
+        /// The probability that the device did not move between two scans; `nil`: chosen by the
+        /// validation, 0.5 without training data.
+        public var stayProbability: Double?
         /// The rate per second of a jump anywhere.
         public var jumpRate = 0.02
         /// The rate per second of a change of floor, in a venue whose beacons are on several.

@@ -523,4 +523,43 @@ struct PosteriorSolverTests {
         let large = PositioningVenue(Venue(beacons: [Venue.Beacon(id: "a", x: 0, y: 0), Venue.Beacon(id: "b", x: 60, y: 40)]))
         #expect(PosteriorSolver(venue: large).stateBytes <= 64 * 1024)
     }
+
+    @Test func validationChoosesHowOftenTheDeviceStandsStill() throws {
+        // The same noisy readings over the square, taken by a surveyor who stands 20 scans at
+        // each spot of a 3 m grid, and by one who walks laps of it 1.33 m a scan without
+        // stopping. Standing, the scans at a spot say the same thing many times over: a filter
+        // that expects no move between scans averages them; walking, it would lag behind.
+        var random = SeededRandom(seed: 11)
+        let spots = stride(from: 1.0, through: 9, by: 3).flatMap { x in stride(from: 1.0, through: 9, by: 3).map { PlanarPoint(x: x, y: $0) } }
+        var standing: [Scan] = []
+        for spot in spots {
+            for _ in 0..<20 {
+                standing.append(scan(at: spot, time: Double(standing.count), noise: 6, random: &random))
+            }
+        }
+        var walking: [Scan] = []
+        let corners = [PlanarPoint(x: 1, y: 1), PlanarPoint(x: 9, y: 1), PlanarPoint(x: 9, y: 9), PlanarPoint(x: 1, y: 9)]
+        for lap in 0..<5 {
+            for side in 0..<4 {
+                let from = corners[(side + lap) % 4], to = corners[(side + lap + 1) % 4]
+                for step in 0..<6 {
+                    let share = Double(step) / 6
+                    let point = PlanarPoint(x: from.x + (to.x - from.x) * share, y: from.y + (to.y - from.y) * share)
+                    walking.append(scan(at: point, time: Double(walking.count), noise: 6, random: &random))
+                }
+            }
+        }
+        let still = PosteriorSolver(venue: PositioningVenue(square), training: standing)
+        let moving = PosteriorSolver(venue: PositioningVenue(square), training: walking)
+        #expect(PosteriorSolver.stayCandidates.contains(still.motion.stayProbability))
+        #expect(PosteriorSolver.stayCandidates.contains(moving.motion.stayProbability))
+        #expect(still.motion.stayProbability > moving.motion.stayProbability)
+        // Named, it is not chosen; without training, the untrained one.
+        var options = PosteriorSolver.Options()
+        options.stayProbability = 0.3
+        options.temper = 0.5
+        options.speed = 1
+        #expect(PosteriorSolver(venue: PositioningVenue(square), training: standing, options: options).motion.stayProbability == 0.3)
+        #expect(PosteriorSolver(venue: PositioningVenue(square)).motion.stayProbability == PosteriorSolver.untrainedStay)
+    }
 }
