@@ -4,7 +4,7 @@ extension PosteriorSolver {
     /// The tempers the validation chooses from.
     static let temperCandidates = [0.1, 0.25, 0.5, 1.0]
     /// The walking speeds (m/s) the validation chooses from.
-    static let speedCandidates = [0.5, 1.0, 2.0]
+    static let speedCandidates = [0.25, 0.5, 1.0, 2.0]
     /// The probabilities that a device did not move between two scans the validation chooses from.
     static let stayCandidates = [0.5, 0.8, 0.95]
     /// The survey bandwidths (metres) the validation chooses from, 0 for no correction.
@@ -175,7 +175,7 @@ extension PosteriorSolver {
             return value.isFinite ? value : .infinity
         }
         var temper = options.temper ?? Self.temperCandidates[2]
-        var speed = options.speed ?? Self.speedCandidates[1]
+        var speed = options.speed ?? Self.speedCandidates[2]
         var best: [ReplayedFix]?
         if options.temper == nil {
             var lowest = Double.infinity

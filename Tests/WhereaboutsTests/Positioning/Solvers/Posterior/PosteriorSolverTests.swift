@@ -524,7 +524,7 @@ struct PosteriorSolverTests {
         #expect(PosteriorSolver(venue: large).stateBytes <= 64 * 1024)
     }
 
-    @Test func validationChoosesHowOftenTheDeviceStandsStill() throws {
+    @Test func validationChoosesHowOftenAndHowFastTheDeviceMoves() throws {
         // The same noisy readings over the square, taken by a surveyor who stands 20 scans at
         // each spot of a 3 m grid, and by one who walks laps of it 1.33 m a scan without
         // stopping. Standing, the scans at a spot say the same thing many times over: a filter
@@ -554,6 +554,10 @@ struct PosteriorSolverTests {
         #expect(PosteriorSolver.stayCandidates.contains(still.motion.stayProbability))
         #expect(PosteriorSolver.stayCandidates.contains(moving.motion.stayProbability))
         #expect(still.motion.stayProbability > moving.motion.stayProbability)
+        // And how far it goes when it moves: the slowest walk for one who never leaves a spot
+        // but between spots, faster for the walker (metres a second, the venue's units).
+        #expect(still.motion.speed == PosteriorSolver.speedCandidates[0])
+        #expect(moving.motion.speed >= 1)
         // Named, it is not chosen; without training, the untrained one.
         var options = PosteriorSolver.Options()
         options.stayProbability = 0.3
