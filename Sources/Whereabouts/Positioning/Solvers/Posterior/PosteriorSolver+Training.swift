@@ -31,7 +31,8 @@ extension PosteriorSolver {
     /// - the detection floor is the median of the training devices' weakest readings, m the share
     ///   of the beacons the map expects 10 dB above it at the truths that a scan did not hear;
     /// - the temper, then the speed, then the probability of not moving between two scans (each
-    ///   from a few candidates, the others at their middle ones until chosen), and mean or mode,
+    ///   from a few candidates, the others at their middle ones until chosen), whether known
+    ///   devices keep an offset, and mean or mode,
     ///   are those whose replay of the training recording, for each fold with a map corrected by
     ///   the other folds only, has the least mean error on the fold's scans;
     ///   the radius factor is the 68th percentile of error ÷ radius there;
@@ -145,13 +146,17 @@ extension PosteriorSolver {
                             residuals: RadioMap.Residuals(venue: venue, training: others, walls: walls), correction: correction,
                             walls: walls, floorAttenuation: floorLoss, detectionFloor: floorRSSI)
         } : [fullMap]
+        // The settings the replays try, each as the options give it or its middle candidate
+        // until chosen.
+        var temper = options.temper ?? Self.temperCandidates[2]
+        var speed = options.speed ?? Self.speedCandidates[2]
+        var stay = options.stayProbability ?? Self.stayCandidates[1]
         var knownSigma = Self.knownSigmaCandidates[0]
         // The recording as a phone the training never saw, high for the even folds, low for the
         // odd (made when first needed, once each).
         lazy var strangers = (high: DefaultSolver.unknownDevice(training, offset: DefaultSolver.unknownDeviceOffset),
                               low: DefaultSolver.unknownDevice(training, offset: -DefaultSolver.unknownDeviceOffset))
-        var stay = options.stayProbability ?? Self.stayCandidates[1]
-        func scored(temper: Double, speed: Double, asUnknownDevice: Bool = false) -> [ReplayedFix] {
+        func scored(asUnknownDevice: Bool = false) -> [ReplayedFix] {
             let solvers = foldMaps.map { map in
                 PosteriorSolver(venue: venue, map: map, likelihood: likelihood(miss: miss, temper: temper),
                                 motion: motion(speed, stay: stay),
@@ -174,61 +179,29 @@ extension PosteriorSolver {
             let value = Self.mean(fixes.map(\.meanError))
             return value.isFinite ? value : .infinity
         }
-        var temper = options.temper ?? Self.temperCandidates[2]
-        var speed = options.speed ?? Self.speedCandidates[2]
+        // One setting at a time: each candidate replayed with the others as they stand (the
+        // one it holds already only when nothing was replayed yet), the least mean error kept.
         var best: [ReplayedFix]?
-        if options.temper == nil {
-            var lowest = Double.infinity
-            for candidate in Self.temperCandidates {
-                let fixes = scored(temper: candidate, speed: speed)
+        func choose(_ candidates: [Double], from first: Double, _ set: (Double) -> Void) {
+            let firstScored = best != nil
+            var lowest = best.map(meanError) ?? .infinity, chosen = first
+            for candidate in candidates where candidate != first || !firstScored {
+                set(candidate)
+                let fixes = scored()
                 if meanError(fixes) < lowest {
                     lowest = meanError(fixes)
-                    temper = candidate
+                    chosen = candidate
                     best = fixes
                 }
             }
+            set(chosen)
         }
-        if options.speed == nil {
-            var lowest = best.map(meanError) ?? .infinity
-            for candidate in Self.speedCandidates where candidate != speed || best == nil {
-                let fixes = scored(temper: temper, speed: candidate)
-                if meanError(fixes) < lowest {
-                    lowest = meanError(fixes)
-                    speed = candidate
-                    best = fixes
-                }
-            }
-        }
-        if options.stayProbability == nil {
-            var lowest = best.map(meanError) ?? .infinity
-            let first = stay
-            for candidate in Self.stayCandidates where candidate != first || best == nil {
-                let previous = stay
-                stay = candidate
-                let fixes = scored(temper: temper, speed: speed)
-                if meanError(fixes) < lowest {
-                    lowest = meanError(fixes)
-                    best = fixes
-                } else {
-                    stay = previous
-                }
-            }
-        }
+        if options.temper == nil { choose(Self.temperCandidates, from: temper) { temper = $0 } }
+        if options.speed == nil { choose(Self.speedCandidates, from: speed) { speed = $0 } }
+        if options.stayProbability == nil { choose(Self.stayCandidates, from: stay) { stay = $0 } }
         // Whether the known devices keep an offset of their own (a σ among the candidates).
-        var lowestKnown = best.map(meanError) ?? .infinity
-        let firstKnown = knownSigma
-        for candidate in Self.knownSigmaCandidates where candidate != firstKnown || best == nil {
-            let previous = knownSigma
-            knownSigma = candidate
-            let fixes = scored(temper: temper, speed: speed)
-            if meanError(fixes) < lowestKnown {
-                lowestKnown = meanError(fixes)
-                best = fixes
-            } else {
-                knownSigma = previous
-            }
-        }
-        let fixes = best ?? scored(temper: temper, speed: speed)
+        choose(Self.knownSigmaCandidates, from: knownSigma) { knownSigma = $0 }
+        let fixes = best ?? scored()
         let meanOfMeans = Self.mean(fixes.map(\.meanError)), meanOfModes = Self.mean(fixes.map(\.modeError))
         let estimate = options.estimate ?? (meanOfModes < meanOfMeans ? .mode : .mean)
         let ratios = fixes.map { estimate == .mean ? $0.meanRatio : $0.modeRatio }
@@ -241,7 +214,7 @@ extension PosteriorSolver {
         // 4. The radius for a phone the training never saw: the same replay of the recording
         // read as one.
         let scale = DefaultSolver.scale(from: ratios)
-        let strangerRatios = scored(temper: temper, speed: speed, asUnknownDevice: true)
+        let strangerRatios = scored(asUnknownDevice: true)
             .map { estimate == .mean ? $0.meanRatio : $0.modeRatio }
         self = solver.with(accuracyScale: scale,
                            unknownDeviceAccuracyScale: strangerRatios.isEmpty ? nil
