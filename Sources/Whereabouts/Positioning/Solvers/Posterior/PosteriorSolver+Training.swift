@@ -31,10 +31,10 @@ extension PosteriorSolver {
     /// - the detection floor is the median of the training devices' weakest readings, m the share
     ///   of the beacons the map expects 10 dB above it at the truths that a scan did not hear;
     /// - the temper, then the speed, then the probability of not moving between two scans (each
-    ///   from a few candidates, the others at their middle ones until chosen), whether known
-    ///   devices keep an offset, and mean or mode,
-    ///   are those whose replay of the training recording, for each fold with a map corrected by
-    ///   the other folds only, has the least mean error on the fold's scans;
+    ///   from a few candidates, the others at 0.5, 1 m/s and 0.8 until chosen), whether known
+    ///   devices keep an offset, and mean or mode, are those whose replay of the training
+    ///   recording, for each fold with a map corrected by the other folds only, has the least
+    ///   mean error on the fold's scans;
     ///   the radius factor is the 68th percentile of error ÷ radius there;
     /// - the radius factor of a phone the training never saw, the same percentile of the same
     ///   replay with the recording read as such a phone, ``DefaultSolver/unknownDeviceOffset``
@@ -146,8 +146,8 @@ extension PosteriorSolver {
                             residuals: RadioMap.Residuals(venue: venue, training: others, walls: walls), correction: correction,
                             walls: walls, floorAttenuation: floorLoss, detectionFloor: floorRSSI)
         } : [fullMap]
-        // The settings the replays try, each as the options give it or its middle candidate
-        // until chosen.
+        // The settings the replays try, each as the options give it or at its starting
+        // candidate until chosen.
         var temper = options.temper ?? Self.temperCandidates[2]
         var speed = options.speed ?? Self.speedCandidates[2]
         var stay = options.stayProbability ?? Self.stayCandidates[1]
