@@ -194,6 +194,17 @@ struct PlaceCommandTests {
         let belief = try rooms(["--room-belief"])
         #expect((belief["monitoredPlaceAccuracy"] as? Double ?? 0) >= 0.85, "\(belief)")
         #expect((5...7).contains(belief["monitoredRoomChanges"] as? Int ?? 0), "\(belief)")
+        // The probabilistic tracker's fixes carry its posterior's mass in each room, a belief the
+        // monitor follows from half of it without votes (seed 1: 92 %, the walk's 6 changes; by
+        // votes 78 %, 3). A single positioning report's rooms record is in the text.
+        let posterior = try CommandRunner.run(["eval", "--venue", venue, "--test", recording, "--algorithm", "posterior"])
+        let roomsText = posterior.standardOutput.components(separatedBy: "posterior rooms").last ?? ""
+        func figure(after label: String) -> Double? {
+            roomsText.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }?
+                .split(separator: " ").dropFirst().first.flatMap { Double($0) }
+        }
+        #expect(posterior.status == 0 && (figure(after: "monitored") ?? 0) >= 85, "\(posterior.standardOutput)")
+        #expect((5...7).contains(Int(figure(after: "changes") ?? 0)), "\(posterior.standardOutput)")
         let watched = try CommandRunner.run(["watch", "--venue", venue, "--recording", recording, "--room-belief"])
         let entered = watched.standardOutput.split(separator: "\n").filter { $0.contains("enterLocation") }.count
         #expect(watched.status == 0 && (6...8).contains(entered), "\(watched.standardOutput)")

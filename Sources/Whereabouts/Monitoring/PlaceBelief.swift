@@ -122,12 +122,13 @@ public struct PlaceBelief: Sendable {
         normalize()
     }
 
-    /// The most probable state and its probability (no place with probability 1 before any fix).
+    /// The most probable state and its probability (no place with probability 1 before any fix),
+    /// as a belief (``PlaceEstimate/isBelief``).
     public var estimate: PlaceEstimate {
         guard let best = probabilities.max(by: { a, b in
             a.value != b.value ? a.value < b.value : (a.key ?? "") > (b.key ?? "")
-        }) else { return PlaceEstimate(place: nil, probability: 1) }
-        return PlaceEstimate(place: best.key, probability: best.value)
+        }) else { return PlaceEstimate(place: nil, probability: 1, isBelief: true) }
+        return PlaceEstimate(place: best.key, probability: best.value, isBelief: true)
     }
 
     /// Where a device in `state` may go: the neighbouring places and no place (from no place:

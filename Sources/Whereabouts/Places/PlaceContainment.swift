@@ -92,9 +92,14 @@ public struct PlaceContainment: Sendable {
         /// How the fix's mass is shared among the places (for ``Rule/point``, all of it in the
         /// place containing the point).
         public var distribution: Distribution
+        /// Whether ``probability`` is a belief over the track (``PlaceEstimate/isBelief``): by
+        /// ``Rule/mostProbable``, of a fix that carries its posterior's mass in each place
+        /// (``Fix/placeProbabilities``).
+        public var isBelief = false
 
-        /// The estimate a ``PlaceMonitor`` takes: the place's id and ``probability``.
-        public var estimate: PlaceEstimate { PlaceEstimate(place: place?.id, probability: probability) }
+        /// The estimate a ``PlaceMonitor`` takes: the place's id, ``probability`` and whether it
+        /// is a belief.
+        public var estimate: PlaceEstimate { PlaceEstimate(place: place?.id, probability: probability, isBelief: isBelief) }
     }
 
     /// The places with a geometry, in venue order.
@@ -168,9 +173,12 @@ public struct PlaceContainment: Sendable {
     /// The place a fix is in by the ``rule``, with its mass and the distribution it was chosen from.
     public func placement(of fix: Fix) -> Placement {
         switch rule {
-        case .mostProbable: mostProbablePlacement(of: fix)
-        case .majority: majorityPlacement(of: fix)
-        case .point: pointPlacement(of: fix)
+        case .mostProbable:
+            var placement = mostProbablePlacement(of: fix)
+            placement.isBelief = fix.placeProbabilities != nil
+            return placement
+        case .majority: return majorityPlacement(of: fix)
+        case .point: return pointPlacement(of: fix)
         }
     }
 

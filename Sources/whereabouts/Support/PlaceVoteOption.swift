@@ -5,7 +5,7 @@ import Whereabouts
 /// a scan votes for it in the place monitor's hysteresis (``PlaceMonitor/Configuration/minimumProbability``).
 struct PlaceVoteOption: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The share of a fix (or a room classifier's probability) a place needs for a scan to vote for it in the place monitor, 0–1; lower it for rooms not much bigger than the fixes' accuracy radius.",
+        "The share of a fix (or a room classifier's probability) a place needs for a scan to vote for it in the place monitor, 0–1; lower it for rooms not much bigger than the fixes' accuracy radius. With --algorithm posterior, whose fixes carry the tracker's own belief in each room, a room holding half of it (or this share, when lower) is entered at once, without votes.",
         valueName: "share"))
     var placeVote: Double = PlaceMonitor.Configuration().minimumProbability
 

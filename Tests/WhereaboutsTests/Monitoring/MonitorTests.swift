@@ -46,6 +46,51 @@ struct PlaceMonitorTests {
                            PlaceEvent(.current, place: "B", time: 20)])
     }
 
+    /// A belief (a tracker's posterior mass in the room) has weighed the scans before it: its
+    /// majority switches at once, under half is neutral, and a scan's own estimate still needs
+    /// its three votes.
+    @Test func aBeliefsMajoritySwitchesAtOnce() {
+        var monitor = PlaceMonitor()
+        func belief(_ place: String?, _ probability: Double, at time: Double) -> [PlaceEvent] {
+            monitor.observe(PlaceEstimate(place: place, probability: probability, isBelief: true), at: time)
+                .filter { $0.kind != .current }
+        }
+        #expect(belief("A", 0.49, at: 0).isEmpty)
+        #expect(belief("A", 0.5, at: 1) == [PlaceEvent(.enter, place: "A", time: 1)])
+        // B below half, however often: the belief holds no room by half, A stays.
+        for time in 2...6 { #expect(belief("B", 0.45, at: Double(time)).isEmpty) }
+        #expect(belief("B", 0.55, at: 7) == [PlaceEvent(.exit, place: "A", time: 7), PlaceEvent(.enter, place: "B", time: 7)])
+        // No place by half of the belief: an exit alone.
+        #expect(belief(nil, 0.6, at: 8) == [PlaceEvent(.exit, place: "B", time: 8)])
+        // A scan's own estimate of the same probability votes as before: three votes.
+        #expect(feed(&monitor, ["A", "A"], from: 9).isEmpty)
+        #expect(feed(&monitor, ["A"], from: 11) == [PlaceEvent(.enter, place: "A", time: 11)])
+        // A lower vote than half lets a belief vote from there; a higher one keeps half.
+        var lenient = PlaceMonitor(configuration: PlaceMonitor.Configuration(minimumProbability: 0.3))
+        #expect(lenient.observe(PlaceEstimate(place: "C", probability: 0.35, isBelief: true), at: 0).first
+                == PlaceEvent(.enter, place: "C", time: 0))
+        var strict = PlaceMonitor(configuration: PlaceMonitor.Configuration(minimumProbability: 0.9))
+        #expect(strict.observe(PlaceEstimate(place: "C", probability: 0.6, isBelief: true), at: 0).first
+                == PlaceEvent(.enter, place: "C", time: 0))
+    }
+
+    /// A fix carrying its posterior's mass in each place gives a belief; a fix without, the share
+    /// of its Gaussian, does not; a room belief's estimate is one.
+    @Test func containmentAndRoomBeliefsMarkTheirEstimatesAsBeliefs() {
+        let square = Venue.Place(id: "A", floor: 0, shape: .polygon([PlanarPoint(x: 0, y: 0), PlanarPoint(x: 4, y: 0),
+                                                                      PlanarPoint(x: 4, y: 4), PlanarPoint(x: 0, y: 4)]))
+        let venue = Venue(name: "one room", floors: [Venue.Floor(level: 0)], beacons: [], places: [square])
+        let containment = PlaceContainment(venue: venue)
+        var fix = Fix(time: 0, device: "phone", point: SpatialPoint(x: 2, y: 2, z: 0), floor: 0, accuracy: 1, method: "test")
+        #expect(containment.estimate(for: fix).isBelief == false)
+        fix.placeProbabilities = [PlaceEstimate(place: "A", probability: 0.7)]
+        let estimate = containment.estimate(for: fix)
+        #expect(estimate.isBelief && estimate.place == "A" && abs(estimate.probability - 0.7) < 1e-12)
+        #expect(PlaceContainment(venue: venue, rule: .point).estimate(for: fix).isBelief == false)
+        var roomBelief = PlaceBelief(venue: venue)
+        #expect(roomBelief.update(with: containment.distribution(of: fix), at: 0).isBelief)
+    }
+
     @Test func slowScannersSwitchAfterTwoVotesSpanningTheRequiredDuration() {
         var monitor = PlaceMonitor()
         // One scan every 5 s: the second vote for A comes 5 s ≥ 3 s after the first.

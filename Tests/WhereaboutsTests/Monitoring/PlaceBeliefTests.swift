@@ -36,10 +36,10 @@ struct PlaceBeliefTests {
 
     @Test func timeLeaksTowardNeighboursAndEvidenceWeighs() {
         var belief = PlaceBelief(venue: venue, configuration: .init(meanDwell: 10, evidenceExponent: 1, evidenceFloor: 0.02))
-        #expect(belief.estimate == PlaceEstimate(place: nil, probability: 1))
+        #expect(belief.estimate == PlaceEstimate(place: nil, probability: 1, isBelief: true))
         // The first fix: its shares among the places (0.2 outside is the radius, not evidence).
         let first = belief.update(with: distribution([("west", 0.6), ("middle", 0.2)], none: 0.2), at: 100)
-        #expect(first == PlaceEstimate(place: "west", probability: 0.75))
+        #expect(first == PlaceEstimate(place: "west", probability: 0.75, isBelief: true))
         expectBelief(belief, ["west": 0.75, "middle": 0.25])
         // Ten seconds (one mean dwell): e⁻¹ stays; west's rest goes half to none, half to the
         // middle; the middle's a third each to none, west and east.
