@@ -38,7 +38,10 @@ public struct TagPipeline: TimedStage, Sendable {
         /// Seconds without a located scan before a tag's place is left.
         public var exitTimeout: Double
         /// The share of a fix's probability a place needs for the scan to vote for it (see
-        /// ``PlaceMonitor/Configuration/minimumProbability``).
+        /// ``PlaceMonitor/Configuration/minimumProbability``). A setup whose fixes carry their
+        /// posterior's mass in each place (``PositioningAlgorithm/posterior``) gives beliefs,
+        /// whose place is entered once it holds half of it, or this share when lower
+        /// (``PlaceMonitor/Configuration/beliefMajority``).
         public var placeVote: Double
         /// Whether places entered and left are given out (fixes only when `false`).
         public var raisesEvents: Bool
