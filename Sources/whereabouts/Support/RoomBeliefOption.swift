@@ -6,7 +6,7 @@ import Whereabouts
 /// than each fix's own room and the monitor's votes.
 struct RoomBeliefOption: ParsableArguments {
     @Flag(name: .long, help: ArgumentHelp(
-        "Follow rooms with a belief carried from scan to scan, fed with each fix's shares of the rooms, and enter the room holding most of it: for rooms not much bigger than the fixes' accuracy radius, where each fix alone spreads over several (--place-vote does not apply)."))
+        "Follow rooms with a belief carried from scan to scan, fed with each fix's shares of the rooms, and enter the room holding most of it: for rooms not much bigger than the fixes' accuracy radius, where each fix alone spreads over several (--place-vote does not apply). With --algorithm posterior the fixes carry the tracker's own belief in each room, which the monitor already follows; this filters it again, which helps only where rooms are far smaller than the fixes' accuracy."))
     var roomBelief = false
 
     /// Refuses `--room-belief` with a `--place-vote` other than the default.
