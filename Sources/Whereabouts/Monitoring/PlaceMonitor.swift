@@ -90,6 +90,12 @@ public struct PlaceMonitor: Sendable {
             self.beliefMajority = beliefMajority
         }
 
+        /// The probability `estimate` needs to vote: ``minimumProbability``, or for a belief
+        /// the lower of it and ``beliefMajority``.
+        public func votingProbability(for estimate: PlaceEstimate) -> Double {
+            estimate.isBelief ? Swift.min(minimumProbability, beliefMajority) : minimumProbability
+        }
+
         /// For estimates from a ``PlaceBelief``, which carries its own hysteresis: the room a
         /// belief's majority holds (probability 0.5) takes over at once — as every configuration
         /// takes an estimate marked ``PlaceEstimate/isBelief``; this one takes any estimate so.
@@ -125,9 +131,7 @@ public struct PlaceMonitor: Sendable {
     public mutating func observe(_ estimate: PlaceEstimate, at time: Double) -> [PlaceEvent] {
         lastTime = Swift.max(lastTime ?? time, time)
         var events: [PlaceEvent] = []
-        let needed = estimate.isBelief ? Swift.min(configuration.minimumProbability, configuration.beliefMajority)
-            : configuration.minimumProbability
-        if estimate.probability >= needed {
+        if estimate.probability >= configuration.votingProbability(for: estimate) {
             if estimate.place == currentPlace {
                 candidate = nil
                 candidateVotes = 0

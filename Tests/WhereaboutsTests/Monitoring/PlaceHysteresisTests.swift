@@ -47,8 +47,8 @@ struct PlaceHysteresisTests {
         for scan in Simulator(venue: Self.venue, walk: walk, radio: Self.radio, seed: seed) {
             guard let fix = await engine.process(scan) else { continue }
             let estimate = containment.estimate(for: fix)
-            let needed = estimate.isBelief ? monitor.configuration.beliefMajority : monitor.configuration.minimumProbability
-            if scan.time - start < 600, estimate.probability >= needed, estimate.place != "A" {
+            if scan.time - start < 600, estimate.probability >= monitor.configuration.votingProbability(for: estimate),
+               estimate.place != "A" {
                 outcome.strayVotes += 1
             }
             for event in monitor.observe(estimate, at: scan.time) where event.kind == .enter {
