@@ -154,6 +154,12 @@ public struct GridFilter: Sendable {
         let stay = Float(min(max(motion.stayProbability, 0), 1))
         let sigma = max(motion.speed, 0) * dt / grid.cellSize
         let total = VectorMath.sum(values)
+        let uniform = jump * total / Float(values.count)
+        // What a cell keeps, given what walked into it: the share that stood still, the share
+        // that walked, and its share of the jumps.
+        @inline(__always) func mixed(_ value: Float, _ walked: Float) -> Float {
+            (1 - jump) * (stay * value + (1 - stay) * walked) + uniform
+        }
         var moved = values
         if sigma > 0.3 {
             let radius = Int((3 * sigma).rounded(.up))
@@ -169,6 +175,12 @@ public struct GridFilter: Sendable {
                 let kernelTotal = kernel.reduce(0, +)
                 let normalised = kernel.map { $0 / kernelTotal }
                 if let walkingShare, walkingShare.isFinite, case let largest = VectorMath.largest(values), largest > 0 {
+                    // Every cell as if nothing walked into it (what a cell outside the boxes
+                    // keeps), then each box's cells with what walked.
+                    var result = values
+                    result.withUnsafeMutableBufferPointer { result in
+                        for cell in result.indices { result[cell] = mixed(result[cell], result[cell]) }
+                    }
                     let threshold = largest * min(walkingShare, 1)
                     for layer in 0..<layers {
                         let base = layer * grid.count
@@ -185,11 +197,14 @@ public struct GridFilter: Sendable {
                                                   margins: (box.columns.lowerBound, grid.columns - box.columns.upperBound,
                                                             box.rows.lowerBound, grid.rows - box.rows.upperBound))
                         for (index, row) in box.rows.enumerated() {
-                            let target = base + row * grid.columns
-                            moved.replaceSubrange((target + box.columns.lowerBound)..<(target + box.columns.upperBound),
-                                                  with: walked[(index * box.columns.count)..<((index + 1) * box.columns.count)])
+                            let target = base + row * grid.columns + box.columns.lowerBound
+                            let from = index * box.columns.count
+                            for column in 0..<box.columns.count {
+                                result[target + column] = mixed(values[target + column], walked[from + column])
+                            }
                         }
                     }
+                    return Self.changingFloors(result, seconds: dt, motion: motion, grid: grid, layers: layers)
                 } else if layers == 1 {
                     moved = Self.blurred(moved, columns: grid.columns, rows: grid.rows, kernel: normalised, radius: radius)
                 } else {
@@ -201,11 +216,16 @@ public struct GridFilter: Sendable {
                 }
             }
         }
-        let uniform = jump * total / Float(values.count)
         var result = values
-        for cell in result.indices {
-            result[cell] = (1 - jump) * (stay * values[cell] + (1 - stay) * moved[cell]) + uniform
-        }
+        for cell in result.indices { result[cell] = mixed(values[cell], moved[cell]) }
+        return Self.changingFloors(result, seconds: dt, motion: motion, grid: grid, layers: layers)
+    }
+
+    /// `values` after `seconds` of floor changes: with several layers, each cell's mass shared
+    /// with the same cell of the other floors at `motion`'s rate.
+    private static func changingFloors(_ values: [Float], seconds dt: Double, motion: Motion, grid: PosteriorGrid,
+                                       layers: Int) -> [Float] {
+        var result = values
         if layers > 1, motion.floorChangeRate > 0, motion.floorChangeRate.isFinite {
             // Each cell's mass shared with the same cell of the other floors.
             let change = Float(1 - exp(-motion.floorChangeRate * dt)), count = grid.count
@@ -323,33 +343,32 @@ public struct GridFilter: Sendable {
         let count = weights.count
         let prior = logPrior.flatMap { $0.count == count ? $0 : nil }
         let alpha = Float(min(max(temper, 0), 1))
-        // Each cell's evidence, then its weight times e^(evidence − the largest), the exponential
-        // in arithmetic that runs several cells at once (``VectorMath/exp(_:)``).
-        var evidence = [Float](repeating: 0, count: count)
-        evidence.withUnsafeMutableBufferPointer { evidence in
+        // Each cell's evidence `alpha·log + prior`, computed where it is read (not kept): its
+        // largest, then each weight times e^(evidence − the largest), the exponential in
+        // arithmetic that runs several cells at once (``VectorMath/exp(_:)``).
+        let top = logLikelihood.withUnsafeBufferPointer { logs in
+            guard let prior else { return Self.largestEvidence(logs, alpha: alpha, prior: nil) }
+            return prior.withUnsafeBufferPointer { Self.largestEvidence(logs, alpha: alpha, prior: $0) }
+        }
+        guard top.isFinite else { return }
+        weights.withUnsafeMutableBufferPointer { weights in
             logLikelihood.withUnsafeBufferPointer { logs in
                 if let prior {
                     prior.withUnsafeBufferPointer { prior in
-                        for cell in 0..<count { evidence[cell] = alpha * logs[cell] + prior[cell] }
+                        for cell in 0..<count {
+                            weights[cell] *= Self.relativeLikelihood(alpha * logs[cell] + prior[cell] - top)
+                        }
                     }
                 } else {
-                    for cell in 0..<count { evidence[cell] = alpha * logs[cell] }
+                    for cell in 0..<count { weights[cell] *= Self.relativeLikelihood(alpha * logs[cell] - top) }
                 }
             }
         }
-        let top = VectorMath.largest(evidence)
-        guard top.isFinite else { return }
-        var sum: Float = 0
-        weights.withUnsafeMutableBufferPointer { weights in
-            evidence.withUnsafeBufferPointer { evidence in
-                for cell in 0..<count { weights[cell] *= Self.relativeLikelihood(evidence[cell] - top) }
-            }
-        }
-        sum = VectorMath.sum(weights)
+        var sum = VectorMath.sum(weights)
         if !(sum > 1e-30) || !sum.isFinite {
             sum = 0
             for cell in 0..<count {
-                let value = Self.relativeLikelihood(evidence[cell] - top)
+                let value = Self.relativeLikelihood(alpha * logLikelihood[cell] + (prior?[cell] ?? 0) - top)
                 weights[cell] = value
                 sum += value
             }
@@ -362,6 +381,31 @@ public struct GridFilter: Sendable {
     @inline(__always)
     static func relativeLikelihood(_ difference: Float) -> Float {
         difference > -87 ? VectorMath.exp(difference) : 0
+    }
+
+    /// The largest `alpha·log + prior` over the cells (`prior` as many as `logs`, or none), −∞
+    /// when none is a number: eight cells at a time, as ``VectorMath/largest(in:)``.
+    static func largestEvidence(_ logs: UnsafeBufferPointer<Float>, alpha: Float,
+                                prior: UnsafeBufferPointer<Float>?) -> Float {
+        guard let base = logs.baseAddress else { return -.infinity }
+        let priorBase = prior?.baseAddress
+        let count = logs.count, whole = count & ~7
+        var lanes = SIMD8<Float>(repeating: -.infinity)
+        var index = 0
+        while index < whole {
+            var next = alpha * UnsafeRawPointer(base + index).loadUnaligned(as: SIMD8<Float>.self)
+            if let priorBase { next += UnsafeRawPointer(priorBase + index).loadUnaligned(as: SIMD8<Float>.self) }
+            lanes.replace(with: next, where: next .> lanes)
+            index += 8
+        }
+        var top = -Float.infinity
+        for lane in 0..<8 where lanes[lane] > top { top = lanes[lane] }
+        while index < count {
+            let value = alpha * logs[index] + (priorBase.map { $0[index] } ?? 0)
+            if value > top { top = value }
+            index += 1
+        }
+        return top
     }
 
     /// Weighs each cell by `exp(logPrior)` (one value per cell; ignored otherwise) and

@@ -31,18 +31,15 @@ extension PosteriorSolver {
     }
 
     /// Per layer, the runs of cells (within the layer) whose weight is at least
-    /// ``supportShare`` of the largest, with gaps shorter than ``supportGap`` closed, and which
-    /// cells (of all layers) they hold; `nil` when they hold half the cells or more, or the
-    /// weights hold nothing.
-    static func supportRuns(of weights: [Float], grid: PosteriorGrid, layers: Int)
-        -> (runs: [[Range<Int>]], inside: [Bool])? {
+    /// ``supportShare`` of the largest, with gaps shorter than ``supportGap`` closed; `nil` when
+    /// they hold half the cells or more, or the weights hold nothing.
+    static func supportRuns(of weights: [Float], grid: PosteriorGrid, layers: Int) -> [[Range<Int>]]? {
         let count = grid.count, columns = grid.columns
         guard count > 0, weights.count == count * layers else { return nil }
         let top = VectorMath.largest(weights)
         guard top > 0, top.isFinite else { return nil }
         let threshold = top * supportShare
         var runs = [[Range<Int>]](repeating: [], count: layers)
-        var inside = [Bool](repeating: false, count: weights.count)
         var held = 0
         for layer in 0..<layers {
             let base = layer * count
@@ -58,12 +55,9 @@ extension PosteriorSolver {
                 }
                 if let run = open { runs[layer].append(run) }
             }
-            for run in runs[layer] {
-                held += run.count
-                for cell in run { inside[base + cell] = true }
-            }
+            for run in runs[layer] { held += run.count }
         }
-        return 2 * held >= weights.count ? nil : (runs, inside)
+        return 2 * held >= weights.count ? nil : runs
     }
 
     /// The log-likelihood of the observation (``logLikelihood(of:map:offset:offsetVariance:runs:)``)
@@ -96,24 +90,27 @@ extension PosteriorSolver {
                 for cell in cells { approximate[cell] *= weight }
             }
         }
-        guard let support = Self.supportRuns(of: approximate, grid: grid, layers: layers),
-              var exact = logLikelihood(of: observation, map: map, offset: offset, offsetVariance: offsetVariance,
-                                        runs: support.runs)
-        else {
+        guard let runs = Self.supportRuns(of: approximate, grid: grid, layers: layers) else {
             return logLikelihood(of: observation, map: map, offset: offset, offsetVariance: offsetVariance)
         }
-        exact.logs.withUnsafeMutableBufferPointer { logs in
-            exact.offsets.withUnsafeMutableBufferPointer { offsets in
+        // Every cell its block's values, which the support's cells then get exactly.
+        var logs = [Float](repeating: 0, count: grid.count * layers), offsets = logs
+        logs.withUnsafeMutableBufferPointer { logs in
+            offsets.withUnsafeMutableBufferPointer { offsets in
                 Self.forEachBlock(of: grid, in: blockGrid, layers: layers) { cells, block in
                     let value = blocks.logs[block], offset = blocks.offsets[block]
-                    for cell in cells where !support.inside[cell] {
+                    for cell in cells {
                         logs[cell] = value
                         offsets[cell] = offset
                     }
                 }
             }
         }
-        return exact
+        guard let used = weigh(observation, map: map, offset: offset, offsetVariance: offsetVariance, runs: runs,
+                               logs: &logs, offsets: &offsets) else {
+            return logLikelihood(of: observation, map: map, offset: offset, offsetVariance: offsetVariance)
+        }
+        return (logs, offsets, used)
     }
 
     /// Each value the largest of its own and its eight neighbours' on the same layer: a block's

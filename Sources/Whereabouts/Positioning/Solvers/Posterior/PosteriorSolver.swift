@@ -551,7 +551,23 @@ public struct PosteriorSolver: PositionSolver {
     /// keep 0 (−∞ on a layer ruled out).
     func logLikelihood(of observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double,
                        runs: [[Range<Int>]]? = nil) -> (logs: [Float], offsets: [Float], used: Int)? {
+        let count = map.grid.count * map.levels.count
+        let ruledOut: Float = map.levels.count > 1 && observation.floor != nil ? -.infinity : 0
+        var logs = [Float](repeating: ruledOut, count: count), offsets = [Float](repeating: 0, count: count)
+        guard let used = weigh(observation, map: map, offset: offset, offsetVariance: offsetVariance, runs: runs,
+                               logs: &logs, offsets: &offsets) else { return nil }
+        return (logs, offsets, used)
+    }
+
+    /// ``logLikelihood(of:map:offset:offsetVariance:runs:)`` written into `logs` and `offsets`
+    /// (a value for every cell of every layer): the cells weighed get theirs, the others
+    /// (outside `runs`, on a layer ruled out) keep what they hold. The number of heard beacons
+    /// used; `nil` (nothing written) when no heard beacon has a map or the arrays are not as
+    /// many as the cells.
+    func weigh(_ observation: Observation, map: RadioMap, offset: Double, offsetVariance: Double,
+               runs: [[Range<Int>]]?, logs: inout [Float], offsets: inout [Float]) -> Int? {
         let count = map.grid.count, layers = map.levels.count
+        guard logs.count == count * layers, offsets.count == count * layers else { return nil }
         let named = observation.floor.map { map.layer(of: $0) }
         if case .some(.none) = named { return nil }
         var heardFlags = [Bool](repeating: false, count: map.floors.count)
@@ -565,8 +581,6 @@ public struct PosteriorSolver: PositionSolver {
         }
         guard !heard.isEmpty else { return nil }
         let unheard = map.floors.indices.filter { !heardFlags[$0] && map.hasMap(beacon: $0) }
-        var logs = [Float](repeating: layers > 1 && named != nil ? -.infinity : 0, count: count * layers)
-        var offsets = [Float](repeating: 0, count: count * layers)
         for layer in 0..<layers where named == nil || named == layer {
             // Within the layer: the loops read the maps unchecked.
             let layerRuns = runs.map { layer < $0.count ? $0[layer].map { $0.clamped(to: 0..<count) } : [] } ?? [0..<count]
@@ -600,7 +614,7 @@ public struct PosteriorSolver: PositionSolver {
                 }
             }
         }
-        return (logs, offsets, heard.count)
+        return heard.count
     }
 
     /// One beacon's map on one layer as the likelihood reads it: the mean at each cell, 1 / the
@@ -636,8 +650,13 @@ public struct PosteriorSolver: PositionSolver {
         let gradient = UnsafeMutableBufferPointer(rebasing: scratch[(2 * count)..<(3 * count)])
         let curvature = UnsafeMutableBufferPointer(rebasing: scratch[(3 * count)..<(4 * count)])
         let unheardLogs = UnsafeMutableBufferPointer(rebasing: scratch[(4 * count)..<(5 * count)])
-        weighted.initialize(repeating: prior * priorPrecision)
-        precision.initialize(repeating: priorPrecision)
+        // Only the runs' cells are read: only they are set (`Float`s need no other initialising).
+        for run in runs {
+            for cell in run {
+                weighted[cell] = prior * priorPrecision
+                precision[cell] = priorPrecision
+            }
+        }
         for reading in heard {
             reading.map.means.withUnsafeBufferPointer { means in
                 reading.map.inverseSpreads.withUnsafeBufferPointer { inverses in
@@ -665,7 +684,9 @@ public struct PosteriorSolver: PositionSolver {
                     curvature[cell] = -precision[cell]
                 }
             }
-            unheardLogs.initialize(repeating: 0)
+            for run in runs {
+                for cell in run { unheardLogs[cell] = 0 }
+            }
             for beacon in unheard {
                 beacon.map.means.withUnsafeBufferPointer { means in
                     beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in

@@ -64,12 +64,29 @@ enum VectorMath {
         }
     }
 
-    /// The largest of `values` that is a number, −∞ for none: a loop the compiler keeps in
-    /// registers, where `Sequence.max()` goes through its generic comparisons.
+    /// The largest of `values` that is a number, −∞ for none: eight lanes at a time, each
+    /// keeping the larger of itself and the next value (a NaN never larger), then the lanes
+    /// and the rest. The same value as a loop over them one by one (a maximum is exact).
     static func largest(_ values: [Float]) -> Float {
+        values.withUnsafeBufferPointer { largest(in: $0) }
+    }
+
+    /// The largest of `values` that is a number, −∞ for none (see ``largest(_:)``).
+    static func largest(in values: UnsafeBufferPointer<Float>) -> Float {
+        guard let base = values.baseAddress else { return -.infinity }
+        let count = values.count, whole = count & ~7
+        var lanes = SIMD8<Float>(repeating: -.infinity)
+        var index = 0
+        while index < whole {
+            let next = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD8<Float>.self)
+            lanes.replace(with: next, where: next .> lanes)
+            index += 8
+        }
         var top = -Float.infinity
-        values.withUnsafeBufferPointer { values in
-            for value in values where value > top { top = value }
+        for lane in 0..<8 where lanes[lane] > top { top = lanes[lane] }
+        while index < count {
+            if values[index] > top { top = values[index] }
+            index += 1
         }
         return top
     }
