@@ -643,13 +643,14 @@ public struct PosteriorSolver: PositionSolver {
         let detection = Float(likelihood.detectionFloor)
         // Beacon by beacon over every run of cells (each beacon's map is contiguous), each cell's
         // sums taken in the same order as cell by cell would; scratch space of the solver's own.
-        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 5 * count)
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 10 * count)
         defer { scratch.deallocate() }
         let weighted = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
         let precision = UnsafeMutableBufferPointer(rebasing: scratch[count..<(2 * count)])
         let gradient = UnsafeMutableBufferPointer(rebasing: scratch[(2 * count)..<(3 * count)])
         let curvature = UnsafeMutableBufferPointer(rebasing: scratch[(3 * count)..<(4 * count)])
         let unheardLogs = UnsafeMutableBufferPointer(rebasing: scratch[(4 * count)..<(5 * count)])
+        let tableScratch = UnsafeMutableBufferPointer(rebasing: scratch[(5 * count)..<(10 * count)])
         // Only the runs' cells are read: only they are set (`Float`s need no other initialising).
         for run in runs {
             for cell in run {
@@ -692,14 +693,9 @@ public struct PosteriorSolver: PositionSolver {
                     beacon.map.inverseSpreads.withUnsafeBufferPointer { inverses in
                         table.terms.withUnsafeBufferPointer { terms in
                             for run in runs {
-                                for cell in run.clamped(to: beacon.reach) {
-                                    let inverse = inverses[cell]
-                                    let (value, g, h) = UnheardTable.terms(at: (detection - means[cell] - offsets[cell]) * inverse,
-                                                                           in: terms)
-                                    unheardLogs[cell] += value
-                                    gradient[cell] -= g * inverse
-                                    curvature[cell] += h * inverse * inverse
-                                }
+                                UnheardTable.accumulate(cells: run.clamped(to: beacon.reach), floor: detection, means: means,
+                                                        inverses: inverses, offsets: offsets, terms: terms, logs: unheardLogs,
+                                                        gradient: gradient, curvature: curvature, scratch: tableScratch)
                             }
                         }
                     }

@@ -61,6 +61,61 @@ struct PosteriorSolverTests {
         #expect(abs(Double(below.value) - exact(-10)) < 1e-6 && below.g == 0 && below.h == 0)
     }
 
+    @Test func unheardTermsEightCellsAtATimeAreTheTablesCellByCell() {
+        let table = UnheardTable(likelihood: ScanLikelihood(outlierWeight: 0.1, missProbability: 0.2, detectionFloor: -100))
+        // 40 cells, z from below the table to above it, a NaN, exactly on a point, half-way
+        // between two; the beacon weighed on cells 2..<37 (four rounds of eight and three alone).
+        let count = 40
+        var means = (0..<count).map { -100 - Float($0 - 20) * 0.55 }
+        let inverses = (0..<count).map { 1 / (1.5 + Float($0 % 5)) }
+        let offsets = (0..<count).map { Float($0 % 3) - 1 }
+        means[3] = .nan
+        means[5] = -300   // far below the floor: z above the table
+        means[30] = 100   // far above it: z below the table
+        means[12] = -100 - offsets[12] - 0.5 / inverses[12]   // z = 0.5, a point
+        means[13] = -100 - offsets[13] - 0.51 / inverses[13]  // half-way between 0.5 and 0.52
+        let cells = 2..<37
+        func run(scratchCells: Int) -> (logs: [Float], gradient: [Float], curvature: [Float]) {
+            var logs = [Float](repeating: 0.5, count: count), gradient = [Float](repeating: 0.25, count: count)
+            var curvature = [Float](repeating: -0.75, count: count), mutableOffsets = offsets
+            let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 5 * scratchCells)
+            defer { scratch.deallocate() }
+            means.withUnsafeBufferPointer { means in
+                inverses.withUnsafeBufferPointer { inverses in
+                    table.terms.withUnsafeBufferPointer { terms in
+                        mutableOffsets.withUnsafeMutableBufferPointer { offsets in
+                            logs.withUnsafeMutableBufferPointer { logs in
+                                gradient.withUnsafeMutableBufferPointer { gradient in
+                                    curvature.withUnsafeMutableBufferPointer { curvature in
+                                        UnheardTable.accumulate(cells: cells, floor: -100, means: means, inverses: inverses,
+                                                                offsets: offsets, terms: terms, logs: logs, gradient: gradient,
+                                                                curvature: curvature, scratch: scratch)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return (logs, gradient, curvature)
+        }
+        var logs = [Float](repeating: 0.5, count: count), gradient = [Float](repeating: 0.25, count: count)
+        var curvature = [Float](repeating: -0.75, count: count)
+        for cell in cells {
+            let (value, g, h) = table.terms(at: (-100 - means[cell] - offsets[cell]) * inverses[cell])
+            logs[cell] += value
+            gradient[cell] -= g * inverses[cell]
+            curvature[cell] += h * inverses[cell] * inverses[cell]
+        }
+        // The same values to the last bit, with scratch space for the lanes and without.
+        for scratchCells in [count, 0] {
+            let found = run(scratchCells: scratchCells)
+            #expect(found.logs == logs && found.gradient == gradient && found.curvature == curvature,
+                    "scratch for \(scratchCells) cells")
+        }
+        #expect(logs[3].isFinite && logs[0] == 0.5 && logs[37] == 0.5)
+    }
+
     @Test func vectorMathIsExpLogAndSoftplusWithinItsBounds() {
         var worstExp = 0.0, worstLog = 0.0, worstSoftplus = 0.0
         for step in 0...10_000 {
