@@ -84,27 +84,24 @@ extension PosteriorSolver {
         let blockWeights = Self.neighbourhoodMaxima(of: blocks.logs.map { GridFilter.relativeLikelihood(alpha * ($0 - top)) },
                                                     grid: blockGrid, layers: layers)
         var approximate = predicted ?? [Float](repeating: 1, count: grid.count * layers)
-        approximate.withUnsafeMutableBufferPointer { approximate in
-            Self.forEachBlock(of: grid, in: blockGrid, layers: layers) { cells, block in
-                let weight = blockWeights[block]
-                for cell in cells { approximate[cell] *= weight }
-            }
-        }
-        guard let runs = Self.supportRuns(of: approximate, grid: grid, layers: layers) else {
-            return logLikelihood(of: observation, map: map, offset: offset, offsetVariance: offsetVariance)
-        }
-        // Every cell its block's values, which the support's cells then get exactly.
+        // Every cell's block's values, which the support's cells then get exactly.
         var logs = [Float](repeating: 0, count: grid.count * layers), offsets = logs
-        logs.withUnsafeMutableBufferPointer { logs in
-            offsets.withUnsafeMutableBufferPointer { offsets in
-                Self.forEachBlock(of: grid, in: blockGrid, layers: layers) { cells, block in
-                    let value = blocks.logs[block], offset = blocks.offsets[block]
-                    for cell in cells {
-                        logs[cell] = value
-                        offsets[cell] = offset
-                    }
-                }
+        let spread = approximate.withUnsafeMutableBufferPointer { approximate in
+            Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: blockWeights) { cells, weights in
+                let first = cells.lowerBound
+                for index in 0..<cells.count { approximate[first + index] *= weights[index] }
             }
+        } && logs.withUnsafeMutableBufferPointer { logs in
+            Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: blocks.logs) { cells, values in
+                UnsafeMutableBufferPointer(rebasing: logs[cells]).update(fromContentsOf: values)
+            }
+        } && offsets.withUnsafeMutableBufferPointer { offsets in
+            Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: blocks.offsets) { cells, values in
+                UnsafeMutableBufferPointer(rebasing: offsets[cells]).update(fromContentsOf: values)
+            }
+        }
+        guard spread, let runs = Self.supportRuns(of: approximate, grid: grid, layers: layers) else {
+            return logLikelihood(of: observation, map: map, offset: offset, offsetVariance: offsetVariance)
         }
         guard let used = weigh(observation, map: map, offset: offset, offsetVariance: offsetVariance, runs: runs,
                                logs: &logs, offsets: &offsets) else {
@@ -141,21 +138,30 @@ extension PosteriorSolver {
         return result
     }
 
-    /// Calls `body` with the cells of each block's part of each row (of every layer, cells
-    /// numbered over all layers) and the block's index (over all layers of `blockGrid`).
+    /// Calls `body` with the cells of each row of the grid (of every layer, cells numbered over
+    /// all layers) and, for each of them, its block's value in `values` (one per block of each
+    /// layer of `blockGrid`): a row of the blocks' values spread over the cells once for the rows
+    /// of a block, so that each row's loop runs over cells alone. `false` (and `body` not called)
+    /// when the blocks do not cover the grid.
     @inline(__always)
-    private static func forEachBlock(of grid: PosteriorGrid, in blockGrid: PosteriorGrid, layers: Int,
-                                     _ body: (Range<Int>, Int) -> Void) {
-        let factor = blockFactor
+    private static func forEachRow(of grid: PosteriorGrid, in blockGrid: PosteriorGrid, layers: Int, expanding values: [Float],
+                                   _ body: (Range<Int>, UnsafeBufferPointer<Float>) -> Void) -> Bool {
+        let factor = blockFactor, columns = grid.columns
+        guard columns > 0, values.count >= blockGrid.count * layers,
+              (columns - 1) / factor < blockGrid.columns, (grid.rows - 1) / factor < blockGrid.rows else { return false }
+        let expanded = UnsafeMutableBufferPointer<Float>.allocate(capacity: columns)
+        defer { expanded.deallocate() }
         for layer in 0..<layers {
             let base = layer * grid.count, blockBase = layer * blockGrid.count
             for row in 0..<grid.rows {
-                let first = base + row * grid.columns
-                let blockRow = blockBase + (row / factor) * blockGrid.columns
-                for block in 0..<blockGrid.columns {
-                    body((first + block * factor)..<(first + min((block + 1) * factor, grid.columns)), blockRow + block)
+                if row % factor == 0 {
+                    let blockRow = blockBase + (row / factor) * blockGrid.columns
+                    for column in 0..<columns { expanded[column] = values[blockRow + column / factor] }
                 }
+                let first = base + row * columns
+                body(first..<(first + columns), UnsafeBufferPointer(expanded))
             }
         }
+        return true
     }
 }
