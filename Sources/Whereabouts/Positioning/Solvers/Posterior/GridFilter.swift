@@ -196,11 +196,17 @@ public struct GridFilter: Sendable {
                                                   kernel: normalised, radius: radius,
                                                   margins: (box.columns.lowerBound, grid.columns - box.columns.upperBound,
                                                             box.rows.lowerBound, grid.rows - box.rows.upperBound))
-                        for (index, row) in box.rows.enumerated() {
-                            let target = base + row * grid.columns + box.columns.lowerBound
-                            let from = index * box.columns.count
-                            for column in 0..<box.columns.count {
-                                result[target + column] = mixed(values[target + column], walked[from + column])
+                        result.withUnsafeMutableBufferPointer { result in
+                            values.withUnsafeBufferPointer { values in
+                                walked.withUnsafeBufferPointer { walked in
+                                    for (index, row) in box.rows.enumerated() {
+                                        let target = base + row * grid.columns + box.columns.lowerBound
+                                        let from = index * box.columns.count
+                                        for column in 0..<box.columns.count {
+                                            result[target + column] = mixed(values[target + column], walked[from + column])
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
@@ -249,11 +255,14 @@ public struct GridFilter: Sendable {
         var lowColumn = grid.columns, highColumn = -1, lowRow = grid.rows, highRow = -1
         for row in 0..<grid.rows {
             let first = base + row * grid.columns
-            var low = grid.columns, high = -1
-            for column in 0..<grid.columns where values[first + column] >= threshold {
-                low = min(low, column)
-                high = column
-            }
+            // A row without such a cell (most of them) is skipped at once; in the others, the
+            // first and the last from either end.
+            let cells = first..<(first + grid.columns)
+            guard values.withUnsafeBufferPointer({ VectorMath.largest(in: UnsafeBufferPointer(rebasing: $0[cells])) })
+                    >= threshold else { continue }
+            var low = 0, high = grid.columns - 1
+            while low < grid.columns, !(values[first + low] >= threshold) { low += 1 }
+            while high >= 0, !(values[first + high] >= threshold) { high -= 1 }
             guard high >= 0 else { continue }
             lowColumn = min(lowColumn, low)
             highColumn = max(highColumn, high)

@@ -44,6 +44,10 @@ extension PosteriorSolver {
         for layer in 0..<layers {
             let base = layer * count
             for row in 0..<grid.rows {
+                // A row none of whose cells holds the share (most of them) is skipped at once.
+                let rowCells = (base + row * columns)..<(base + (row + 1) * columns)
+                guard weights.withUnsafeBufferPointer({ VectorMath.largest(in: UnsafeBufferPointer(rebasing: $0[rowCells])) })
+                        >= threshold else { continue }
                 var open: Range<Int>?
                 for cell in (row * columns)..<((row + 1) * columns) where weights[base + cell] >= threshold {
                     if let run = open, cell - run.upperBound < supportGap {

@@ -327,7 +327,8 @@ public struct PosteriorSolver: PositionSolver {
             return coast(to: observation.time, continues: continues, elapsed: elapsed)
         }
         lastEvidence = observation.time
-        filter = predicted ?? GridFilter(grid: map.grid, layers: map.levels.count)
+        // Taken, not copied: the update then weighs the only reference to the weights.
+        filter = predicted.take() ?? GridFilter(grid: map.grid, layers: map.levels.count)
         filter?.update(logLikelihood: logs, temper: likelihood.temper, logPrior: areaPrior)
         lastTime = observation.time
         // The offset's posterior: its mean over the cells' weights (of every floor: one offset
