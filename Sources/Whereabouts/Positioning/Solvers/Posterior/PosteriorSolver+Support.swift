@@ -87,23 +87,31 @@ extension PosteriorSolver {
         }
         let blockWeights = Self.neighbourhoodMaxima(of: blocks.logs.map { GridFilter.relativeLikelihood(alpha * ($0 - top)) },
                                                     grid: blockGrid, layers: layers)
-        var approximate = predicted ?? [Float](repeating: 1, count: grid.count * layers)
-        // Every cell's block's values, which the support's cells then get exactly.
-        var logs = [Float](repeating: 0, count: grid.count * layers), offsets = logs
-        let spread = approximate.withUnsafeMutableBufferPointer { approximate in
-            Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: blockWeights) { cells, weights in
-                let first = cells.lowerBound
-                for index in 0..<cells.count { approximate[first + index] *= weights[index] }
-            }
-        } && logs.withUnsafeMutableBufferPointer { logs in
-            Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: blocks.logs) { cells, values in
-                UnsafeMutableBufferPointer(rebasing: logs[cells]).update(fromContentsOf: values)
-            }
-        } && offsets.withUnsafeMutableBufferPointer { offsets in
-            Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: blocks.offsets) { cells, values in
-                UnsafeMutableBufferPointer(rebasing: offsets[cells]).update(fromContentsOf: values)
+        // The prediction times each cell's block's weight; every cell's block's values, which
+        // the support's cells then get exactly. Each array written once, from no initial values.
+        let total = grid.count * layers
+        var spread = true
+        func spreading(_ values: [Float], times factors: UnsafeBufferPointer<Float>?) -> [Float] {
+            [Float](unsafeUninitializedCapacity: total) { buffer, initialized in
+                let covered = Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: values) { cells, expanded in
+                    let first = cells.lowerBound
+                    if let factors, factors.count == total {
+                        for index in 0..<cells.count { buffer[first + index] = factors[first + index] * expanded[index] }
+                    } else {
+                        for index in 0..<cells.count { buffer[first + index] = expanded[index] }
+                    }
+                }
+                if !covered {
+                    buffer.initialize(repeating: 0)
+                    spread = false
+                }
+                initialized = total
             }
         }
+        let approximate = predicted.map { predicted in
+            predicted.withUnsafeBufferPointer { spreading(blockWeights, times: $0) }
+        } ?? spreading(blockWeights, times: nil)
+        var logs = spreading(blocks.logs, times: nil), offsets = spreading(blocks.offsets, times: nil)
         guard spread, let runs = Self.supportRuns(of: approximate, grid: grid, layers: layers) else {
             return logLikelihood(of: observation, map: map, offset: offset, offsetVariance: offsetVariance)
         }
