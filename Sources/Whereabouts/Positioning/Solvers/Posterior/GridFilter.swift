@@ -133,10 +133,17 @@ public struct GridFilter: Sendable {
     /// errors to 0.01 m on the shared datasets and the family's tuning seeds, 5 % more fixes a second.
     /// A share that is not finite walks every cell.
     public mutating func predict(seconds: Double, motion: Motion, walkingShare: Float? = nil) {
+        predict(seconds: seconds, motion: motion, walkingShare: walkingShare, normalising: true)
+    }
+
+    /// ``predict(seconds:motion:walkingShare:)``, renormalised only when `normalising`: a
+    /// prediction the next scan weighs at once (``update(logLikelihood:temper:logPrior:)``
+    /// renormalises) need not be, its total being within rounding of the mass the walk keeps.
+    mutating func predict(seconds: Double, motion: Motion, walkingShare: Float?, normalising: Bool) {
         guard let moved = Self.transition(weights, seconds: seconds, motion: motion, grid: grid, layers: layers,
                                           walkingShare: walkingShare) else { return }
         weights = moved
-        normalise(sum: VectorMath.sum(weights))
+        if normalising { normalise(sum: VectorMath.sum(weights)) }
     }
 
     /// `values` (one per cell and layer) carried by `motion` over `seconds`, unnormalised; `nil`

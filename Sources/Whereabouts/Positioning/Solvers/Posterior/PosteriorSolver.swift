@@ -318,7 +318,7 @@ public struct PosteriorSolver: PositionSolver {
         prior.variance += Self.offsetDrift * elapsed
         var predicted: GridFilter?
         if continues, var current = filter {
-            current.predict(seconds: elapsed, motion: motion, walkingShare: Self.supportShare)
+            current.predict(seconds: elapsed, motion: motion, walkingShare: Self.supportShare, normalising: false)
             predicted = current
         }
         guard let (logs, offsets, used) = logLikelihood(of: observation, map: map, offset: prior.mean,
