@@ -93,14 +93,20 @@ extension PosteriorSolver {
         var spread = true
         func spreading(_ values: [Float], times factors: UnsafeBufferPointer<Float>?) -> [Float] {
             [Float](unsafeUninitializedCapacity: total) { buffer, initialized in
-                let covered = Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: values) { cells, expanded in
-                    let first = cells.lowerBound
-                    if let factors, factors.count == total {
-                        for index in 0..<cells.count { buffer[first + index] = factors[first + index] * expanded[index] }
-                    } else {
-                        for index in 0..<cells.count { buffer[first + index] = expanded[index] }
+                let factorBase = factors?.count == total ? factors?.baseAddress : nil
+                let covered = buffer.baseAddress.map { base in
+                    Self.forEachRow(of: grid, in: blockGrid, layers: layers, expanding: values) { cells, expanded in
+                        // Pointers, so that the loops run cells at once (no checked index sums).
+                        guard let source = expanded.baseAddress else { return }
+                        let target = base + cells.lowerBound, count = cells.count
+                        if let factorBase {
+                            let from = factorBase + cells.lowerBound
+                            for index in 0..<count { target[index] = from[index] * source[index] }
+                        } else {
+                            target.update(from: source, count: count)
+                        }
                     }
-                }
+                } ?? false
                 if !covered {
                     buffer.initialize(repeating: 0)
                     spread = false
