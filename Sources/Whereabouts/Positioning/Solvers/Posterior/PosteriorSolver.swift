@@ -644,14 +644,17 @@ public struct PosteriorSolver: PositionSolver {
         let detection = Float(likelihood.detectionFloor)
         // Beacon by beacon over every run of cells (each beacon's map is contiguous), each cell's
         // sums taken in the same order as cell by cell would; scratch space of the solver's own.
-        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 10 * count)
+        // Five `Float`s a cell for the sums, and five a cell of the longest run for the unheard
+        // beacons' table (``UnheardTable/accumulate(cells:floor:means:inverses:offsets:terms:logs:gradient:curvature:scratch:)``).
+        let longestRun = runs.reduce(0) { max($0, $1.count) }
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: 5 * count + 5 * longestRun)
         defer { scratch.deallocate() }
         let weighted = UnsafeMutableBufferPointer(rebasing: scratch[0..<count])
         let precision = UnsafeMutableBufferPointer(rebasing: scratch[count..<(2 * count)])
         let gradient = UnsafeMutableBufferPointer(rebasing: scratch[(2 * count)..<(3 * count)])
         let curvature = UnsafeMutableBufferPointer(rebasing: scratch[(3 * count)..<(4 * count)])
         let unheardLogs = UnsafeMutableBufferPointer(rebasing: scratch[(4 * count)..<(5 * count)])
-        let tableScratch = UnsafeMutableBufferPointer(rebasing: scratch[(5 * count)..<(10 * count)])
+        let tableScratch = UnsafeMutableBufferPointer(rebasing: scratch[(5 * count)...])
         // Only the runs' cells are read: only they are set (`Float`s need no other initialising).
         for run in runs {
             for cell in run {
