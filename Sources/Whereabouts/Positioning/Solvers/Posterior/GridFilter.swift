@@ -404,28 +404,20 @@ public struct GridFilter: Sendable {
     }
 
     /// The largest `alpha·log + prior` over the cells (`prior` as many as `logs`, or none), −∞
-    /// when none is a number: eight cells at a time, as ``VectorMath/largest(in:)``.
+    /// when none is a number (``VectorMath/largest(count:eight:one:)``).
     static func largestEvidence(_ logs: UnsafeBufferPointer<Float>, alpha: Float,
                                 prior: UnsafeBufferPointer<Float>?) -> Float {
         guard let base = logs.baseAddress else { return -.infinity }
-        let priorBase = prior?.baseAddress
-        let count = logs.count, whole = count & ~7
-        var lanes = SIMD8<Float>(repeating: -.infinity)
-        var index = 0
-        while index < whole {
-            var next = alpha * UnsafeRawPointer(base + index).loadUnaligned(as: SIMD8<Float>.self)
-            if let priorBase { next += UnsafeRawPointer(priorBase + index).loadUnaligned(as: SIMD8<Float>.self) }
-            lanes.replace(with: next, where: next .> lanes)
-            index += 8
+        typealias Lanes = SIMD8<Float>
+        if let priorBase = prior?.baseAddress {
+            return VectorMath.largest(count: logs.count,
+                                      eight: { alpha * UnsafeRawPointer(base + $0).loadUnaligned(as: Lanes.self)
+                                          + UnsafeRawPointer(priorBase + $0).loadUnaligned(as: Lanes.self) },
+                                      one: { alpha * base[$0] + priorBase[$0] })
         }
-        var top = -Float.infinity
-        for lane in 0..<8 where lanes[lane] > top { top = lanes[lane] }
-        while index < count {
-            let value = alpha * logs[index] + (priorBase.map { $0[index] } ?? 0)
-            if value > top { top = value }
-            index += 1
-        }
-        return top
+        return VectorMath.largest(count: logs.count,
+                                  eight: { alpha * UnsafeRawPointer(base + $0).loadUnaligned(as: Lanes.self) },
+                                  one: { alpha * base[$0] })
     }
 
     /// Weighs each cell by `exp(logPrior)` (one value per cell; ignored otherwise) and

@@ -74,18 +74,31 @@ enum VectorMath {
     /// The largest of `values` that is a number, −∞ for none (see ``largest(_:)``).
     static func largest(in values: UnsafeBufferPointer<Float>) -> Float {
         guard let base = values.baseAddress else { return -.infinity }
-        let count = values.count, whole = count & ~7
+        return largest(count: values.count,
+                       eight: { UnsafeRawPointer(base + $0).loadUnaligned(as: SIMD8<Float>.self) },
+                       one: { base[$0] })
+    }
+
+    /// The largest that is a number of `count` values, −∞ for none, read eight at a time from
+    /// `eight(index)` (the values from `index` on) and the last ones alone from `one(index)`:
+    /// values computed where they are read, not kept (``largest(in:)``, the filter's largest
+    /// evidence). Each lane keeps the larger of itself and the next value (a NaN never
+    /// larger), then the lanes and the rest: the same value as a loop one by one.
+    @inline(__always)
+    static func largest(count: Int, eight: (Int) -> SIMD8<Float>, one: (Int) -> Float) -> Float {
+        let whole = count & ~7
         var lanes = SIMD8<Float>(repeating: -.infinity)
         var index = 0
         while index < whole {
-            let next = UnsafeRawPointer(base + index).loadUnaligned(as: SIMD8<Float>.self)
+            let next = eight(index)
             lanes.replace(with: next, where: next .> lanes)
             index += 8
         }
         var top = -Float.infinity
         for lane in 0..<8 where lanes[lane] > top { top = lanes[lane] }
         while index < count {
-            if values[index] > top { top = values[index] }
+            let value = one(index)
+            if value > top { top = value }
             index += 1
         }
         return top
