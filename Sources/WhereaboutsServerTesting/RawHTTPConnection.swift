@@ -60,20 +60,31 @@ public final class RawHTTPConnection {
     }
 
     /// What arrives within `seconds` (or until the text holds `marker`), and whether the server
-    /// closed the connection by then. It polls without blocking and sleeps between polls, so
-    /// that it never holds one of the few threads a server in the same process runs its tasks on.
+    /// closed the connection by then. It waits on a thread of its own (``DedicatedThread``): the
+    /// window is the socket's, not delayed by a test's task waiting for a thread of the
+    /// concurrency pool, and it holds none of the few threads a server in the same process runs
+    /// its tasks on.
     public func receive(for seconds: Double, until marker: String? = nil) async -> (text: String, closed: Bool) {
+        let descriptor = descriptor
+        // The connection (whose end closes the descriptor) lives until the wait is over.
+        defer { withExtendedLifetime(self) {} }
+        return await DedicatedThread.run { Self.receive(from: descriptor, for: seconds, until: marker) }
+    }
+
+    /// ``receive(for:until:)``'s wait, blocking the calling thread.
+    private static func receive(from descriptor: Int32, for seconds: Double, until marker: String?) -> (text: String, closed: Bool) {
         var received: [UInt8] = []
         let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
             if let marker, String(decoding: received, as: UTF8.self).contains(marker) { break }
+            let remaining = end.timeIntervalSinceNow
+            guard remaining > 0 else { break }
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&request, 1, 0) > 0 else {
-                try? await Task.sleep(for: .milliseconds(10))
-                continue
-            }
-            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let ready = poll(&request, 1, Int32(min(remaining * 1_000, 100).rounded(.up)))
+            guard ready > 0 else { continue }   // timed out or interrupted: look at the time again
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
             if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
             received += buffer[..<count]
         }

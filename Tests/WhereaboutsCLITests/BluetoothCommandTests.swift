@@ -63,11 +63,11 @@ struct BluetoothCommandTests {
         }
     }
 
-    @Test func recordsACaptureNamingTheVenuesBeacons() throws {
+    @Test func recordsACaptureNamingTheVenuesBeacons() async throws {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }
         let out = fixture.directory.appendingPathComponent("rec.jsonl")
-        let output = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--venue", fixture.venue.path, "-o", out.path])
+        let output = try await CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--venue", fixture.venue.path, "-o", out.path])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == fixture.beaconEvents)
@@ -79,23 +79,23 @@ struct BluetoothCommandTests {
         #expect(readings[0]["rssi"] as? Double == -55)
         #expect(output.standardError.contains("Wrote \(out.path): 30 scans, 30 readings (30 of the venue's beacons)"))
         // The recording is valid against the venue.
-        let validated = try CommandRunner.run(["validate", "--venue", fixture.venue.path, out.path])
+        let validated = try await CommandRunner.run(["validate", "--venue", fixture.venue.path, out.path])
         #expect(validated.status == 0, "\(validated.standardOutput)\(validated.standardError)")
 
         // Without a venue, the advertised identity.
-        let raw = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--uuid", CaptureFixture.uuid, "-o", out.path])
+        let raw = try await CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--uuid", CaptureFixture.uuid, "-o", out.path])
         #expect(raw.status == 0, "\(raw.standardError)")
         let rawFirst = try String(contentsOf: out, encoding: .utf8).split(separator: "\n").first.map(String.init) ?? ""
         #expect(rawFirst.contains("\"uuid\"") && rawFirst.contains("\"minor\":1"))
         // A UUID filter that matches nothing records nothing.
-        let none = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--uuid",
+        let none = try await CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--uuid",
                                           "F7826DA6-4FA2-4E98-8024-BC5B71E0893E", "-o", out.path])
         #expect(none.status == 0)
         #expect(try String(contentsOf: out, encoding: .utf8).isEmpty)
     }
 
     @Test("record --at-place and --at give every scan the truth of where the surveyor stood; a wrong place or floor is refused")
-    func recordsASurveySpot() throws {
+    func recordsASurveySpot() async throws {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }
         let venue = fixture.directory.appendingPathComponent("rooms.json")
@@ -107,7 +107,7 @@ struct BluetoothCommandTests {
          "places": [{"id": "kitchen", "x": 3, "y": 2, "radius": 2, "floor": 0}, {"id": "attic", "x": 3, "y": 2, "radius": 2, "floor": 1}]}
         """.utf8).write(to: venue)
         let out = fixture.directory.appendingPathComponent("survey-kitchen.jsonl")
-        let recorded = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--venue", venue.path,
+        let recorded = try await CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--venue", venue.path,
                                               "--at-place", "kitchen", "--at", "3.5,2", "-o", out.path])
         #expect(recorded.status == 0, "\(recorded.standardError)")
         #expect(recorded.standardError.contains("each with its truth (place kitchen, x 3.5, y 2, floor 0)"), "\(recorded.standardError)")
@@ -119,13 +119,13 @@ struct BluetoothCommandTests {
             #expect(truth["place"] as? String == "kitchen")
             #expect(truth["x"] as? Double == 3.5 && truth["y"] as? Double == 2 && truth["floor"] as? Int == 0)
         }
-        let validated = try CommandRunner.run(["validate", "--venue", venue.path, out.path])
+        let validated = try await CommandRunner.run(["validate", "--venue", venue.path, out.path])
         #expect(validated.status == 0, "\(validated.standardOutput)\(validated.standardError)")
 
         // A spot alone, with its floor; refusals name what is wrong before anything is written
         // (an --at-place without a venue and a spot that is not one as the command line is
         // read: `aSurveySpotIsCheckedAsTheCommandLineIsRead`).
-        let spot = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--at", "1,1,1", "-o", out.path])
+        let spot = try await CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "--at", "1,1,1", "-o", out.path])
         #expect(spot.status == 0, "\(spot.standardError)")
         #expect(try String(contentsOf: out, encoding: .utf8).contains(#""truth":{"x":1,"y":1,"floor":1}"#))
         for (arguments, message) in [
@@ -133,7 +133,7 @@ struct BluetoothCommandTests {
             (["--venue", venue.path, "--at-place", "attic", "--at", "1,1,0"], #"the place "attic" is on floor 1"#),
             (["--venue", venue.path, "--at", "1,1,7"], "the venue has no floor 7"),
         ] {
-            let refused = try CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "-o", out.path + ".x"] + arguments)
+            let refused = try await CommandRunner.run(["record", "--btsnoop", fixture.capture.path, "-o", out.path + ".x"] + arguments)
             #expect(refused.status != 0)
             #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
             #expect(!FileManager.default.fileExists(atPath: out.path + ".x"))
@@ -150,10 +150,10 @@ struct BluetoothCommandTests {
         #expect(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
     }
 
-    @Test func scanShowsATable() throws {
+    @Test func scanShowsATable() async throws {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }
-        let output = try CommandRunner.run(["scan", "--btsnoop", fixture.capture.path, "--pace", "fast", "--venue", fixture.venue.path])
+        let output = try await CommandRunner.run(["scan", "--btsnoop", fixture.capture.path, "--pace", "fast", "--venue", fixture.venue.path])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = output.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
@@ -168,10 +168,10 @@ struct BluetoothCommandTests {
         #expect(output.standardError.contains("31 records, 30 events, 30 advertising reports"))
     }
 
-    @Test func locatesACapture() throws {
+    @Test func locatesACapture() async throws {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }
-        let output = try CommandRunner.run(["locate", "--venue", fixture.venue.path, "--btsnoop", fixture.capture.path])
+        let output = try await CommandRunner.run(["locate", "--venue", fixture.venue.path, "--btsnoop", fixture.capture.path])
         #expect(output.status == 0, "\(output.standardError)")
         let fixes = output.standardOutput.split(separator: "\n")
         #expect(!fixes.isEmpty && fixes.count <= fixture.beaconEvents)
@@ -182,23 +182,23 @@ struct BluetoothCommandTests {
     }
 
     /// No Bluetooth here: a clear error, exit status 1, never a crash.
-    @Test func liveScanningWithoutAnAdapterFailsClearly() throws {
+    @Test func liveScanningWithoutAnAdapterFailsClearly() async throws {
         let fixture = try CaptureFixture()
         defer { fixture.remove() }
         for arguments in [["scan"], ["scan", "--adapter", "hci0"], ["record", "--adapter", "hci0", "-o", fixture.directory.appendingPathComponent("r.jsonl").path],
                           ["locate", "--venue", fixture.venue.path, "--adapter", "hci0"],
                           ["locate", "--venue", fixture.venue.path, "--adapter", "hci0", "--tracking", "stop-and-go", "--lag", "1"]] {
-            let output = try CommandRunner.run(arguments)
+            let output = try await CommandRunner.run(arguments)
             #expect(output.status == 1, "\(arguments)")
             #expect(output.standardError.contains("No Bluetooth adapter hci0"), "\(output.standardError)")
         }
-        let both = try CommandRunner.run(["record", "--adapter", "hci0", "--btsnoop", fixture.capture.path, "-o", "x.jsonl"])
+        let both = try await CommandRunner.run(["record", "--adapter", "hci0", "--btsnoop", fixture.capture.path, "-o", "x.jsonl"])
         #expect(both.status != 0 && both.standardError.contains("only one source"))
-        let recording = try CommandRunner.run(["record", "--recording", "x.jsonl", "-o", "y.jsonl"])
+        let recording = try await CommandRunner.run(["record", "--recording", "x.jsonl", "-o", "y.jsonl"])
         #expect(recording.status != 0 && recording.standardError.contains("not a recording"))
-        let notCapture = try CommandRunner.run(["scan", "--btsnoop", fixture.venue.path])
+        let notCapture = try await CommandRunner.run(["scan", "--btsnoop", fixture.venue.path])
         #expect(notCapture.status == 1 && notCapture.standardError.contains("not a btsnoop capture"))
-        let badUUID = try CommandRunner.run(["scan", "--btsnoop", fixture.capture.path, "--uuid", "nope"])
+        let badUUID = try await CommandRunner.run(["scan", "--btsnoop", fixture.capture.path, "--uuid", "nope"])
         #expect(badUUID.status != 0 && badUUID.standardError.contains("is not a UUID"))
     }
 }

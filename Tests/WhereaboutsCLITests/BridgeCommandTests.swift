@@ -119,7 +119,7 @@ struct BridgeCommandTests {
         // Silent: it leaves its room, and Home Assistant is told not_home.
         let away = try await Self.waitFor(.seconds(300)) { (await inbox.latest("espresense/companion/anna"))?.text == "not_home" }
         #expect(away)
-        #expect(bridge.waitForLine(containing: "\"device\":\"anna\"", limit: .seconds(60)) != nil)
+        #expect(await bridge.waitForLine(containing: "\"device\":\"anna\"", limit: .seconds(60)) != nil)
 
         // A late subscriber (Home Assistant starting) gets the tracker, the room and the
         // attributes retained.
@@ -213,7 +213,7 @@ struct BridgeCommandTests {
             refused.process.terminate()
             Issue.record("the server ran on with a refused password")
         }
-        refused.process.waitUntilExit()
+        await DedicatedThread.waitUntilExit(refused.process)
         let refusal = refused.errors
         #expect(refused.process.terminationStatus == 1 && refusal.contains("mqtt://127.0.0.1:\(broker.port) refused the connection"), "\(refusal)")
         #expect(!refusal.contains("nope"))

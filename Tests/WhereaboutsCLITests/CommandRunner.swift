@@ -1,11 +1,15 @@
 import Foundation
+import WhereaboutsServerTesting
 
 /// Runs the built `whereabouts` executable, as a user would from a shell.
 struct CommandRunner {
-    struct Output {
+    struct Output: Sendable {
         var status: Int32
         var standardOutput: String
         var standardError: String
+        /// From the launch to the exit, measured on the thread that waited (not when the test's
+        /// task got a thread again).
+        var duration: Duration = .zero
     }
 
     /// The directory of the build products (where the test bundle and the executable are).
@@ -24,37 +28,64 @@ struct CommandRunner {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `whereabouts` with `arguments` in the package root (with `environment` added to this
-    /// process's) and waits for it.
-    static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Output {
-        try runExecutable(productsDirectory.appendingPathComponent("whereabouts").path, arguments, input: input, environment: environment)
-    }
-
-    /// Runs `whereabouts` as ``run(_:input:environment:)`` does, waiting on a thread of its own.
+    /// process's) and waits for it on a thread of its own.
     ///
     /// Every test target runs in one process, whose concurrency pool has a thread a core (two on
-    /// a 2-core machine): an async test that blocked one of them for the seconds a command takes
-    /// would stall every other async test's work (servers, HTTP clients) meanwhile, and make
-    /// their deadlines pass. An async test awaits this instead.
+    /// a 2-core machine), and synchronous tests run on it as well as async ones: a test that
+    /// blocked one of its threads for the seconds a command takes would stall every other test's
+    /// work (servers, HTTP clients, clocks) meanwhile, and make their deadlines pass. So there is
+    /// no blocking variant.
     static func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) async throws -> Output {
         try await runExecutable(productsDirectory.appendingPathComponent("whereabouts").path, arguments, input: input,
                                 environment: environment)
     }
 
-    /// Runs the program at `path` as the blocking ``runExecutable(_:_:input:environment:)`` does, on a
-    /// thread of its own, off the concurrency pool.
+    /// Runs the program at `path` with `arguments` in the package root and waits for it, on a
+    /// thread of its own (see ``run(_:input:environment:)``).
     static func runExecutable(_ path: String, _ arguments: [String], input: Data? = nil,
                               environment: [String: String] = [:]) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runExecutable(path, arguments, input: input, environment: environment) as Output })
-            }
-            thread.start()
+        await slots.acquire()
+        do {
+            let output = try await DedicatedThread.run { try blockingRun(path, arguments, input: input, environment: environment) }
+            await slots.release()
+            return output
+        } catch {
+            await slots.release()
+            throw error
         }
     }
 
-    /// Runs the program at `path` with `arguments` in the package root and waits for it.
-    static func runExecutable(_ path: String, _ arguments: [String], input: Data? = nil,
-                              environment: [String: String] = [:]) throws -> Output {
+    /// How many commands run at once: one. The pool's threads keep running the other tests
+    /// meanwhile, and a command's process is one more on the machine's cores: more at once would
+    /// slow the in-process servers of other tests past their clients' deadlines.
+    private static let slots = ProcessSlots(count: 1)
+
+    /// A count of free places that tasks wait for in turn, without holding a thread.
+    actor ProcessSlots {
+        private var free: Int
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(count: Int) { free = count }
+
+        /// Takes a place, waiting for one to be released when there is none.
+        func acquire() async {
+            if free > 0 {
+                free -= 1
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        /// Gives a place back: to the longest waiting task, if any.
+        func release() {
+            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        }
+    }
+
+    /// Runs the program and waits for it, blocking the calling thread.
+    private static func blockingRun(_ path: String, _ arguments: [String], input: Data?,
+                                    environment: [String: String]) throws -> Output {
+        let started = ContinuousClock.now
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -81,7 +112,8 @@ struct CommandRunner {
         process.waitUntilExit()
         return Output(status: process.terminationStatus,
                       standardOutput: String(decoding: outData, as: UTF8.self),
-                      standardError: String(decoding: errData, as: UTF8.self))
+                      standardError: String(decoding: errData, as: UTF8.self),
+                      duration: ContinuousClock.now - started)
     }
 
     /// Everything left to read from `handle`, reading again when a signal interrupts a read

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsServerTesting
 
 @Suite("whereabouts command line")
 struct CommandTests {
@@ -61,67 +62,67 @@ struct CommandTests {
         #expect(examples > 40)
     }
 
-    @Test func versionPrintsTheVersion() throws {
-        let output = try CommandRunner.run(["version"])
+    @Test func versionPrintsTheVersion() async throws {
+        let output = try await CommandRunner.run(["version"])
         #expect(output.status == 0)
         #expect(output.standardOutput.hasPrefix("whereabouts "))
     }
 
-    @Test func simulateReproducesTheBundledRecording() throws {
+    @Test func simulateReproducesTheBundledRecording() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("visit.jsonl")
-        let output = try CommandRunner.run(["simulate", "--preset", "example", "--seed", "42", "-o", out.path])
+        let output = try await CommandRunner.run(["simulate", "--preset", "example", "--seed", "42", "-o", out.path])
         #expect(output.status == 0, "\(output.standardError)")
         let bundled = try Data(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Examples/visit.jsonl"))
         #expect(try Data(contentsOf: out) == bundled)
         #expect(output.standardError.contains("625 scans"))
     }
 
-    @Test func simulateWritesToStandardOutputAndHonoursRadioOptions() throws {
-        let quiet = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--shadowing", "0",
+    @Test func simulateWritesToStandardOutputAndHonoursRadioOptions() async throws {
+        let quiet = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--shadowing", "0",
                                            "--multipath-share", "0", "--fractional-rssi"])
         #expect(quiet.status == 0)
         let lines = quiet.standardOutput.split(separator: "\n")
         #expect(lines.count > 10)
         #expect(lines.first?.hasPrefix(#"{"t":"#) == true)
-        let noisy = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3"])
+        let noisy = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3"])
         #expect(noisy.standardOutput != quiet.standardOutput)
     }
 
-    @Test func simulateSharesAPersistentShadowingFieldBetweenSeeds() throws {
+    @Test func simulateSharesAPersistentShadowingFieldBetweenSeeds() async throws {
         // No per-sample noise: the RSSI is the model's plus the persistent field, which a field
         // seed makes the same for walks of other seeds, and which each seed otherwise makes its own.
-        func run(seed: Int, field: Int?) throws -> String {
-            let output = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "\(seed)", "--shadowing", "0",
+        func run(seed: Int, field: Int?) async throws -> String {
+            let output = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "\(seed)", "--shadowing", "0",
                                                 "--multipath-share", "0", "--fractional-rssi", "--persistent-shadowing", "4",
                                                 "--shadowing-distance", "1.5"] + (field.map { ["--field-seed", "\($0)"] } ?? []))
             #expect(output.status == 0, "\(output.standardError)")
             return output.standardOutput
         }
-        let flat = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--shadowing", "0",
+        let flat = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--shadowing", "0",
                                           "--multipath-share", "0", "--fractional-rssi"]).standardOutput
-        #expect(try run(seed: 3, field: 8) == run(seed: 4, field: 8))
-        #expect(try run(seed: 3, field: 8) != flat)
-        #expect(try run(seed: 3, field: nil) != run(seed: 4, field: nil))
+        #expect(try await run(seed: 3, field: 8) == run(seed: 4, field: 8))
+        #expect(try await run(seed: 3, field: 8) != flat)
+        #expect(try await run(seed: 3, field: nil) != run(seed: 4, field: nil))
     }
 
-    @Test func simulateWritesAFamilyMemberThatValidatesAndIsTheSameForItsSeed() throws {
+    @Test func simulateWritesAFamilyMemberThatValidatesAndIsTheSameForItsSeed() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        func member(_ seed: Int, _ name: String) throws -> (output: CommandRunner.Output, files: [Data]) {
+        func member(_ seed: Int, _ name: String) async throws -> (output: CommandRunner.Output, files: [Data]) {
             let folder = directory.appendingPathComponent(name)
-            let output = try CommandRunner.run(["simulate", "--family", "--seed", "\(seed)", "--directory", folder.path])
+            let output = try await CommandRunner.run(["simulate", "--family", "--seed", "\(seed)", "--directory", folder.path])
             #expect(output.status == 0, "\(output.standardError)")
             let files = try ["venue.json", "train.jsonl", "test.jsonl"].map { try Data(contentsOf: folder.appendingPathComponent($0)) }
             return (output, files)
         }
-        let first = try member(3, "a"), again = try member(3, "b"), other = try member(4, "c")
+        let first = try await member(3, "a"), again = try await member(3, "b"), other = try await member(4, "c")
         #expect(first.files == again.files)
         #expect(first.files != other.files)
         #expect(first.output.standardError.contains("family seed 3"))
         let folder = directory.appendingPathComponent("a")
-        let validation = try CommandRunner.run(["validate", "--venue", folder.appendingPathComponent("venue.json").path,
+        let validation = try await CommandRunner.run(["validate", "--venue", folder.appendingPathComponent("venue.json").path,
                                                 folder.appendingPathComponent("train.jsonl").path,
                                                 folder.appendingPathComponent("test.jsonl").path])
         #expect(validation.status == 0, "\(validation.standardError)")
@@ -151,14 +152,14 @@ struct CommandTests {
         #expect(output.standardError.contains(message))
     }
 
-    @Test func validateAcceptsTheBundledExample() throws {
-        let output = try CommandRunner.run(["validate", "--venue", "Examples/venue.json", "Examples/visit.jsonl", "Examples/venue.json"])
+    @Test func validateAcceptsTheBundledExample() async throws {
+        let output = try await CommandRunner.run(["validate", "--venue", "Examples/venue.json", "Examples/visit.jsonl", "Examples/venue.json"])
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("Examples/visit.jsonl: recording: 625 scans"))
         #expect(output.standardOutput.contains("— valid"))
     }
 
-    @Test func validateNamesFileLineAndKeyAndFails() throws {
+    @Test func validateNamesFileLineAndKeyAndFails() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = directory.appendingPathComponent("venue.json")
@@ -171,7 +172,7 @@ struct CommandTests {
         {"t": 2.5, "readings": [{"beacon": "b", "rssi": 0}]}
 
         """.utf8).write(to: recording)
-        let output = try CommandRunner.run(["validate", "--venue", venue.path, recording.path])
+        let output = try await CommandRunner.run(["validate", "--venue", venue.path, recording.path])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("3 scans"))
         #expect(output.standardOutput.contains("1 invalid reading (rssi ≥ 0) skipped"))
@@ -183,7 +184,7 @@ struct CommandTests {
     /// A misspelt optional key is ignored, as the formats say, but never in silence: every
     /// command that reads the file warns with its line, column and the key it most likely meant,
     /// and `validate --strict` fails the file.
-    @Test func misspeltKeysAreReportedWhereTheyAre() throws {
+    @Test func misspeltKeysAreReportedWhereTheyAre() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = directory.appendingPathComponent("venue.json")
@@ -193,21 +194,21 @@ struct CommandTests {
                                            with: "\"txPower\": -59,\n    \"pathlossExponent\": 2").utf8).write(to: venue)
         let warning = "warning: \(venue.path):22:5: defaults.pathlossExponent: unknown key, ignored — did you mean \"pathLossExponent\"?"
 
-        let lax = try CommandRunner.run(["validate", venue.path])
+        let lax = try await CommandRunner.run(["validate", venue.path])
         #expect(lax.status == 0, "\(lax.standardError)")
         #expect(lax.standardOutput.contains("— valid, 1 unknown key ignored (below)"))
         #expect(lax.standardError.contains(warning), "\(lax.standardError)")
-        let strict = try CommandRunner.run(["validate", "--strict", venue.path])
+        let strict = try await CommandRunner.run(["validate", "--strict", venue.path])
         #expect(strict.status == 1)
         #expect(strict.standardOutput.contains("not valid with --strict"))
         #expect(strict.standardError.contains(warning))
-        let located = try CommandRunner.run(["locate", "--venue", venue.path, "--recording", "Examples/visit.jsonl", "--quiet",
+        let located = try await CommandRunner.run(["locate", "--venue", venue.path, "--recording", "Examples/visit.jsonl", "--quiet",
                                              "-o", directory.appendingPathComponent("fixes.jsonl").path])
         #expect(located.status == 0, "\(located.standardError)")
         #expect(located.standardError.contains(warning), "\(located.standardError)")
 
         // The venue given as the recording is named as what it is.
-        let swapped = try CommandRunner.run(["locate", "--venue", "Examples/venue.json", "--recording", "Examples/venue.json"])
+        let swapped = try await CommandRunner.run(["locate", "--venue", "Examples/venue.json", "--recording", "Examples/venue.json"])
         #expect(swapped.status == 1)
         #expect(swapped.standardError.contains(#"this is a venue (it lists "beacons"), a single JSON document, not a recording"#),
                 "\(swapped.standardError)")
@@ -216,7 +217,7 @@ struct CommandTests {
     /// `locate`, `rank` and `watch` refuse what `validate` refuses, with the same words: a scan
     /// whose time goes back for its device.
     @Test("the commands agree with validate on a recording whose time goes back", arguments: ["locate", "rank", "watch"])
-    func timeGoingBackIsRefusedAsValidateRefusesIt(command: String) throws {
+    func timeGoingBackIsRefusedAsValidateRefusesIt(command: String) async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let recording = directory.appendingPathComponent("back.jsonl")
@@ -227,10 +228,10 @@ struct CommandTests {
 
         """.utf8).write(to: recording)
         let problem = "\(recording.path):3: t: time goes back from 3.0 to 2.0 for device \"p\""
-        let validated = try CommandRunner.run(["validate", recording.path])
+        let validated = try await CommandRunner.run(["validate", recording.path])
         #expect(validated.status == 1)
         #expect(validated.standardError.contains("error: " + problem))
-        let output = try CommandRunner.run([command, "--venue", "Examples/venue.json", "--recording", recording.path])
+        let output = try await CommandRunner.run([command, "--venue", "Examples/venue.json", "--recording", recording.path])
         #expect(output.status == 1)
         #expect(output.standardError.contains("error: " + problem), "\(output.standardError)")
     }
@@ -267,25 +268,25 @@ struct CommandTests {
     }
 
     /// A failure while a command runs is written as a usage error is: `error: …`.
-    @Test func failuresWhileRunningReadLikeUsageErrors() throws {
-        let missing = try CommandRunner.run(["eval", "--venue", "nothere.json", "--test", "Examples/visit.jsonl", "--quiet"])
+    @Test func failuresWhileRunningReadLikeUsageErrors() async throws {
+        let missing = try await CommandRunner.run(["eval", "--venue", "nothere.json", "--test", "Examples/visit.jsonl", "--quiet"])
         #expect(missing.status == 1)
         #expect(missing.standardError.hasPrefix("error: nothere.json: no such file (the venue)"), "\(missing.standardError)")
     }
 
-    @Test func validateReportsABadVenue() throws {
+    @Test func validateReportsABadVenue() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = directory.appendingPathComponent("venue.json")
         try Data(#"{"beacons": [{"id": "a"}, {"id": "a"}]}"#.utf8).write(to: venue)
-        let output = try CommandRunner.run(["validate", venue.path, "/nonexistent.jsonl"])
+        let output = try await CommandRunner.run(["validate", venue.path, "/nonexistent.jsonl"])
         #expect(output.status == 1)
         #expect(output.standardError.contains(#"\#(venue.path):1:34: beacons[1].id: duplicate beacon id "a" (also beacons[0])"#))
         #expect(output.standardError.contains("/nonexistent.jsonl: no such file"))
         #expect(output.standardError.contains("2 of 2 files failed validation"))
     }
 
-    @Test func calibrateRecoversTheSimulatedRoomAndWritesTheVenue() throws {
+    @Test func calibrateRecoversTheSimulatedRoomAndWritesTheVenue() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venueText = """
@@ -298,11 +299,11 @@ struct CommandTests {
         let walk = directory.appendingPathComponent("walk.json")
         try Data(#"{"device": "phone", "speed": 1, "waypoints": [{"x": 1, "y": 1}, {"x": 9, "y": 1}, {"x": 9, "y": 9}, {"x": 1, "y": 9}, {"x": 1, "y": 1}]}"#.utf8).write(to: walk)
         let recording = directory.appendingPathComponent("walk.jsonl")
-        let simulated = try CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "5",
+        let simulated = try await CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "5",
                                                "--multipath-share", "0", "--packet-loss", "0", "--shadowing", "1", "-o", recording.path])
         #expect(simulated.status == 0, "\(simulated.standardError)")
         let out = directory.appendingPathComponent("calibrated.json")
-        let output = try CommandRunner.run(["calibrate", "--venue", venue.path, "--recording", recording.path, "-o", out.path])
+        let output = try await CommandRunner.run(["calibrate", "--venue", venue.path, "--recording", recording.path, "-o", out.path])
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("Venue fit"))
         let calibrated = try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any]
@@ -319,20 +320,20 @@ struct CommandTests {
         #expect(output.standardOutput.contains("1 device)"))
     }
 
-    @Test func calibrateWithoutTruthExplainsWhy() throws {
+    @Test func calibrateWithoutTruthExplainsWhy() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = directory.appendingPathComponent("venue.json")
         try Data(#"{"beacons": [{"id": "a", "x": 0, "y": 0}]}"#.utf8).write(to: venue)
         let recording = directory.appendingPathComponent("r.jsonl")
         try Data(#"{"t": 1, "readings": [{"beacon": "a", "rssi": -60}]}"#.utf8).write(to: recording)
-        let output = try CommandRunner.run(["calibrate", "--venue", venue.path, "--recording", recording.path])
+        let output = try await CommandRunner.run(["calibrate", "--venue", venue.path, "--recording", recording.path])
         #expect(output.status != 0)
         #expect(output.standardError.contains("truth"))
     }
 
-    @Test func demoRunsTheBundledExample() throws {
-        let output = try CommandRunner.run(["demo"])
+    @Test func demoRunsTheBundledExample() async throws {
+        let output = try await CommandRunner.run(["demo"])
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("the visitor went through hall3 → hall4 → hall6 → hall8 → hall81"))
         #expect(output.standardOutput.contains("625 scans"))
@@ -346,7 +347,7 @@ struct CommandTests {
 
     /// The demo says what it does before the seconds of survey and set-up, not all at the end:
     /// its first lines reach a pipe while the rest is still being worked out.
-    @Test func demoSpeaksBeforeItWorks() throws {
+    @Test func demoSpeaksBeforeItWorks() async throws {
         let process = Process()
         process.executableURL = CommandRunner.productsDirectory.appendingPathComponent("whereabouts")
         process.arguments = ["demo"]
@@ -355,15 +356,18 @@ struct CommandTests {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var early = Data()
-        while !String(decoding: early, as: UTF8.self).contains("Survey   simulating") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            early += chunk
+        let reader = out.fileHandleForReading
+        let first = await DedicatedThread.run {
+            var early = Data()
+            while !String(decoding: early, as: UTF8.self).contains("Survey   simulating") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                early += chunk
+            }
+            _ = reader.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: early, as: UTF8.self)
         }
-        let first = String(decoding: early, as: UTF8.self)
-        _ = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
         #expect(first.hasPrefix("Whereabouts demo: the bundled example (Examples/)"))
         #expect(first.contains("Survey   simulating"))
         #expect(!first.contains("Timeline"), "the first lines came with the timeline, at the end")

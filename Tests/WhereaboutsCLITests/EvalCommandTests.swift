@@ -21,12 +21,12 @@ struct RoomFixture {
         """
     }
 
-    init(origin: Bool = false) throws {
+    init(origin: Bool = false) async throws {
         directory = try CommandRunner.temporaryDirectory()
         venue = directory.appendingPathComponent("venue.json")
         try Data(Self.venueJSON(origin: origin).utf8).write(to: venue)
         recording = directory.appendingPathComponent("test.jsonl")
-        let simulated = try CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "1", "-o", recording.path])
+        let simulated = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "1", "-o", recording.path])
         guard simulated.status == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 
@@ -51,7 +51,7 @@ struct EvalCommandTests {
         return flat[start..<end].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    @Test func helpHasExamples() throws {
+    @Test func helpHasExamples() async throws {
         let output = InProcessCommand.parse(["eval", "--help"])
         #expect(output.status == 0)
         #expect(output.standardOutput.contains("\nExamples:\n"))
@@ -59,10 +59,10 @@ struct EvalCommandTests {
         #expect(try algorithmNames().contains("centroid"))
     }
 
-    @Test func jsonReportHasTheFormatsKeys() throws {
-        let room = try RoomFixture()
+    @Test func jsonReportHasTheFormatsKeys() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"])
+        let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"])
         #expect(output.status == 0, "\(output.standardError)")
         let text = output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!text.contains("\n"))
@@ -87,11 +87,11 @@ struct EvalCommandTests {
         #expect(positions.count == order.count && positions == positions.sorted())
     }
 
-    @Test func theStopAndGoPipelineIsScoredWhenAsked() throws {
-        let room = try RoomFixture()
+    @Test func theStopAndGoPipelineIsScoredWhenAsked() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        func median(_ extra: [String]) throws -> Double {
-            let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"] + extra)
+        func median(_ extra: [String]) async throws -> Double {
+            let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"] + extra)
             #expect(output.status == 0, "\(output.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
             let error = try #require(report["error"] as? [String: Double])
@@ -99,20 +99,20 @@ struct EvalCommandTests {
         }
         // Raw RSSI and the stop-and-go tracker: the standing stretches of the room's walk are
         // averaged over many scans instead of a few seconds of filtered RSSI.
-        let filtered = try median(["--rssi-filter", "kalman"])
-        let stopAndGo = try median(["--rssi-filter", "none", "--tracking", "stop-and-go"])
+        let filtered = try await median(["--rssi-filter", "kalman"])
+        let stopAndGo = try await median(["--rssi-filter", "none", "--tracking", "stop-and-go"])
         #expect(stopAndGo < filtered * 0.9, "stop-and-go \(stopAndGo) m, filtered \(filtered) m")
         // Given neither option, the default algorithm chooses by its validation replay (here a
         // survey simulated in the room: no training data), and says what it chose when asked.
-        #expect(try median([]) == stopAndGo)
-        let quiet = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        #expect(try await median([]) == stopAndGo)
+        let quiet = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
         #expect(quiet.status == 0 && !quiet.standardError.contains("the better of its candidates"), "\(quiet.standardError)")
-        let chosen = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--verbose"])
+        let chosen = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--verbose"])
         // The error it quotes is named as what it is: a simulated survey's, not this recording's.
         #expect(chosen.standardError.contains("default: --rssi-filter none --tracking stop-and-go, the better of its candidates "
                                               + "on a simulated survey of the venue's places (mean error "), "\(chosen.standardError)")
         #expect(chosen.standardError.contains("it does not predict this recording's error"))
-        let given = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--rssi-filter", "kalman"])
+        let given = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--rssi-filter", "kalman"])
         #expect(given.status == 0 && !given.standardError.contains("the better of its candidates"))
     }
 
@@ -122,17 +122,17 @@ struct EvalCommandTests {
         #expect(wrong.standardError.contains("Please provide one of 'none', 'constant-velocity' or 'stop-and-go'"))
     }
 
-    @Test func smoothingIsScoredWhenAsked() throws {
-        let room = try RoomFixture()
+    @Test func smoothingIsScoredWhenAsked() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        func report(_ extra: [String]) throws -> (error: [String: Double], located: Int?) {
-            let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json",
+        func report(_ extra: [String]) async throws -> (error: [String: Double], located: Int?) {
+            let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json",
                                                 "--rssi-filter", "none", "--tracking", "stop-and-go"] + extra)
             #expect(output.status == 0, "\(output.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [String: Any])
             return (try #require(report["error"] as? [String: Double]), report["located"] as? Int)
         }
-        let online = try report([]), smoothed = try report(["--smooth"]), late = try report(["--lag", "1"])
+        let online = try await report([]), smoothed = try await report(["--smooth"]), late = try await report(["--lag", "1"])
         #expect(smoothed.located == online.located && late.located == online.located)
         // Offline, each fix also learns from the scans after it: the walk's lag is gone; a second
         // late, from the next scan, takes some of it away. (Means: the p95 of 102 fixes is their
@@ -153,10 +153,10 @@ struct EvalCommandTests {
         #expect(wrong.standardError.contains(message), "\(wrong.standardError)")
     }
 
-    @Test func humanReportGivesNumbersWithUnits() throws {
-        let room = try RoomFixture()
+    @Test func humanReportGivesNumbersWithUnits() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains("— default"))
         #expect(output.standardOutput.contains("scans      102, located 102"))
@@ -164,11 +164,11 @@ struct EvalCommandTests {
         #expect(output.standardOutput.contains("fixes/s"))
     }
 
-    @Test func allComparesEveryAlgorithm() throws {
-        let room = try RoomFixture()
+    @Test func allComparesEveryAlgorithm() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let names = try algorithmNames()
-        let table = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
+        let table = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
                                            "--train", room.recording.path])
         #expect(table.status == 0, "\(table.standardError)")
         let lines = table.standardOutput.split(separator: "\n").map(String.init)
@@ -177,7 +177,7 @@ struct EvalCommandTests {
         let rows = lines[(header + 1)...].filter { line in names.contains { line.hasPrefix($0 + " ") } }
         #expect(rows.count == names.count)
 
-        let json = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
+        let json = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
                                           "--json", "--train", room.recording.path])
         #expect(json.status == 0, "\(json.standardError)")
         let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
@@ -186,10 +186,10 @@ struct EvalCommandTests {
 
     /// The room's truth names its place: a rooms record joins the array of --algorithm all, and
     /// the text; a lone positioning report stays one object, with the point's figure beside.
-    @Test func theRoomsRecordGivesTheDefaultsPlaceAccuracyBothWays() throws {
-        let room = try RoomFixture()
+    @Test func theRoomsRecordGivesTheDefaultsPlaceAccuracyBothWays() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        let json = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
+        let json = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all",
                                           "--json", "--train", room.recording.path])
         #expect(json.status == 0, "\(json.standardError)")
         let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
@@ -212,24 +212,24 @@ struct EvalCommandTests {
         let names = reports.compactMap { $0["name"] as? String }
         #expect(Set(names).count == names.count)
 
-        let single = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"])
+        let single = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--json"])
         #expect(single.status == 0, "\(single.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(single.standardOutput.utf8)) as? [String: Any])
         #expect(object["kind"] as? String == "positioning" && object["pointPlaceAccuracy"] as? Double != nil)
 
-        let text = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        let text = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("— default rooms\n  scans      102, located 102 (100 %)\n  place      "))
         #expect(text.standardOutput.contains("right by the place holding most of the fix"))
         #expect(text.standardOutput.contains("  point      ") && text.standardOutput.contains("right by the place containing the fix's point"))
-        let table = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all"])
+        let table = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--algorithm", "all"])
         #expect(table.status == 0 && table.standardOutput.contains("— default rooms\n"))
     }
 
-    @Test func allWithoutTrainingLeavesOutTheLearnersAndSaysSo() throws {
-        let room = try RoomFixture()
+    @Test func allWithoutTrainingLeavesOutTheLearnersAndSaysSo() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
+        let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
                                             "--algorithm", "all", "--json"])
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardError.contains("without --train, leaving out knn"))
@@ -238,11 +238,11 @@ struct EvalCommandTests {
         #expect(!reports.contains { $0["algorithm"] as? String == "knn" })
     }
 
-    @Test func plotWritesAnSVG() throws {
-        let room = try RoomFixture()
+    @Test func plotWritesAnSVG() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let plot = room.directory.appendingPathComponent("report.svg")
-        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
+        let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path,
                                             "--algorithm", "all", "--train", room.recording.path, "--plot", plot.path])
         #expect(output.status == 0, "\(output.standardError)")
         let svg = try String(contentsOf: plot, encoding: .utf8)
@@ -253,23 +253,23 @@ struct EvalCommandTests {
         #expect(svg.hasSuffix("</svg>\n"))
     }
 
-    @Test func lenientSkipsBadLinesAndStrictStopsAtThem() throws {
-        let room = try RoomFixture()
+    @Test func lenientSkipsBadLinesAndStrictStopsAtThem() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         var text = try String(contentsOf: room.recording, encoding: .utf8)
         text += "{\"t\": \"late\", \"readings\": []}\n"
         try Data(text.utf8).write(to: room.recording)
-        let strict = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
+        let strict = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path])
         #expect(strict.status != 0)
         #expect(strict.standardError.contains("\(room.recording.path):103:7: t: expected a number, found a string"))
-        let lenient = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--lenient"])
+        let lenient = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", room.recording.path, "--lenient"])
         #expect(lenient.status == 0, "\(lenient.standardError)")
         #expect(lenient.standardError.contains("skipped 1 malformed line"))
         #expect(lenient.standardOutput.contains("scans      102,"))
     }
 
-    @Test func aRecordingWithoutTruthIsExplained() throws {
-        let room = try RoomFixture()
+    @Test func aRecordingWithoutTruthIsExplained() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let bare = room.directory.appendingPathComponent("bare.jsonl")
         try Data("""
@@ -277,7 +277,7 @@ struct EvalCommandTests {
         {"t": 2, "readings": [{"beacon": "node2", "rssi": -61}]}
 
         """.utf8).write(to: bare)
-        let output = try CommandRunner.run(["eval", "--venue", room.venue.path, "--test", bare.path])
+        let output = try await CommandRunner.run(["eval", "--venue", room.venue.path, "--test", bare.path])
         #expect(output.status != 0)
         #expect(output.standardError.contains("none of its 2 scans has a truth"))
     }
@@ -298,11 +298,11 @@ struct EvalCommandTests {
         (["eval", "--venue", "VENUE", "--test", "TEST", "--train", "/nonexistent/train.jsonl"],
          "/nonexistent/train.jsonl: no such file (the training recording)"),
     ])
-    func namesAMissingFile(arguments: [String], message: String) throws {
-        let room = try RoomFixture()
+    func namesAMissingFile(arguments: [String], message: String) async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let resolved = arguments.map { $0 == "VENUE" ? room.venue.path : $0 == "TEST" ? room.recording.path : $0 }
-        let output = try CommandRunner.run(resolved)
+        let output = try await CommandRunner.run(resolved)
         #expect(output.status != 0)
         #expect(output.standardError.contains(message), "\(output.standardError)")
     }

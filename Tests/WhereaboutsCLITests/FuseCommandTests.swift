@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsServerTesting
 
 /// `whereabouts fuse`, `simulate --receivers` and `eval --fuse`: fixed receivers' reports become
 /// each tag's fixes and events, from a file or live from a pipe.
@@ -200,7 +201,7 @@ struct FuseCommandTests {
     /// Live, on a pipe that stays open: a tag's first fix comes within the window + 0.5 s of its
     /// first report, and its place is left within the exit timeout + 1 s of its last, before the
     /// input ends.
-    @Test func livePipeGivesFixesAndExitsOnTime() throws {
+    @Test func livePipeGivesFixesAndExitsOnTime() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = directory.appendingPathComponent("venue.json")
@@ -208,29 +209,37 @@ struct FuseCommandTests {
         let fuse = try LiveCommandTests.LiveProcess(["fuse", "--venue", venue.path, "--recording", "-", "--exit-timeout", "2",
                                                      "--algorithm", "centroid"])
         defer { if fuse.process.isRunning { fuse.process.terminate() } }
-        func report(_ receiver: String, _ tag: String) -> String {
+        @Sendable func report(_ receiver: String, _ tag: String) -> String {
             "{\"t\": \(String(format: "%.3f", Date().timeIntervalSince1970)), \"device\": \"\(receiver)\", \"readings\": [{\"beacon\": \"\(tag)\", \"rssi\": -65}]}"
         }
-        // A first tag, until the command answers (a debug build takes a while to start).
-        fuse.send(report("node1", "warm-up"))
-        try #require(fuse.waitForLine(containing: "\"warm-up\"", limit: LiveCommandTests.startup) != nil)
-        // Then anna, heard by all four nodes a quarter of a second apart, for four seconds.
-        let first = ContinuousClock.now
-        var last = first
-        for _ in 0..<4 {
-            for node in 1...4 {
-                last = ContinuousClock.now
-                fuse.send(report("node\(node)", "anna"))
-                Thread.sleep(forTimeInterval: 0.25)
+        // A first tag, until the command answers (a debug build takes a while to start). Then
+        // anna, heard by all four nodes a quarter of a second apart, for four seconds. All from a
+        // thread of its own: the test's task can wait seconds for a thread of the concurrency
+        // pool while the rest of the suite keeps it busy, which would stretch the quarters.
+        let (warm, first, last) = await DedicatedThread.run { () -> (Bool, ContinuousClock.Instant, ContinuousClock.Instant) in
+            fuse.send(report("node1", "warm-up"))
+            guard fuse.blockingWaitForLine(containing: "\"warm-up\"", limit: LiveCommandTests.startup) != nil else {
+                return (false, .now, .now)
             }
+            let first = ContinuousClock.now
+            var last = first
+            for _ in 0..<4 {
+                for node in 1...4 {
+                    last = ContinuousClock.now
+                    fuse.send(report("node\(node)", "anna"))
+                    Thread.sleep(forTimeInterval: 0.25)
+                }
+            }
+            return (true, first, last)
         }
+        try #require(warm, "no fix of the warm-up tag")
         let firstFix = try #require(fuse.lines.first { $0.line.contains("\"anna\"") }?.at, "no fix of anna")
         #expect(firstFix - first <= .milliseconds(3_500), "anna's first fix \(firstFix - first) after her first report")
         // Due the exit timeout after her last located scan, dated the mean time of its reports.
-        let left = try #require(fuse.waitForLine(containing: "\"exitLocation\"", limit: .seconds(10)), "anna never left")
+        let left = try #require(await fuse.waitForLine(containing: "\"exitLocation\"", limit: .seconds(10)), "anna never left")
         #expect(left - last <= .seconds(3), "exitLocation \(left - last) after her last report (timeout 2 s)")
         #expect(left - last >= .seconds(1), "exitLocation \(left - last) after her last report (timeout 2 s)")
         #expect(fuse.lines.contains { $0.line.contains("\"enterLocation\"") && $0.line.contains("\"anna\"") })
-        #expect(fuse.close() == 0)
+        #expect(await fuse.close() == 0)
     }
 }

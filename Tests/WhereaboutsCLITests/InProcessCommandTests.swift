@@ -16,15 +16,15 @@ struct InProcessCommandTests {
         ["simulate", "--preset", "example", "--packet-loss", "2"],
         ["tags", "add", "ben-phone", "--irk", "ec02", "--file", "/nonexistent/tags.json"],
     ])
-    func sameAsTheTool(arguments: [String]) throws {
-        let launched = try CommandRunner.run(arguments, environment: ["COLUMNS": String(InProcessCommand.columns)])
+    func sameAsTheTool(arguments: [String]) async throws {
+        let launched = try await CommandRunner.run(arguments, environment: ["COLUMNS": String(InProcessCommand.columns)])
         let parsed = InProcessCommand.parse(arguments)
         #expect(parsed.status == launched.status)
         #expect(parsed.standardOutput == launched.standardOutput)
         #expect(parsed.standardError == launched.standardError)
     }
 
-    @Test func aCommandLineThatValidatesGivesTheCommand() throws {
+    @Test func aCommandLineThatValidatesGivesTheCommand() async throws {
         let parsed = InProcessCommand.parse(["locate", "--venue", "venue.json", "--recording", "walk.jsonl", "--lag", "1"])
         #expect(parsed.status == 0 && parsed.standardOutput.isEmpty && parsed.standardError.isEmpty)
         let command = try #require(parsed.command)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsServerTesting
 
 /// Commands fed live through a pipe that stays open, as on a gateway: each event line comes out
 /// when it happens, and silence lets the exits fall due before the input ends.
@@ -45,27 +46,34 @@ import Testing
         /// The lines read so far, with when.
         var lines: [(line: String, at: ContinuousClock.Instant)] { lock.withLock { received } }
 
-        /// Writes one line to the process's standard input.
-        func send(_ line: String) {
+        /// Writes one line to the process's standard input; returns when it was written.
+        @discardableResult
+        func send(_ line: String) -> ContinuousClock.Instant {
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            return ContinuousClock.now
         }
 
         /// Waits (at most `limit`) until a line containing `text` has been read after the first
-        /// `skipping` lines; returns when it was read.
-        func waitForLine(containing text: String, skipping: Int = 0, limit: Duration) -> ContinuousClock.Instant? {
+        /// `skipping` lines; returns when it was read. It blocks the calling thread: a test calls
+        /// it within ``DedicatedThread/run(_:)``, or awaits ``waitForLine(containing:skipping:limit:)``.
+        func blockingWaitForLine(containing text: String, skipping: Int = 0, limit: Duration) -> ContinuousClock.Instant? {
             let deadline = ContinuousClock.now + limit
             while ContinuousClock.now < deadline {
                 if let found = lines.dropFirst(skipping).first(where: { $0.line.contains(text) }) { return found.at }
                 Thread.sleep(forTimeInterval: 0.005)
             }
-            return nil
+            return lines.dropFirst(skipping).first(where: { $0.line.contains(text) })?.at
         }
 
-        /// Closes standard input and waits for the process to end.
-        func close() -> Int32 {
+        /// ``blockingWaitForLine(containing:skipping:limit:)`` on a thread of its own.
+        func waitForLine(containing text: String, skipping: Int = 0, limit: Duration) async -> ContinuousClock.Instant? {
+            await DedicatedThread.run { self.blockingWaitForLine(containing: text, skipping: skipping, limit: limit) }
+        }
+
+        /// Closes standard input and waits (on a thread of its own) for the process to end.
+        func close() async -> Int32 {
             try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
-            return process.terminationStatus
+            return await DedicatedThread.waitUntilExit(process)
         }
     }
 
@@ -86,39 +94,43 @@ import Testing
     /// `watch --recording -` on a pipe that stays open: once the pipeline runs, the exits come
     /// within the exit timeout + 1 s of the last scan, before the input ends, and a scan after
     /// them gives its enterRegion within 0.5 s.
-    @Test func watchWritesEachEventWhileThePipeStaysOpen() throws {
+    @Test func watchWritesEachEventWhileThePipeStaysOpen() async throws {
         let watch = try LiveProcess(["watch", "--venue", "Examples/venue.json", "--recording", "-", "--json",
                                      "--exit-timeout", "2", "--algorithm", "centroid"])
         defer { if watch.process.isRunning { watch.process.terminate() } }
         // The first scan: its enterRegion comes once the command has started (a debug build on a
-        // slow machine takes seconds to load; that is not what is measured).
-        watch.send(try Self.visitScan(0))
-        let entered = watch.waitForLine(containing: "\"enterRegion\"", limit: Self.startup)
-        try #require(entered != nil, "no enterRegion while the pipe is open")
-        // Five more scans, a fifth of a second apart, then silence with the pipe open.
-        for index in 1...5 {
-            Thread.sleep(forTimeInterval: 0.2)
-            watch.send(try Self.visitScan(index))
+        // slow machine takes seconds to load; that is not what is measured). Then five more scans,
+        // a fifth of a second apart, then silence with the pipe open. All from a thread of its
+        // own: the test's task can wait seconds for a thread of the concurrency pool while the
+        // rest of the suite keeps it busy, which would let the first scan's exit fall due.
+        let (entered, lastScan) = try await DedicatedThread.run { () throws -> (ContinuousClock.Instant?, ContinuousClock.Instant) in
+            watch.send(try Self.visitScan(0))
+            guard let entered = watch.blockingWaitForLine(containing: "\"enterRegion\"", limit: Self.startup) else { return (nil, .now) }
+            var last = ContinuousClock.now
+            for index in 1...5 {
+                Thread.sleep(forTimeInterval: 0.2)
+                last = watch.send(try Self.visitScan(index))
+            }
+            return (entered, last)
         }
-        let lastScan = ContinuousClock.now
-        let exited = watch.waitForLine(containing: "\"exitRegion\"", limit: .seconds(10))
+        try #require(entered != nil, "no enterRegion while the pipe is open")
+        let exited = await watch.waitForLine(containing: "\"exitRegion\"", limit: .seconds(10))
         let exitedAt = try #require(exited, "no exitRegion while the pipe is open")
         #expect(exitedAt - lastScan <= .seconds(3), "exitRegion \(exitedAt - lastScan) after the last scan (timeout 2 s)")
         #expect(exitedAt - lastScan >= .milliseconds(1_900))
         // The visit's first scans are in a room: it was entered, and is left on the same bound.
         try #require(watch.lines.contains { $0.line.contains("\"enterLocation\"") }, "no enterLocation from the visit's first scans")
-        let left = try #require(watch.waitForLine(containing: "\"exitLocation\"", limit: .seconds(1)))
+        let left = try #require(await watch.waitForLine(containing: "\"exitLocation\"", limit: .seconds(1)))
         #expect(left - lastScan <= .seconds(3), "exitLocation \(left - lastScan) after the last scan (timeout 2 s)")
         #expect(left - lastScan >= .milliseconds(1_900))
         // A scan after the exits: entered again, at once.
         let before = watch.lines.count
-        let sent = ContinuousClock.now
-        watch.send(try Self.visitScan(6))
-        let again = try #require(watch.waitForLine(containing: "\"enterRegion\"", skipping: before, limit: .seconds(10)))
+        let sent = watch.send(try Self.visitScan(6))
+        let again = try #require(await watch.waitForLine(containing: "\"enterRegion\"", skipping: before, limit: .seconds(10)))
         // At once, not at the next deadline (the exit timeout, 2 s, away): 1.5 s leaves room for a
         // busy machine's scheduling and still tells the two apart.
         #expect(again - sent <= .milliseconds(1_500), "enterRegion \(again - sent) after its scan")
-        #expect(watch.close() == 0)
+        #expect(await watch.close() == 0)
         // The end of the input lets the last exit fall due: one exitRegion per enterRegion.
         let topics = watch.lines.map(\.line)
         #expect(topics.filter { $0.contains("\"enterRegion\"") }.count == 2)
@@ -126,18 +138,17 @@ import Testing
     }
 
     /// `locate --recording -` on a pipe that stays open writes each fix when its scan comes.
-    @Test func locateWritesEachFixWhileThePipeStaysOpen() throws {
+    @Test func locateWritesEachFixWhileThePipeStaysOpen() async throws {
         let locate = try LiveProcess(["locate", "--venue", "Examples/venue.json", "--recording", "-", "--algorithm", "centroid"])
         defer { if locate.process.isRunning { locate.process.terminate() } }
         locate.send(try Self.visitScan(0))
-        try #require(locate.waitForLine(containing: "\"accuracy\"", limit: Self.startup) != nil)
-        let sent = ContinuousClock.now
-        locate.send(try Self.visitScan(1))
-        let second = try #require(locate.waitForLine(containing: "\"accuracy\"", skipping: 1, limit: .seconds(10)))
+        try #require(await locate.waitForLine(containing: "\"accuracy\"", limit: Self.startup) != nil)
+        let sent = locate.send(try Self.visitScan(1))
+        let second = try #require(await locate.waitForLine(containing: "\"accuracy\"", skipping: 1, limit: .seconds(10)))
         // Written when its scan comes, not held until the input ends (nor a buffer fills): the
         // bound leaves room for a busy machine's scheduling.
         #expect(second - sent <= .milliseconds(1_500), "the fix came \(second - sent) after its scan")
-        #expect(locate.close() == 0)
+        #expect(await locate.close() == 0)
         #expect(locate.lines.count == 2)
     }
 }

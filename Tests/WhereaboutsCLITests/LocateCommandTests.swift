@@ -19,11 +19,11 @@ struct LocateCommandTests {
         #expect(output.standardOutput.contains("whereabouts locate --venue"))
     }
 
-    @Test func writesOneFixPerScanWithFiniteNumbers() throws {
-        let room = try RoomFixture()
+    @Test func writesOneFixPerScanWithFiniteNumbers() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let out = room.directory.appendingPathComponent("fixes.jsonl")
-        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path, "-o", out.path])
+        let output = try await CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path, "-o", out.path])
         #expect(output.status == 0, "\(output.standardError)")
         let scans = try room.scans()
         let lines = try fixes(String(contentsOf: out, encoding: .utf8))
@@ -49,12 +49,12 @@ struct LocateCommandTests {
     /// Online, smoothed (the whole track) or 2 s late, each fix has its posterior's places: the
     /// posterior smooths with its own model (the tracking model's smoothers would leave none).
     @Test(arguments: [[], ["--smooth"], ["--lag", "2"]])
-    func thePosteriorsFixesCarryEachPlacesProbability(smoothing: [String]) throws {
+    func thePosteriorsFixesCarryEachPlacesProbability(smoothing: [String]) async throws {
         // The preset's walk in its room cut into three (Fixtures/three-rooms).
-        let room = try RoomFixture()
+        let room = try await RoomFixture()
         defer { room.remove() }
         let venue = "Fixtures/three-rooms/venue.json"
-        let output = try CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path,
+        let output = try await CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path,
                                             "--algorithm", "posterior", "--quiet"] + smoothing)
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try fixes(output.standardOutput)
@@ -73,14 +73,14 @@ struct LocateCommandTests {
         // The walk goes through all three rooms.
         #expect(Set(mostProbable) == ["west", "middle", "east"])
         // The default algorithm holds no posterior: no places.
-        let plain = try CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path, "--quiet"])
+        let plain = try await CommandRunner.run(["locate", "--venue", venue, "--recording", room.recording.path, "--quiet"])
         #expect(try fixes(plain.standardOutput).allSatisfy { $0["places"] == nil })
     }
 
-    @Test func smoothingWritesEveryFixOfTheTrackInOrder() throws {
-        let room = try RoomFixture()
+    @Test func smoothingWritesEveryFixOfTheTrackInOrder() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
-        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path,
+        let output = try await CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path,
                                             "--rssi-filter", "none", "--tracking", "stop-and-go", "--smooth"])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try fixes(output.standardOutput)
@@ -99,16 +99,16 @@ struct LocateCommandTests {
         #expect(live.standardError.contains("needs a recording or a capture"))
     }
 
-    @Test func aLagWritesEveryFixThatLateAndNoLagIsTheTracker() throws {
-        let room = try RoomFixture()
+    @Test func aLagWritesEveryFixThatLateAndNoLagIsTheTracker() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let tracked = ["--rssi-filter", "none", "--tracking", "stop-and-go"]
-        func run(_ extra: [String]) throws -> [[String: Any]] {
-            let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path] + tracked + extra)
+        func run(_ extra: [String]) async throws -> [[String: Any]] {
+            let output = try await CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path] + tracked + extra)
             #expect(output.status == 0, "\(output.standardError)")
             return try fixes(output.standardOutput)
         }
-        let online = try run([]), immediate = try run(["--lag", "0"]), late = try run(["--lag", "1"])
+        let online = try await run([]), immediate = try await run(["--lag", "0"]), late = try await run(["--lag", "1"])
         let scans = try room.scans()
         #expect(late.count == scans.count && immediate.count == scans.count)
         for (fix, scan) in zip(late, scans) { #expect(fix["t"] as? Double == scan["t"] as? Double) }
@@ -122,10 +122,10 @@ struct LocateCommandTests {
         #expect(moved > scans.count / 2)
     }
 
-    @Test func writesToStandardOutputWithCoordinatesWhenTheVenueHasAnOrigin() throws {
-        let room = try RoomFixture(origin: true)
+    @Test func writesToStandardOutputWithCoordinatesWhenTheVenueHasAnOrigin() async throws {
+        let room = try await RoomFixture(origin: true)
         defer { room.remove() }
-        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path])
+        let output = try await CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", room.recording.path])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try fixes(output.standardOutput)
         #expect(lines.count == (try room.scans().count))
@@ -136,17 +136,17 @@ struct LocateCommandTests {
         }
     }
 
-    @Test func readsStandardInput() throws {
-        let room = try RoomFixture()
+    @Test func readsStandardInput() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let input = try Data(contentsOf: room.recording)
-        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", "-"], input: input)
+        let output = try await CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", "-"], input: input)
         #expect(output.status == 0, "\(output.standardError)")
         #expect(try fixes(output.standardOutput).count == (try room.scans().count))
     }
 
-    @Test func scansThatHearNothingGetNoLine() throws {
-        let room = try RoomFixture()
+    @Test func scansThatHearNothingGetNoLine() async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let recording = room.directory.appendingPathComponent("gaps.jsonl")
         try Data("""
@@ -156,7 +156,7 @@ struct LocateCommandTests {
 
         """.utf8).write(to: recording)
         let out = room.directory.appendingPathComponent("fixes.jsonl")
-        let output = try CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", recording.path, "-o", out.path])
+        let output = try await CommandRunner.run(["locate", "--venue", room.venue.path, "--recording", recording.path, "-o", out.path])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try fixes(String(contentsOf: out, encoding: .utf8))
         #expect(lines.map { $0["device"] as? String } == ["a", "b"])
@@ -179,11 +179,11 @@ struct LocateCommandTests {
         (["locate", "--venue", "VENUE", "--recording", "/nonexistent/r.jsonl"], "/nonexistent/r.jsonl: no such file (the recording)"),
         (["locate", "--venue", "/nonexistent/v.json", "--recording", "REC"], "/nonexistent/v.json: no such file (the venue)"),
     ])
-    func namesAMissingFile(arguments: [String], message: String) throws {
-        let room = try RoomFixture()
+    func namesAMissingFile(arguments: [String], message: String) async throws {
+        let room = try await RoomFixture()
         defer { room.remove() }
         let resolved = arguments.map { $0 == "VENUE" ? room.venue.path : $0 == "REC" ? room.recording.path : $0 }
-        let output = try CommandRunner.run(resolved)
+        let output = try await CommandRunner.run(resolved)
         #expect(output.status != 0)
         #expect(output.standardError.contains(message), "\(output.standardError)")
     }

@@ -23,8 +23,8 @@ struct PlaceCommandTests {
         }
     }
 
-    @Test func rankPrintsTheOrderEachTimeItChanges() throws {
-        let output = try CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--json"])
+    @Test func rankPrintsTheOrderEachTimeItChanges() async throws {
+        let output = try await CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--json"])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try objects(output.standardOutput)
         #expect(lines.count > 5)
@@ -49,8 +49,8 @@ struct PlaceCommandTests {
         #expect(lines.last?["floor"] as? Int == 1)
     }
 
-    @Test func rankTopPrintsTheFirstPlacesAsText() throws {
-        let output = try CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--top", "2"])
+    @Test func rankTopPrintsTheFirstPlacesAsText() async throws {
+        let output = try await CommandRunner.run(["rank", "--venue", venue, "--recording", visit, "--top", "2"])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = output.standardOutput.split(separator: "\n")
         #expect(lines.first?.hasPrefix("1700000000 visitor (") == true)
@@ -71,7 +71,7 @@ struct PlaceCommandTests {
 
     /// A scan the solver cannot locate (PowerCenter needs three beacons) but that hears a beacon
     /// with a known place is ranked from that beacon, as Hekaerge did, and the line says so.
-    @Test func rankFallsBackToTheNearestBeaconWhenNoFixIsPossible() throws {
+    @Test func rankFallsBackToTheNearestBeaconWhenNoFixIsPossible() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let recording = directory.appendingPathComponent("scans.jsonl")
@@ -81,7 +81,7 @@ struct PlaceCommandTests {
         {"t": 3, "device": "p", "readings": [{"beacon": "nowhere", "rssi": -50}]}
 
         """.utf8).write(to: recording)
-        let output = try CommandRunner.run(["rank", "--venue", venue, "--recording", recording.path, "--algorithm", "powercenter",
+        let output = try await CommandRunner.run(["rank", "--venue", venue, "--recording", recording.path, "--algorithm", "powercenter",
                                             "--json", "--top", "2"])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = try objects(output.standardOutput)
@@ -92,18 +92,18 @@ struct PlaceCommandTests {
         let places = try #require(lines.first?["places"] as? [[String: Any]])
         #expect(places.first?["id"] as? String == "hall1")
         #expect(lines.last?["source"] as? String == "fix" && lines.last?["beacon"] == nil)
-        let text = try CommandRunner.run(["rank", "--venue", venue, "--recording", recording.path, "--algorithm", "powercenter", "--top", "2"])
+        let text = try await CommandRunner.run(["rank", "--venue", venue, "--recording", recording.path, "--algorithm", "powercenter", "--top", "2"])
         #expect(text.standardOutput.hasPrefix("1 p (-246.7, -136.3) floor 0 nearest beacon h1-1: hall1 -"), "\(text.standardOutput)")
     }
 
-    @Test func watchReportsRegionsAndHallsInOrder() throws {
+    @Test func watchReportsRegionsAndHallsInOrder() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         // A second walk of the example (another seed) to train on.
         let train = directory.appendingPathComponent("train.jsonl").path
-        let simulated = try CommandRunner.run(["simulate", "--preset", "example", "--seed", "7", "-o", train])
+        let simulated = try await CommandRunner.run(["simulate", "--preset", "example", "--seed", "7", "-o", train])
         #expect(simulated.status == 0, "\(simulated.standardError)")
-        let output = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--train", train, "--json"])
+        let output = try await CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--train", train, "--json"])
         #expect(output.status == 0, "\(output.standardError)")
         let events = try objects(output.standardOutput)
         let topics = events.compactMap { $0["topic"] as? String }
@@ -139,7 +139,7 @@ struct PlaceCommandTests {
     /// ESPresense's room cut into three 2 × 4 m rooms: each fix's radius spans two or three of
     /// them, so no room holds the default 60 % a scan needs to vote, and the monitor never enters
     /// one; `--place-vote 0.4` lets it follow the walk, and `eval` scores both.
-    @Test func placeVoteLetsTheMonitorFollowSmallRooms() throws {
+    @Test func placeVoteLetsTheMonitorFollowSmallRooms() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = directory.appendingPathComponent("rooms.json"), walk = directory.appendingPathComponent("walk.json")
@@ -153,51 +153,51 @@ struct PlaceCommandTests {
         try Data(#"{"beacons": [\#(beacons.joined(separator: ", "))], "places": [\#(rooms.joined(separator: ", "))]}"#.utf8).write(to: venue)
         try Data(#"{"waypoints": [{"x": 3, "y": 0.5}, {"x": 1, "y": 1, "dwell": 15}, {"x": 5, "y": 1, "dwell": 15}, {"x": 3, "y": 2, "dwell": 30}]}"#.utf8)
             .write(to: walk)
-        let simulated = try CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "1", "--shadowing", "2.5",
+        let simulated = try await CommandRunner.run(["simulate", "--venue", venue.path, "--walk", walk.path, "--seed", "1", "--shadowing", "2.5",
                                                "-o", recording.path])
         #expect(simulated.status == 0, "\(simulated.standardError)")
-        let strict = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path])
+        let strict = try await CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path])
         #expect(strict.status == 0 && !strict.standardOutput.contains("Location"), "\(strict.standardOutput)")
-        let lenient = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path, "--place-vote", "0.4"])
+        let lenient = try await CommandRunner.run(["watch", "--venue", venue.path, "--recording", recording.path, "--place-vote", "0.4"])
         let entered = lenient.standardOutput.split(separator: "\n").filter { $0.contains("enterLocation") }.map { $0.split(separator: " ").last ?? "" }
         #expect(entered == ["west", "east", "mid"], "\(lenient.standardOutput)")
-        func monitored(_ extra: [String]) throws -> Double? {
-            let output = try CommandRunner.run(["eval", "--venue", venue.path, "--test", recording.path, "--algorithm", "all", "--json"] + extra)
+        func monitored(_ extra: [String]) async throws -> Double? {
+            let output = try await CommandRunner.run(["eval", "--venue", venue.path, "--test", recording.path, "--algorithm", "all", "--json"] + extra)
             let records = try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]] ?? []
             return records.first { $0["kind"] as? String == "rooms" }?["monitoredPlaceAccuracy"] as? Double
         }
-        #expect(try monitored([]) == 0)
-        #expect(try (monitored(["--place-vote", "0.4"]) ?? 0) > 0.5)
+        #expect(try await monitored([]) == 0)
+        #expect(try await (monitored(["--place-vote", "0.4"]) ?? 0) > 0.5)
     }
 
     /// The committed three-room venue (Fixtures/three-rooms): eval counts the walk's six room
     /// changes and the place monitor's against them — none by default (it never enters a 2 m
     /// room), some with `--place-vote 0.4`, about six with a room belief or the posterior's.
-    @Test func evalCountsRoomChangesOnTheThreeRoomFixture() throws {
+    @Test func evalCountsRoomChangesOnTheThreeRoomFixture() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let venue = "Fixtures/three-rooms/venue.json", recording = directory.appendingPathComponent("rooms.jsonl").path
-        let simulated = try CommandRunner.run(["simulate", "--venue", venue, "--walk", "Fixtures/three-rooms/walk.json", "--seed", "1",
+        let simulated = try await CommandRunner.run(["simulate", "--venue", venue, "--walk", "Fixtures/three-rooms/walk.json", "--seed", "1",
                                                "--shadowing", "2.5", "--multipath-share", "0.1", "--multipath-loss", "6", "-o", recording])
         #expect(simulated.status == 0, "\(simulated.standardError)")
-        func rooms(_ extra: [String]) throws -> [String: Any] {
-            let output = try CommandRunner.run(["eval", "--venue", venue, "--test", recording, "--algorithm", "all", "--json"] + extra)
+        func rooms(_ extra: [String]) async throws -> [String: Any] {
+            let output = try await CommandRunner.run(["eval", "--venue", venue, "--test", recording, "--algorithm", "all", "--json"] + extra)
             let records = try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]] ?? []
             return records.first { $0["kind"] as? String == "rooms" } ?? [:]
         }
-        let strict = try rooms([])
+        let strict = try await rooms([])
         #expect(strict["trueRoomChanges"] as? Int == 6 && strict["monitoredRoomChanges"] as? Int == 0, "\(strict)")
-        let lenient = try rooms(["--place-vote", "0.4"])
+        let lenient = try await rooms(["--place-vote", "0.4"])
         #expect(lenient["trueRoomChanges"] as? Int == 6 && (lenient["monitoredRoomChanges"] as? Int ?? 0) > 0, "\(lenient)")
         // A room belief carried from scan to scan follows the walk: most scans right, about the
         // walk's six changes (seed 1: 87 %, 6).
-        let belief = try rooms(["--room-belief"])
+        let belief = try await rooms(["--room-belief"])
         #expect((belief["monitoredPlaceAccuracy"] as? Double ?? 0) >= 0.85, "\(belief)")
         #expect((5...7).contains(belief["monitoredRoomChanges"] as? Int ?? 0), "\(belief)")
         // The probabilistic tracker's fixes carry its posterior's mass in each room, a belief the
         // monitor follows from half of it without votes (seed 1: 92 %, the walk's 6 changes; by
         // votes 78 %, 3). A single positioning report's rooms record is in the text.
-        let posterior = try CommandRunner.run(["eval", "--venue", venue, "--test", recording, "--algorithm", "posterior"])
+        let posterior = try await CommandRunner.run(["eval", "--venue", venue, "--test", recording, "--algorithm", "posterior"])
         let roomsText = posterior.standardOutput.components(separatedBy: "posterior rooms").last ?? ""
         func figure(after label: String) -> Double? {
             roomsText.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(label) }?
@@ -207,7 +207,7 @@ struct PlaceCommandTests {
         #expect((5...7).contains(Int(figure(after: "changes") ?? 0)), "\(posterior.standardOutput)")
         for extra in [["--room-belief"], ["--algorithm", "posterior"]] {
             // The walk's first room and its 6 changes (the posterior: 7 enters on seed 1).
-            let watched = try CommandRunner.run(["watch", "--venue", venue, "--recording", recording] + extra)
+            let watched = try await CommandRunner.run(["watch", "--venue", venue, "--recording", recording] + extra)
             let entered = watched.standardOutput.split(separator: "\n").filter { $0.contains("enterLocation") }.count
             #expect(watched.status == 0 && (6...8).contains(entered), "\(extra): \(watched.standardOutput)")
         }
@@ -218,8 +218,8 @@ struct PlaceCommandTests {
         }
     }
 
-    @Test func watchPrintsTextAndEverythingWithAll() throws {
-        let output = try CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--all", "--exit-timeout", "5"])
+    @Test func watchPrintsTextAndEverythingWithAll() async throws {
+        let output = try await CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--all", "--exit-timeout", "5"])
         #expect(output.status == 0, "\(output.standardError)")
         let lines = output.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "1700000000 visitor enterRegion E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")
@@ -232,7 +232,7 @@ struct PlaceCommandTests {
 /// `whereabouts anchors` on a venue of its own: two beacons, a device that comes right up to one.
 @Suite("whereabouts anchors")
 struct AnchorsCommandTests {
-    @Test func anAnchorFiresAtImmediateAndReArmsAfterNearRounds() throws {
+    @Test func anAnchorFiresAtImmediateAndReArmsAfterNearRounds() async throws {
         let folder = try CommandRunner.temporaryDirectory()
         let venue = folder.appendingPathComponent("venue.json").path
         let recording = folder.appendingPathComponent("walk.jsonl").path
@@ -246,7 +246,7 @@ struct AnchorsCommandTests {
         let lines = rssis.enumerated().map { #"{"t": \#($0.offset), "device": "phone", "readings": [{"beacon": "desk", "rssi": \#($0.element)}]}"# }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: recording))
 
-        let output = try CommandRunner.run(["anchors", "--venue", venue, "--recording", recording, "--json"])
+        let output = try await CommandRunner.run(["anchors", "--venue", venue, "--recording", recording, "--json"])
         #expect(output.status == 0, "\(output.standardError)")
         let events = try output.standardOutput.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -91,7 +91,7 @@ struct RelayCommandTests {
         #expect(firstStored - first <= 3.5, "anna's first position stored \(firstStored - first) s after her first report")
         #expect(exitStored - last <= 3, "anna's exit stored \(exitStored - last) s after her last report")
         #expect(events.contains { Self.isEvent($0, type: "place/enter", tag: "anna") })
-        #expect(relay.close() == 0)
+        #expect(await relay.close() == 0)
     }
 
     /// A file would arrive at once, and a token without the grant takes nothing: both fail clearly.

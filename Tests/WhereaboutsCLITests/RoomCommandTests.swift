@@ -43,11 +43,11 @@ struct RoomCommandTests {
         #expect(output.standardOutput.contains("whereabouts \(command)"))
     }
 
-    @Test func trainThenClassify() throws {
+    @Test func trainThenClassify() async throws {
         let (directory, venue, train, test) = try files()
         defer { try? FileManager.default.removeItem(at: directory) }
         let model = directory.appendingPathComponent("model.json")
-        let trained = try CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "-o", model.path])
+        let trained = try await CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "-o", model.path])
         #expect(trained.status == 0, "\(trained.standardError)")
         #expect(trained.standardError.contains("default classifier of 2 places and 40 scans"))
         // It says which model it chose and what each scored held out.
@@ -58,7 +58,7 @@ struct RoomCommandTests {
 
         let out = directory.appendingPathComponent("places.jsonl")
         // The output file's extension says the format: JSON Lines without --json.
-        let classified = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", out.path])
+        let classified = try await CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", out.path])
         #expect(classified.status == 0, "\(classified.standardError)")
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 10)
@@ -73,15 +73,15 @@ struct RoomCommandTests {
         let kitchen = [-66.0, -81, -91], study = [-88.0, -76, -68]
         try Data((Self.lines("kitchen", kitchen, count: 5, start: 100) + Self.lines("study", study, count: 5, start: 105))
             .joined(separator: "\n").replacingOccurrences(of: #""device":"phone""#, with: #""device":"visitor""#).utf8).write(to: visitor)
-        let learnt = try CommandRunner.run(["classify", "--model", model.path, "--recording", visitor.path, "-o", out.path])
+        let learnt = try await CommandRunner.run(["classify", "--model", model.path, "--recording", visitor.path, "-o", out.path])
         #expect(learnt.status == 0)
         #expect(learnt.standardError.contains("Learnt the RSSI offsets of phones the survey did not use: visitor -"), "\(learnt.standardError)")
         #expect(learnt.standardError.contains(" dB (10 scans)."), "\(learnt.standardError)")
 
-        let table = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
+        let table = try await CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
         #expect(table.standardOutput.hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
         let tsv = directory.appendingPathComponent("places.tsv")
-        let named = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", tsv.path])
+        let named = try await CommandRunner.run(["classify", "--model", model.path, "--recording", test.path, "-o", tsv.path])
         #expect(named.status == 0)
         #expect(try String(contentsOf: tsv, encoding: .utf8).hasPrefix("t\tdevice\tplace\tprobability\tfloor\n100\tphone\tkitchen\t"))
     }
@@ -95,44 +95,44 @@ struct RoomCommandTests {
 
     /// The venue's beacons have no positions, so only a room classifier can name the places:
     /// `watch --model` enters the kitchen, then leaves it before entering the study.
-    @Test func watchNamesPlacesWithAModel() throws {
+    @Test func watchNamesPlacesWithAModel() async throws {
         let (directory, venue, train, test) = try files()
         defer { try? FileManager.default.removeItem(at: directory) }
         let model = directory.appendingPathComponent("model.json")
-        let trained = try CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "-o", model.path])
+        let trained = try await CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "-o", model.path])
         #expect(trained.status == 0, "\(trained.standardError)")
-        let output = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", test.path, "--model", model.path])
+        let output = try await CommandRunner.run(["watch", "--venue", venue.path, "--recording", test.path, "--model", model.path])
         #expect(output.status == 0, "\(output.standardError)")
         let places = output.standardOutput.split(separator: "\n").filter { $0.contains("Location") }.map {
             $0.split(separator: " ").dropFirst(2).prefix(2).joined(separator: " ")
         }
         #expect(places == ["enterLocation kitchen", "exitLocation kitchen", "enterLocation study", "exitLocation study"])
-        let missing = try CommandRunner.run(["watch", "--venue", venue.path, "--recording", test.path, "--model", "nothing.json"])
+        let missing = try await CommandRunner.run(["watch", "--venue", venue.path, "--recording", test.path, "--model", "nothing.json"])
         #expect(missing.status != 0 && missing.standardError.contains("nothing.json"))
     }
 
-    @Test func bluenetExportTrainsTheSameModel() throws {
+    @Test func bluenetExportTrainsTheSameModel() async throws {
         let (directory, venue, train, _) = try files()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bluenet = directory.appendingPathComponent("training.json")
-        let exported = try CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "--format", "bluenet", "-o", bluenet.path])
+        let exported = try await CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "--format", "bluenet", "-o", bluenet.path])
         #expect(exported.status == 0, "\(exported.standardError)")
         let text = try String(contentsOf: bluenet, encoding: .utf8)
         #expect(text.hasPrefix(#"{"kitchen":[{"devices":{"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0_Maj:1_Min:1":-60,"b2":-75,"b3":-85},"timestamp":0}"#))
         let fromRecording = directory.appendingPathComponent("a.json"), fromBluenet = directory.appendingPathComponent("b.json")
-        _ = try CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "--classifier", "naive-bayes", "-o", fromRecording.path])
-        let again = try CommandRunner.run(["train", "--venue", venue.path, "--recording", bluenet.path, "--classifier", "naive-bayes", "-o", fromBluenet.path])
+        _ = try await CommandRunner.run(["train", "--venue", venue.path, "--recording", train.path, "--classifier", "naive-bayes", "-o", fromRecording.path])
+        let again = try await CommandRunner.run(["train", "--venue", venue.path, "--recording", bluenet.path, "--classifier", "naive-bayes", "-o", fromBluenet.path])
         #expect(again.status == 0, "\(again.standardError)")
         #expect(try Data(contentsOf: fromRecording) == Data(contentsOf: fromBluenet))
     }
 
-    @Test func evalScoresTheClassifierWhenTheTrainingHasPlaces() throws {
+    @Test func evalScoresTheClassifierWhenTheTrainingHasPlaces() async throws {
         let (directory, venue, train, test) = try files()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let output = try CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path, "--json"])
+        let output = try await CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path, "--json"])
         #expect(output.status == 0, "\(output.standardError)")
         #expect(output.standardOutput.contains(#""algorithm":"default","units":"m","scans":10,"located":10,"floorAccuracy":1,"placeAccuracy":1,"placeLocated":10"#))
-        let all = try CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path,
+        let all = try await CommandRunner.run(["eval", "--venue", venue.path, "--test", test.path, "--train", train.path,
                                          "--classifier", "all", "--json"])
         for name in ["default", "naive-bayes", "basic", "knn"] { #expect(all.standardOutput.contains(#""algorithm":"\#(name)""#)) }
         // Every record says it scores a classifier, under a name no other record has.
@@ -150,12 +150,12 @@ struct RoomCommandTests {
         #expect(unknown.standardError.contains("The value 'svm' is invalid for '--classifier <name>'"))
     }
 
-    @Test func modelErrorsNameTheFile() throws {
+    @Test func modelErrorsNameTheFile() async throws {
         let (directory, _, _, test) = try files()
         defer { try? FileManager.default.removeItem(at: directory) }
         let model = directory.appendingPathComponent("model.json")
         try Data(#"{"format":"whereabouts-place-model","version":1,"kind":"default","places":[],"beacons":[{"id":3}]}"#.utf8).write(to: model)
-        let output = try CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
+        let output = try await CommandRunner.run(["classify", "--model", model.path, "--recording", test.path])
         #expect(output.status != 0)
         #expect(output.standardError.contains("model.json:1:95: beacons[0].id: expected a string, found a number"))
     }

@@ -31,18 +31,18 @@ struct TagsCommandTests {
         try Data(bytes).write(to: url)
     }
 
-    @Test func aPhoneAddedByItsKeyIsRecordedByNameFromItsChangingAddress() throws {
+    @Test func aPhoneAddedByItsKeyIsRecordedByNameFromItsChangingAddress() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags.json").path
-        let added = try CommandRunner.run(["tags", "add", "anna-phone", "--irk", Self.key.uppercased(), "--file", tags])
+        let added = try await CommandRunner.run(["tags", "add", "anna-phone", "--irk", Self.key.uppercased(), "--file", tags])
         #expect(added.status == 0 && added.standardError.contains("Added anna-phone in \(tags) (1 tag)."), "\(added.standardError)")
         let permissions = try FileManager.default.attributesOfItem(atPath: tags)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
         let capture = directory.appendingPathComponent("phone.log")
         try Self.phoneCapture(at: capture)
         let out = directory.appendingPathComponent("phone.jsonl")
-        let recorded = try CommandRunner.run(["record", "--btsnoop", capture.path, "--tags", tags, "-o", out.path])
+        let recorded = try await CommandRunner.run(["record", "--btsnoop", capture.path, "--tags", tags, "-o", out.path])
         #expect(recorded.status == 0, "\(recorded.standardError)")
         let lines = try String(contentsOf: out, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 5)
@@ -52,62 +52,62 @@ struct TagsCommandTests {
             #expect(readings.count == 1 && readings[0]["beacon"] as? String == "anna-phone" && readings[0]["rssi"] as? Double == -62)
         }
         // Without the tags file, the phone is no one: nothing is recorded.
-        let unnamed = try CommandRunner.run(["record", "--btsnoop", capture.path, "-o", out.path])
+        let unnamed = try await CommandRunner.run(["record", "--btsnoop", capture.path, "-o", out.path])
         #expect(unnamed.status == 0)
         #expect(try String(contentsOf: out, encoding: .utf8).isEmpty)
     }
 
-    @Test func addListAndRemoveKeepTheFileRight() throws {
+    @Test func addListAndRemoveKeepTheFileRight() async throws {
         let directory = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let tags = directory.appendingPathComponent("tags.json").path
         // BlueZ keeps the key least significant byte first: read from its record, it is the sample's.
         let info = directory.appendingPathComponent("info")
         try Data("[General]\nName=iPhone\n\n[IdentityResolvingKey]\nKey=9B7D390AA610103405ADC857A33402EC\n\n[LocalSignatureKey]\nKey=00\n".utf8).write(to: info)
-        #expect(try CommandRunner.run(["tags", "add", "anna-phone", "--bluez-info", info.path, "--file", tags]).status == 0)
+        #expect(try await CommandRunner.run(["tags", "add", "anna-phone", "--bluez-info", info.path, "--file", tags]).status == 0)
         #expect(try String(contentsOfFile: tags, encoding: .utf8).contains(Self.key))
-        #expect(try CommandRunner.run(["tags", "add", "keys", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7",
+        #expect(try await CommandRunner.run(["tags", "add", "keys", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7",
                                        "--minor", "2", "--file", tags]).status == 0)
         // The iPhone keychain's form (and Home Assistant's base64): least significant first,
         // base64 or hex; Home Assistant's hexadecimal form, with its prefix, as --irk.
         let other = directory.appendingPathComponent("other.json").path
         for stored in ["m305CqYQEDQFrchXozQC7A==", "9b7d390aa610103405adc857a33402ec"] {
             try? FileManager.default.removeItem(atPath: other)
-            #expect(try CommandRunner.run(["tags", "add", "cleo-phone", "--stored-irk", stored, "--file", other]).status == 0)
+            #expect(try await CommandRunner.run(["tags", "add", "cleo-phone", "--stored-irk", stored, "--file", other]).status == 0)
             #expect(try String(contentsOfFile: other, encoding: .utf8).contains(Self.key))
         }
         try? FileManager.default.removeItem(atPath: other)
-        #expect(try CommandRunner.run(["tags", "add", "cleo-phone", "--irk", "irk:" + Self.key, "--file", other]).status == 0)
+        #expect(try await CommandRunner.run(["tags", "add", "cleo-phone", "--irk", "irk:" + Self.key, "--file", other]).status == 0)
         #expect(try String(contentsOfFile: other, encoding: .utf8).contains(Self.key))
-        #expect(try CommandRunner.run(["tags", "add", "car-keys", "--by-id", "--file", tags]).status == 0)
-        let listed = try CommandRunner.run(["tags", "list", "--file", tags])
+        #expect(try await CommandRunner.run(["tags", "add", "car-keys", "--by-id", "--file", tags]).status == 0)
+        let listed = try await CommandRunner.run(["tags", "list", "--file", tags])
         #expect(listed.standardOutput == "anna-phone\tirk ec02…\nkeys\tiBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 7/2\ncar-keys\tby id\n")
         #expect(!listed.standardOutput.contains(Self.key))
 
         // Refused, the file unchanged: the same key under another name, a record without a key
         // (a bad key and no identity are refused before the file is read: `badIdentitiesAreRefused`).
         let before = try Data(contentsOf: URL(fileURLWithPath: tags))
-        let duplicate = try CommandRunner.run(["tags", "add", "ben-phone", "--irk", Self.key, "--file", tags])
+        let duplicate = try await CommandRunner.run(["tags", "add", "ben-phone", "--irk", Self.key, "--file", tags])
         #expect(duplicate.status != 0 && duplicate.standardError.contains("the tag \"anna-phone\" already has this identity"))
         try Data("[General]\nName=Watch\n".utf8).write(to: info)
-        let keyless = try CommandRunner.run(["tags", "add", "watch", "--bluez-info", info.path, "--file", tags])
+        let keyless = try await CommandRunner.run(["tags", "add", "watch", "--bluez-info", info.path, "--file", tags])
         #expect(keyless.status != 0 && keyless.standardError.contains("no [IdentityResolvingKey]"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: tags)) == before)
 
         // Adding a name again replaces its identity; remove takes it out.
-        let replaced = try CommandRunner.run(["tags", "add", "keys", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7",
+        let replaced = try await CommandRunner.run(["tags", "add", "keys", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7",
                                               "--minor", "3", "--file", tags])
         #expect(replaced.standardError.contains("Replaced keys"))
-        #expect(try CommandRunner.run(["tags", "remove", "anna-phone", "--file", tags]).status == 0)
-        #expect(try CommandRunner.run(["tags", "remove", "car-keys", "--file", tags]).status == 0)
-        #expect(try CommandRunner.run(["tags", "list", "--file", tags]).standardOutput == "keys\tiBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 7/3\n")
-        let missing = try CommandRunner.run(["tags", "remove", "anna-phone", "--file", tags])
+        #expect(try await CommandRunner.run(["tags", "remove", "anna-phone", "--file", tags]).status == 0)
+        #expect(try await CommandRunner.run(["tags", "remove", "car-keys", "--file", tags]).status == 0)
+        #expect(try await CommandRunner.run(["tags", "list", "--file", tags]).standardOutput == "keys\tiBeacon E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 7/3\n")
+        let missing = try await CommandRunner.run(["tags", "remove", "anna-phone", "--file", tags])
         #expect(missing.status != 0 && missing.standardError.contains("names no tag \"anna-phone\""))
 
         // A venue with a key is refused with where the key belongs.
         let venue = directory.appendingPathComponent("venue.json")
         try Data(#"{"beacons": [], "receivers": [{"id": "n1", "x": 0, "y": 0}], "tags": [{"id": "a", "irk": "\#(Self.key)"}]}"#.utf8).write(to: venue)
-        let fused = try CommandRunner.run(["fuse", "--venue", venue.path, "--recording", "-"], input: Data())
+        let fused = try await CommandRunner.run(["fuse", "--venue", venue.path, "--recording", "-"], input: Data())
         #expect(fused.status != 0 && fused.standardError.contains("belongs in a tags file (--tags)"), "\(fused.standardError)")
     }
 

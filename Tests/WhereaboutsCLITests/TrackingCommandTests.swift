@@ -14,8 +14,8 @@ import Darwin
 @Suite("Tracking commands", .serialized)
 struct TrackingCommandTests {
     /// A data folder with one user, and its token.
-    private static func user(_ name: String, in dataDir: URL) throws -> String {
-        let added = try CommandRunner.run(["users", "add", name, "--data-dir", dataDir.path])
+    private static func user(_ name: String, in dataDir: URL) async throws -> String {
+        let added = try await CommandRunner.run(["users", "add", name, "--data-dir", dataDir.path])
         return added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -38,7 +38,7 @@ struct TrackingCommandTests {
         let folder = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
-        let token = try Self.user("ann", in: dataDir)
+        let token = try await Self.user("ann", in: dataDir)
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
@@ -84,7 +84,7 @@ struct TrackingCommandTests {
         let folder = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
-        let token = try Self.user("bob", in: dataDir)
+        let token = try await Self.user("bob", in: dataDir)
         let port = try ServerCommandTests.ServerProcess.freePort()
 
         let tracked = try await CommandRunner.run(["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl",
@@ -116,7 +116,7 @@ struct TrackingCommandTests {
         let folder = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
-        _ = try Self.user("cat", in: dataDir)
+        _ = try await Self.user("cat", in: dataDir)
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
@@ -134,7 +134,7 @@ struct TrackingCommandTests {
         let folder = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
-        let token = try Self.user("dan", in: dataDir)
+        let token = try await Self.user("dan", in: dataDir)
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
@@ -170,8 +170,8 @@ struct TrackingCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let outbox = folder.appendingPathComponent("outbox.sqlite")
         let firstData = folder.appendingPathComponent("first"), secondData = folder.appendingPathComponent("second")
-        let ann = try Self.user("ann", in: firstData), bea = try Self.user("bea", in: firstData)
-        let dan = try Self.user("dan", in: secondData)
+        let ann = try await Self.user("ann", in: firstData), bea = try await Self.user("bea", in: firstData)
+        let dan = try await Self.user("dan", in: secondData)
         let first = try ServerCommandTests.ServerProcess(dataDir: firstData)
         try await first.waitUntilReady()
         defer { _ = first.stop(with: SIGTERM) }
@@ -179,36 +179,36 @@ struct TrackingCommandTests {
         try await second.waitUntilReady()
         defer { _ = second.stop(with: SIGTERM) }
         let visit = ["track", "--venue", "Examples/venue.json", "--recording", "Examples/visit.jsonl"]
-        func count(_ port: Int, _ token: String) throws -> Int {
-            let listed = try CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"] + Self.server(port, token))
+        func count(_ port: Int, _ token: String) async throws -> Int {
+            let listed = try await CommandRunner.run(["events", "--from", "2023-11-14", "--to", "2023-11-16", "--json"] + Self.server(port, token))
             return listed.standardOutput.split(separator: "\n").count
         }
 
         let tracked = try await CommandRunner.run(visit + Self.connection(first.port, ann, outbox))
         #expect(tracked.status == 0, "\(tracked.standardError)")
         let created = try #require(Self.newEvents(in: tracked.standardError))
-        #expect(try count(first.port, ann) == created)
+        #expect(try await count(first.port, ann) == created)
 
         // The same outbox, a brand-new server: it gets the whole visit.
         let elsewhere = try await CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
         #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
         #expect(Self.newEvents(in: elsewhere.standardError) == created, "\(elsewhere.standardError)")
         #expect(elsewhere.standardError.contains("for dan at http://127.0.0.1:\(second.port): the server has everything"))
-        #expect(try count(second.port, dan) == created)
+        #expect(try await count(second.port, dan) == created)
         // Another user of the first server: new to them too.
         let otherUser = try await CommandRunner.run(visit + Self.connection(first.port, bea, outbox))
         #expect(otherUser.status == 0, "\(otherUser.standardError)")
-        #expect(try count(first.port, bea) == created)
+        #expect(try await count(first.port, bea) == created)
         // Each destination resumes on its own: nothing is sent twice without --again.
         let repeated = try await CommandRunner.run(visit + Self.connection(second.port, dan, outbox))
         #expect(repeated.status == 0)
         #expect(repeated.standardError.contains("was tracked to its end for dan at http://127.0.0.1:\(second.port) already"),
                 "\(repeated.standardError)")
-        #expect(try count(second.port, dan) == created)
+        #expect(try await count(second.port, dan) == created)
         let again = try await CommandRunner.run(visit + ["--again"] + Self.connection(second.port, dan, outbox))
         #expect(again.status == 0)
-        #expect(try count(second.port, dan) == 2 * created)
-        #expect(try count(first.port, ann) == created)
+        #expect(try await count(second.port, dan) == 2 * created)
+        #expect(try await count(first.port, ann) == created)
     }
 
     @Test("A refused token exits 1 even for a replay tracked before; the right token then takes its queue over, once")
@@ -216,7 +216,7 @@ struct TrackingCommandTests {
         let folder = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let dataDir = folder.appendingPathComponent("data"), outbox = folder.appendingPathComponent("outbox.sqlite")
-        let token = try Self.user("eve", in: dataDir)
+        let token = try await Self.user("eve", in: dataDir)
         let server = try ServerCommandTests.ServerProcess(dataDir: dataDir)
         try await server.waitUntilReady()
         defer { _ = server.stop(with: SIGTERM) }
@@ -243,7 +243,7 @@ struct TrackingCommandTests {
 @Suite("Empty recordings")
 struct EmptyRecordingTests {
     @Test("locate, rank, watch and track say that an empty recording holds no scans, and fail")
-    func emptyRecording() throws {
+    func emptyRecording() async throws {
         let folder = try CommandRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let empty = folder.appendingPathComponent("empty.jsonl")
@@ -256,7 +256,7 @@ struct EmptyRecordingTests {
                        "--token", "t", "--outbox", folder.appendingPathComponent("outbox.sqlite").path, "--wait", "0"]),
         ]
         for (task, arguments) in runs {
-            let run = try CommandRunner.run(arguments)
+            let run = try await CommandRunner.run(arguments)
             #expect(run.status == 1, "\(task): \(run.standardError)")
             #expect(run.standardError.contains("\(empty.path): the recording holds no scans; nothing to \(task)."), "\(run.standardError)")
         }
@@ -370,7 +370,7 @@ struct LiveTrackingTests {
         #expect(longestWait <= 2, "an accepted change waited \(longestWait) s in the outbox while the server was up")
         #expect(process.isRunning, "track ended while its input was open")
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        await DedicatedThread.waitUntilExit(process)
         #expect(process.terminationStatus == 0)
         // Everything accepted had arrived before the pipe closed, durations included: the same
         // events, each as long, as the replay of the same 120 scans made.

@@ -28,7 +28,7 @@ struct AnswerMemoryTests {
           .timeLimit(.minutes(20)))
     func aMillionEventsInBoundedMemory() async throws {
         let child = try ChildTestProcess(filter: "childAnswersAMillionEvents", environment: [Self.childVariable: "1"])
-        let text = child.waitForOutput()
+        let text = await child.waitForOutput()
         var figures: [String: Int] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("memory-test ") {
             let parts = line.split(separator: " ")

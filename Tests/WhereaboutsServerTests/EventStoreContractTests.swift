@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Whereabouts
 @testable import WhereaboutsServer
+import WhereaboutsServerTesting
 
 /// The behaviour every ``EventStore`` must have, run against each backend.
 @Suite("EventStore contract")
@@ -571,27 +572,31 @@ struct SQLiteCrashTests {
         let child = childTest.process
         let output = childTest.output
 
-        // Read acknowledgements until 300 have arrived, then kill the child without warning.
-        var acknowledged: [String] = []
-        var pending = ""
+        // Read acknowledgements until 300 have arrived, then kill the child without warning (on a
+        // thread of its own: the reads block until the child writes).
         let reader = output.fileHandleForReading
-        let deadline = Date().addingTimeInterval(120)
-        while acknowledged.count < 300, Date() < deadline {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }  // the child ended
-            pending += String(decoding: chunk, as: UTF8.self)
-            while let newline = pending.firstIndex(of: "\n") {
-                let line = pending[..<newline]
-                if line.hasPrefix("acked ") { acknowledged.append(String(line.dropFirst(6))) }
-                pending = String(pending[pending.index(after: newline)...])
+        let acknowledged = await DedicatedThread.run { () -> [String] in
+            var acknowledged: [String] = []
+            var pending = ""
+            let deadline = Date().addingTimeInterval(120)
+            while acknowledged.count < 300, Date() < deadline {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }  // the child ended
+                pending += String(decoding: chunk, as: UTF8.self)
+                while let newline = pending.firstIndex(of: "\n") {
+                    let line = pending[..<newline]
+                    if line.hasPrefix("acked ") { acknowledged.append(String(line.dropFirst(6))) }
+                    pending = String(pending[pending.index(after: newline)...])
+                }
             }
-        }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-        // Lines already in the pipe were acknowledged before the kill too.
-        pending += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
-        for line in pending.split(separator: "\n") where line.hasPrefix("acked ") {
-            acknowledged.append(String(line.dropFirst(6)))
+            kill(child.processIdentifier, SIGKILL)
+            child.waitUntilExit()
+            // Lines already in the pipe were acknowledged before the kill too.
+            pending += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+            for line in pending.split(separator: "\n") where line.hasPrefix("acked ") {
+                acknowledged.append(String(line.dropFirst(6)))
+            }
+            return acknowledged
         }
         try #require(acknowledged.count >= 300, "the child acknowledged only \(acknowledged.count) events")
         #expect(child.terminationReason == .uncaughtSignal)

@@ -1,11 +1,14 @@
 import Foundation
+import WhereaboutsServerTesting
 
 /// This test binary started again to run one test alone (`--filter`), with `environment` added:
 /// for what must happen in another process — being killed mid-write, or having its memory
 /// measured without the tests that run beside it.
 ///
-/// The child test is one that runs only when its environment variable is set.
-struct ChildTestProcess {
+/// The child test is one that runs only when its environment variable is set. Waiting for it
+/// happens on a thread of its own (``DedicatedThread``): the child runs for minutes, and a test
+/// that held one of the concurrency pool's threads that long would starve the tests beside it.
+struct ChildTestProcess: Sendable {
     let process = Process()
     let output = Pipe()
 
@@ -20,9 +23,12 @@ struct ChildTestProcess {
     }
 
     /// Waits for the child to end; returns everything it printed.
-    func waitForOutput() -> String {
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return text
+    func waitForOutput() async -> String {
+        let (process, output) = (process, output)
+        return await DedicatedThread.run {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
     }
 }
