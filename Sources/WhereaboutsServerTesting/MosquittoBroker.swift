@@ -101,11 +101,11 @@ public final class MosquittoBroker: @unchecked Sendable {
                 throw Failure.didNotStart("cannot write \(file)")
             }
             for (user, password) in users.sorted(by: { $0.key < $1.key }) {
-                try run("/usr/bin/mosquitto_passwd", ["-b", file, user, password], in: directory)
+                try await DedicatedThread.run { try run("/usr/bin/mosquitto_passwd", ["-b", file, user, password], in: directory) }
             }
         }
         if let tlsPort {
-            try makeCertificates(in: directory)
+            try await DedicatedThread.run { try makeCertificates(in: directory) }
             lines += [
                 "listener \(tlsPort) 127.0.0.1",
                 "cafile \(directory)/ca.pem",

@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import Whereabouts
+import WhereaboutsServerTesting
 
 /// A headless Chromium driven through the DevTools protocol, for tests of the map page.
 ///
@@ -103,33 +104,30 @@ enum HeadlessChromium {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        defer {
-            stop(process)
-            try? log.close()
-            try? FileManager.default.removeItem(at: profile)
-        }
+        let outcome: Result<T, any Error>
         do {
             let port = try await debuggingPort(profile: profile, process: process, timeout: startTimeout)
             let url = try await pageTargetURL(port: port)
-            return try await DevToolsPage.connect(to: url, body)
+            outcome = .success(try await DevToolsPage.connect(to: url, body))
         } catch {
             let tail = (try? String(contentsOf: logURL, encoding: .utf8)).map { String($0.suffix(2_000)) } ?? ""
-            if tail.isEmpty { throw error }
-            throw Failure.protocolError("\(error)\n--- chromium's log (end) ---\n\(tail)")
+            outcome = .failure(tail.isEmpty ? error : Failure.protocolError("\(error)\n--- chromium's log (end) ---\n\(tail)"))
         }
+        await stop(process)
+        try? log.close()
+        try? FileManager.default.removeItem(at: profile)
+        return try outcome.get()
     }
 
     /// Terminates the browser (and, by its own shutdown, its helper processes); kills it if it
-    /// has not exited after five seconds.
-    private static func stop(_ process: Process) {
+    /// has not exited after five seconds. It waits without holding a thread of the pool.
+    private static func stop(_ process: Process) async {
         guard process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await DedicatedThread.waitUntilExit(process)
     }
 
     /// The port Chromium chose, from the `DevToolsActivePort` file it writes in the profile.
