@@ -71,11 +71,21 @@ enum LiveWait {
     /// How long (real time) to wait for a facade's tasks: they may wait that long for a thread
     /// while the rest of the suite keeps both cores busy. Only a failing test waits it out.
     static let patience = Duration.seconds(300)
+    /// How many times the waiting task looks, at the least, before it gives up: the facade's
+    /// tasks queue for the pool's threads beside it, so a pool busy past the patience (every
+    /// test starts at once, and the CPU-bound ones run first) delays both alike, and the wait
+    /// still ends in the turns the facade gets once the pool frees.
+    static let looks = 1_000
 
-    /// Waits (at most `patience` of real time) until `condition` holds, and expects it.
+    /// Waits (at most `patience` of real time and `looks` looks) until `condition` holds, and
+    /// expects it.
     static func until(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + Self.patience
-        while ContinuousClock.now < deadline, !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        var looked = 0
+        while !condition(), ContinuousClock.now < deadline || looked < Self.looks {
+            looked += 1
+            try await Task.sleep(for: .milliseconds(1))
+        }
         #expect(condition(), sourceLocation: sourceLocation)
     }
 }
