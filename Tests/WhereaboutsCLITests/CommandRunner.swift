@@ -9,7 +9,7 @@ struct CommandRunner {
         var standardError: String
         /// From the launch to the exit, measured on the thread that waited (not when the test's
         /// task got a thread again).
-        var duration: Duration = .zero
+        var duration: Duration
     }
 
     /// The directory of the build products (where the test bundle and the executable are).
@@ -44,14 +44,8 @@ struct CommandRunner {
     /// thread of its own (see ``run(_:input:environment:)``).
     static func runExecutable(_ path: String, _ arguments: [String], input: Data? = nil,
                               environment: [String: String] = [:]) async throws -> Output {
-        await slots.acquire()
-        do {
-            let output = try await DedicatedThread.run { try blockingRun(path, arguments, input: input, environment: environment) }
-            await slots.release()
-            return output
-        } catch {
-            await slots.release()
-            throw error
+        try await slots.withSlot {
+            try await DedicatedThread.run { try blockingRun(path, arguments, input: input, environment: environment) }
         }
     }
 
@@ -68,7 +62,7 @@ struct CommandRunner {
         init(count: Int) { free = count }
 
         /// Takes a place, waiting for one to be released when there is none.
-        func acquire() async {
+        private func acquire() async {
             if free > 0 {
                 free -= 1
                 return
@@ -77,8 +71,15 @@ struct CommandRunner {
         }
 
         /// Gives a place back: to the longest waiting task, if any.
-        func release() {
+        private func release() {
             if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        }
+
+        /// Runs `body` holding a place, given back however it ends.
+        func withSlot<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
+            await acquire()
+            defer { release() }
+            return try await body()
         }
     }
 
