@@ -22,7 +22,7 @@ struct MapPageTagsTests {
         request.headers.add(name: "Authorization", value: MapTestServer.aliceToken)
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: json))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: TestDeadline.answerTime)
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .created else {
             throw HeadlessChromium.Failure.protocolError("POST \(path) answered \(response.status.code): \(String(buffer: body))")

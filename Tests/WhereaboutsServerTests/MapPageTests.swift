@@ -110,7 +110,7 @@ struct MapTestServer {
             ("content", .object([("latitude", .number(latitude)), ("longitude", .number(longitude)),
                                  ("horizontalAccuracy", .number(accuracy))])),
         ]))))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: TestDeadline.answerTime)
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .created else {
             throw HeadlessChromium.Failure.protocolError(
@@ -125,7 +125,7 @@ struct MapTestServer {
         request.headers.add(name: "Authorization", value: token)
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: json))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: TestDeadline.answerTime)
         let body = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .created else {
             throw HeadlessChromium.Failure.protocolError(
@@ -143,7 +143,7 @@ struct MapTestServer {
     func getWithHeaders(_ path: String, token: String? = nil) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
         var request = HTTPClientRequest(url: baseURL + path)
         if let token { request.headers.add(name: "Authorization", value: token) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: TestDeadline.answerTime)
         let body = try await response.body.collect(upTo: 1 << 22)
         return (Int(response.status.code), response.headers, String(buffer: body))
     }

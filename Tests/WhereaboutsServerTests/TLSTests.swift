@@ -63,7 +63,7 @@ ma2vtJ39WqNMWcrqVXgWMmrjDPShRANCAAQiQzHok9m2TeCGLgme6oJ4zpYFYmZ8
         do {
             var request = HTTPClientRequest(url: "https://127.0.0.1:\(port)/events")
             request.headers.add(name: "Authorization", value: token)
-            let secure = try await client.execute(request, timeout: .seconds(10))
+            let secure = try await client.execute(request, timeout: TestDeadline.answerTime)
             #expect(secure.status.code == 200)
             // Plain HTTP to the same port gets no HTTP answer: the server reads it as a broken TLS
             // record and closes the connection (a TLS alert at most), and goes on serving TLS.
@@ -72,7 +72,7 @@ ma2vtJ39WqNMWcrqVXgWMmrjDPShRANCAAQiQzHok9m2TeCGLgme6oJ4zpYFYmZ8
             let answer = await plain.receive(for: 10)
             #expect(answer.closed, "the server kept a plain-HTTP connection open on its TLS port")
             #expect(!answer.text.hasPrefix("HTTP/"), "plain HTTP got an HTTP answer: \(answer.text.prefix(80))")
-            let again = try await client.execute(request, timeout: .seconds(10))
+            let again = try await client.execute(request, timeout: TestDeadline.answerTime)
             #expect(again.status.code == 200)
         } catch {
             Issue.record("\(error)")

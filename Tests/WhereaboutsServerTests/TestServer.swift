@@ -110,7 +110,7 @@ struct TestServer: Sendable {
         } else if let body {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: TestDeadline.answerTime)
         let collected = try await response.body.collect(upTo: 64 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: Array(collected.readableBytesView))
     }

@@ -152,7 +152,7 @@ enum HeadlessChromium {
     private static func pageTargetURL(port: Int) async throws -> String {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/json/list")
         request.method = .GET
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: TestDeadline.answerTime)
         let body = try await response.body.collect(upTo: 1 << 20)
         guard case .array(let targets) = try JSONParser.parse(Array(body.readableBytesView)) else {
             throw Failure.protocolError("/json/list is not a JSON array")
@@ -240,7 +240,7 @@ struct DevToolsPage: Sendable {
     }
 
     /// Polls `expression` until it is truthy in the page; throws after `timeout`.
-    func waitUntil(_ expression: String, timeout: Duration = .seconds(30)) async throws {
+    func waitUntil(_ expression: String, timeout: Duration = TestDeadline.answer) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         let check = "(() => { try { return !!(\(expression)); } catch (e) { return false; } })()"
@@ -260,7 +260,7 @@ private actor DevToolsConnection {
     private var early: [Int: Result<JSONValue, any Error>] = [:]
     private var nextId = 1
     private var failure: (any Error)?
-    private static let commandTimeout: Duration = .seconds(30)
+    private static let commandTimeout = TestDeadline.answer
 
     func opened(_ writer: WebSocketOutboundWriter) {
         outbound = writer
