@@ -136,6 +136,54 @@ struct PlaceCommandTests {
         #expect(!topics.contains("iBeaconAdvertisement") && !topics.contains("currentLocation"))
     }
 
+    /// `--why` says under each change of hall which rule made it and what the scan heard; with
+    /// `--json`, each enter and exit carries it.
+    @Test func watchSaysWhyEachPlaceChanged() async throws {
+        let text = try await CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--why"])
+        #expect(text.status == 0, "\(text.standardError)")
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        // One line a change, under its last event: the enter (an exit and an enter share it), or
+        // the lone exit at the end.
+        for (index, line) in lines.enumerated() where line.hasPrefix("  why: ") {
+            #expect(index > 0 && (lines[index - 1].contains(" enterLocation ") || lines[index - 1].contains(" exitLocation ")))
+        }
+        let whys = lines.filter { $0.hasPrefix("  why: ") }
+        #expect(whys.count == lines.filter { $0.contains(" enterLocation ") }.count + 1)
+        // Hall 3: three votes (the default) a second apart; the scan at t = 1700000002 heard h3-1
+        // at -88, h3-2 at -87 and h3-3 at -94 dBm, strongest first.
+        let first = try #require(whys.first)
+        #expect(first.hasPrefix("  why: 3 votes for hall3 over 2 s (the last: hall3 0."), "\(first)")
+        #expect(first.contains("; fix ") && first.contains(" floor 0; "), "\(first)")
+        #expect(first.hasSuffix("; heard h3-2 -87, h3-1 -88, h3-3 -94 dBm"), "\(first)")
+        // The last located scan is at 1700000624: the hall is left 30 s later.
+        #expect(whys.last == "  why: nothing located for 30 s after 1700000624")
+        let plain = try await CommandRunner.run(["watch", "--venue", venue, "--recording", visit])
+        #expect(!plain.standardOutput.contains("why"))
+        #expect(plain.standardOutput.split(separator: "\n").map(String.init) == lines.filter { !$0.hasPrefix("  why: ") })
+
+        let json = try await CommandRunner.run(["watch", "--venue", venue, "--recording", visit, "--why", "--json"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let events = try objects(json.standardOutput)
+        for event in events {
+            let topic = try #require(event["topic"] as? String)
+            #expect((event["why"] != nil) == (topic == "enterLocation" || topic == "exitLocation"), "\(event)")
+        }
+        let changes = events.filter { $0["why"] != nil }
+        let enter = try #require(changes.first { ($0["data"] as? [String: Any])?["location"] as? String == "hall4" })
+        let why = try #require(enter["why"] as? [String: Any])
+        #expect(why["rule"] as? String == "votes" && why["votes"] as? Double == 3)
+        #expect(why["from"] as? String == "hall3" && why["to"] as? String == "hall4")
+        #expect((why["estimate"] as? [String: Any])?["place"] as? String == "hall4")
+        let rssis = try #require(why["readings"] as? [[String: Any]]).compactMap { $0["rssi"] as? Double }
+        #expect(!rssis.isEmpty && rssis == rssis.sorted(by: >))
+        // The exit of hall 3 and the enter of hall 4 are one change, with one explanation.
+        let exit = try #require(changes.last { ($0["data"] as? [String: Any])?["location"] as? String == "hall3" })
+        #expect(NSDictionary(dictionary: try #require(exit["why"] as? [String: Any])).isEqual(to: why))
+        let last = try #require(changes.last?["why"] as? [String: Any])
+        #expect(last["rule"] as? String == "timeout" && last["lastObservation"] as? Double == 1_700_000_624)
+        #expect(last["to"] is NSNull && last["estimate"] == nil && (last["readings"] as? [Any])?.isEmpty == true)
+    }
+
     /// ESPresense's room cut into three 2 × 4 m rooms: each fix's radius spans two or three of
     /// them, so no room holds the default 60 % a scan needs to vote, and the monitor never enters
     /// one; `--place-vote 0.4` lets it follow the walk, and `eval` scores both.

@@ -134,6 +134,10 @@ public actor EventHub {
     /// The place the device is in, as the place monitor holds it.
     public var currentPlace: String? { places.currentPlace }
 
+    /// The place monitor's latest change of place and the rule that made it
+    /// (``PlaceMonitor/lastChange``); `nil` before the first.
+    public var lastPlaceChange: PlaceMonitor.Change? { places.lastChange }
+
     /// Whether input is ignored.
     public var isPaused: Bool { paused }
 

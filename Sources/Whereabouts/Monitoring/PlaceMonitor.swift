@@ -109,10 +109,46 @@ public struct PlaceMonitor: Sendable {
         public static let firstAnswer = Configuration(requiredScans: 1, requiredDuration: 0, minimumProbability: 0)
     }
 
+    /// A change of place and the rule that made it: what `whereabouts watch --why` tells.
+    public struct Change: Hashable, Sendable {
+        /// The rule that made a change.
+        public enum Rule: Hashable, Sendable {
+            /// The new place (or no place) won `count` consecutive votes, the first at
+            /// `firstVote` (seconds on the scans' clock), each from an estimate at least
+            /// ``Configuration/minimumProbability`` sure.
+            case votes(count: Int, firstVote: Double)
+            /// A belief (``PlaceEstimate/isBelief``) held `probability` of the new place, at
+            /// least ``Configuration/beliefMajority``.
+            case belief(probability: Double)
+            /// Nothing was observed for ``Configuration/exitTimeout`` seconds after
+            /// `lastObservation`.
+            case timeout(lastObservation: Double)
+        }
+
+        /// When, seconds on the scans' clock.
+        public var time: Double
+        /// The place left, or `nil` when the device was in none.
+        public var from: String?
+        /// The place entered, or `nil` for none.
+        public var to: String?
+        /// Why.
+        public var rule: Rule
+
+        /// Creates a change.
+        public init(time: Double, from: String?, to: String?, rule: Rule) {
+            self.time = time
+            self.from = from
+            self.to = to
+            self.rule = rule
+        }
+    }
+
     /// The settings.
     public var configuration: Configuration
     /// The place the device is in, or `nil` for none (or not yet known).
     public private(set) var currentPlace: String?
+    /// The latest change of place, with its rule; `nil` before the first.
+    public private(set) var lastChange: Change?
     /// The place winning votes against the current one (`.some(nil)`: no place), if any.
     public private(set) var candidate: String??
     /// How many consecutive votes ``candidate`` has won.
@@ -144,7 +180,9 @@ public struct PlaceMonitor: Sendable {
             }
             if let next = candidate, estimate.isBelief || candidateVotes >= Swift.max(1, configuration.requiredScans)
                 || (candidateVotes >= 2 && time - candidateSince >= configuration.requiredDuration) {
-                events += switchPlace(to: next, at: time)
+                let rule: Change.Rule = estimate.isBelief ? .belief(probability: estimate.probability)
+                    : .votes(count: candidateVotes, firstVote: candidateSince)
+                events += switchPlace(to: next, at: time, rule: rule)
             }
         }
         if let currentPlace { events.append(PlaceEvent(.current, place: currentPlace, time: time)) }
@@ -163,7 +201,9 @@ public struct PlaceMonitor: Sendable {
     public mutating func advance(to time: Double) -> [PlaceEvent] {
         guard let lastTime, let currentPlace, time >= lastTime + configuration.exitTimeout else { return [] }
         reset()
-        return [PlaceEvent(.exit, place: currentPlace, time: lastTime + configuration.exitTimeout)]
+        let exit = lastTime + configuration.exitTimeout
+        lastChange = Change(time: exit, from: currentPlace, to: nil, rule: .timeout(lastObservation: lastTime))
+        return [PlaceEvent(.exit, place: currentPlace, time: exit)]
     }
 
     /// Forgets the place and the votes without reporting anything, so that the next place is
@@ -175,7 +215,8 @@ public struct PlaceMonitor: Sendable {
         lastTime = nil
     }
 
-    private mutating func switchPlace(to place: String?, at time: Double) -> [PlaceEvent] {
+    private mutating func switchPlace(to place: String?, at time: Double, rule: Change.Rule) -> [PlaceEvent] {
+        lastChange = Change(time: time, from: currentPlace, to: place, rule: rule)
         var events: [PlaceEvent] = []
         if let old = currentPlace { events.append(PlaceEvent(.exit, place: old, time: time)) }
         if let place { events.append(PlaceEvent(.enter, place: place, time: time)) }

@@ -6,11 +6,24 @@ public struct DeviceEvent: Hashable, Sendable {
     public var device: String?
     /// The event.
     public var event: MonitoringEvent
+    /// Why the place changed, for an enterLocation or exitLocation of a
+    /// ``MonitorPipeline`` that explains its changes (``MonitorPipeline/explainsPlaceChanges``);
+    /// otherwise `nil`.
+    public var explanation: PlaceChangeExplanation?
 
     /// Creates a device's event.
-    public init(device: String?, event: MonitoringEvent) {
+    public init(device: String?, event: MonitoringEvent, explanation: PlaceChangeExplanation? = nil) {
         self.device = device
         self.event = event
+        self.explanation = explanation
+    }
+
+    /// Whether the event enters or leaves a place.
+    var changesPlace: Bool {
+        switch event.kind {
+        case .enterLocation, .exitLocation: true
+        case .advertisements, .enterRegion, .exitRegion, .currentLocation: false
+        }
     }
 }
 
@@ -29,6 +42,9 @@ public struct DeviceEvent: Hashable, Sendable {
 public struct MonitorPipeline: Sendable {
     /// The hubs' settings.
     public let configuration: EventHub.Configuration
+    /// Whether each enterLocation and exitLocation comes with its ``DeviceEvent/explanation``:
+    /// the place monitor's rule and the scan behind it. Default `false`.
+    public var explainsPlaceChanges: Bool
     /// The regions every hub watches: the proximity UUIDs, each under a reference id.
     public let regions: [BeaconRegion]
     private let venue: Venue?
@@ -39,9 +55,11 @@ public struct MonitorPipeline: Sendable {
     /// A stage whose hubs track `regions` and resolve the venue's beacon ids to their iBeacon
     /// identities; by default every proximity UUID of the venue's beacons is a region named by
     /// the UUID (``regions(of:)``).
-    public init(venue: Venue?, configuration: EventHub.Configuration = EventHub.Configuration(), regions: [BeaconRegion]? = nil) {
+    public init(venue: Venue?, configuration: EventHub.Configuration = EventHub.Configuration(), regions: [BeaconRegion]? = nil,
+                explainsPlaceChanges: Bool = false) {
         self.venue = venue
         self.configuration = configuration
+        self.explainsPlaceChanges = explainsPlaceChanges
         self.regions = regions ?? venue.map(Self.regions(of:)) ?? []
     }
 
@@ -68,13 +86,33 @@ public struct MonitorPipeline: Sendable {
     }
 
     /// Takes in one scan and its place estimate (if any): the scan's region and advertisement
-    /// events, then the place events, all the scan's device's.
-    public mutating func process(_ scan: Scan, estimate: PlaceEstimate?) async -> [DeviceEvent] {
+    /// events, then the place events, all the scan's device's. `fix`, the scan's fix when the
+    /// estimate came from one, goes into the explanations (``explainsPlaceChanges``).
+    public mutating func process(_ scan: Scan, estimate: PlaceEstimate?, fix: Fix? = nil) async -> [DeviceEvent] {
         let hub = await hub(for: scan.device)
         if scan.time.isFinite { clock = max(clock, scan.time) }
-        var events = await hub.process(scan)
-        if let estimate { events += await hub.process(estimate, at: scan.time) }
-        return events.map { DeviceEvent(device: scan.device, event: $0) }
+        // An inserted room classifier may change the place on the scan's advertisements.
+        var events = await explained(hub.process(scan), device: scan.device, hub: hub, readings: scan.readings)
+        if let estimate {
+            events += await explained(hub.process(estimate, at: scan.time), device: scan.device, hub: hub,
+                                      estimate: estimate, fix: fix, readings: scan.readings)
+        }
+        return events
+    }
+
+    /// `events` as the device's, each change of place with the hub's latest change and the
+    /// scan's evidence when the stage explains its changes (one call of a hub makes one change
+    /// at most: an exit, an enter, or both).
+    private func explained(_ events: [MonitoringEvent], device: String?, hub: EventHub, estimate: PlaceEstimate? = nil,
+                           fix: Fix? = nil, readings: [Reading] = []) async -> [DeviceEvent] {
+        var deviceEvents = events.map { DeviceEvent(device: device, event: $0) }
+        guard explainsPlaceChanges, deviceEvents.contains(where: \.changesPlace),
+              let change = await hub.lastPlaceChange else { return deviceEvents }
+        let explanation = PlaceChangeExplanation(change: change, estimate: estimate, fix: fix, readings: readings)
+        for index in deviceEvents.indices where deviceEvents[index].changesPlace {
+            deviceEvents[index].explanation = explanation
+        }
+        return deviceEvents
     }
 
     /// Lets time run on to `time` without a scan (a live source's silence): each device's
@@ -85,7 +123,7 @@ public struct MonitorPipeline: Sendable {
         var events: [DeviceEvent] = []
         for slot in hubs.indices {
             let hub = hubs[slot], device = hubs.device(of: slot)
-            events += await hub.advance(to: time).map { DeviceEvent(device: device, event: $0) }
+            events += await explained(hub.advance(to: time), device: device, hub: hub)
         }
         return events
     }
@@ -108,9 +146,8 @@ public struct MonitorPipeline: Sendable {
         var events: [DeviceEvent] = []
         for slot in hubs.indices {
             let hub = hubs[slot], device = hubs.device(of: slot)
-            var deviceEvents = end.isFinite ? await hub.advance(to: end) : []
-            deviceEvents += await hub.flush()
-            events += deviceEvents.map { DeviceEvent(device: device, event: $0) }
+            if end.isFinite { events += await explained(hub.advance(to: end), device: device, hub: hub) }
+            events += await hub.flush().map { DeviceEvent(device: device, event: $0) }
         }
         return events
     }

@@ -33,7 +33,7 @@ public struct ScanPipeline: Sendable {
         var fix: Fix?
         if places.needsFixes { fixes.add(scan) { fix = $0 } }
         let estimate = places.estimate(for: scan, fix: fix)
-        return await monitor.process(scan, estimate: estimate)
+        return await monitor.process(scan, estimate: estimate, fix: fix)
     }
 
     /// Lets the clock run on to `time` without a scan (a live source's silence): the exits and

@@ -33,6 +33,15 @@ struct WatchCommand: AsyncParsableCommand {
         {"region", "location"} for places). --all adds the iBeaconAdvertisement batches (about one a \
         second) and currentLocation (every located scan while in a place).
 
+        Why a place changed: --why writes under each change a line that says which rule made it — \
+        how many votes over how many seconds and the last scan's estimate, the track's belief \
+        (--algorithm posterior, --room-belief), or the exit timeout — then the fix of the scan that \
+        made it and the beacons it heard, strongest first (at most 8). With --json each \
+        enterLocation and exitLocation line gets a "why" member instead: the rule ("rule": "votes" \
+        with "votes" and "firstVote", "belief" with "probability", or "timeout" with \
+        "lastObservation"), "from" and "to", the scan's "estimate" ({"place", "probability", \
+        "belief"}), "fix" ({"x", "y", "floor", "accuracy"}) and "readings" ([{"beacon", "rssi"}]).
+
         Algorithms: \(PositioningAlgorithm.valueList).
 
         Examples:
@@ -40,6 +49,7 @@ struct WatchCommand: AsyncParsableCommand {
           whereabouts watch --venue venue.json --recording walk.jsonl --json --exit-timeout 10
           whereabouts watch --venue venue.json --recording walk.jsonl --model model.json
           whereabouts watch --venue venue.json --adapter hci0 --model model.json
+          whereabouts watch --venue venue.json --recording walk.jsonl --why
         """)
     )
 
@@ -61,6 +71,9 @@ struct WatchCommand: AsyncParsableCommand {
 
     @Flag(name: .long, help: "Also print iBeaconAdvertisement batches and currentLocation events.")
     var all = false
+
+    @Flag(name: .long, help: "Say why each place was entered or left: the rule, the scan's fix and the beacons it heard.")
+    var why = false
 
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
@@ -85,7 +98,8 @@ struct WatchCommand: AsyncParsableCommand {
         let reader = try source.open(lenient: positioning.recordings.lenient)
         let training = try positioning.readTraining()
         let monitor = MonitorPipeline(venue: venueValue, configuration: EventHub.Configuration(
-            regionExitTimeout: exitTimeout, placeMonitor: roomBelief.monitor(placeVote: placeVote.placeVote, exitTimeout: exitTimeout)))
+            regionExitTimeout: exitTimeout, placeMonitor: roomBelief.monitor(placeVote: placeVote.placeVote, exitTimeout: exitTimeout)),
+            explainsPlaceChanges: why)
         if monitor.regions.isEmpty {
             Terminal.error("note: the venue's beacons have no iBeacon UUID, so there are no regions to watch; only places.")
         }
@@ -95,10 +109,22 @@ struct WatchCommand: AsyncParsableCommand {
         // Live, time also passes between scans (exits fall due on time); at the end of the input
         // it runs on until every pending exit has fallen due.
         var timeline = ScanTimeline(source: reader)
+        let explanations = PlaceChangeText(names: BeaconNames(venue: venueValue))
         try await timeline.run(&pipeline) { events in
-            for item in events where all || Self.isChange(item.event) {
+            let printed = events.filter { all || Self.isChange($0.event) }
+            for (index, item) in printed.enumerated() {
                 let device = item.device ?? ""
-                out.line(json ? Self.jsonLine(item.event, device: device) : Self.textLine(item.event, device: device))
+                if json {
+                    out.line(Self.jsonLine(item.event, device: device, why: item.explanation.map(explanations.json)))
+                    continue
+                }
+                out.line(Self.textLine(item.event, device: device))
+                // One line a change, under its last event (an exit and an enter share it).
+                if let explanation = item.explanation,
+                   index + 1 == printed.count || printed[index + 1].explanation != explanation
+                    || printed[index + 1].device != item.device {
+                    out.line(explanations.line(explanation))
+                }
             }
         }
         out.flush()
@@ -127,12 +153,13 @@ struct WatchCommand: AsyncParsableCommand {
         return "\(event.time.formatted(3)) \(device.isEmpty ? "-" : device) \(event.topic) \(what)"
     }
 
-    /// `{"t", "device", "topic", "data"}`
-    static func jsonLine(_ event: MonitoringEvent, device: String) -> String {
+    /// `{"t", "device", "topic", "data"}`, and `"why"` when given.
+    static func jsonLine(_ event: MonitoringEvent, device: String, why: JSONValue? = nil) -> String {
         var members: [(key: String, value: JSONValue)] = [("t", .number(event.time))]
         if !device.isEmpty { members.append(("device", .string(device))) }
         members.append(("topic", .string(event.topic)))
         members.append(("data", event.payload))
+        if let why { members.append(("why", why)) }
         return JSONWriter().string(from: .object(members))
     }
 }

@@ -26,6 +26,8 @@ struct BeaconTable {
     private let venue: Venue?
     /// The venue's beacons by identity.
     private let directory: BeaconDirectory?
+    /// The beacons' names.
+    private let names: BeaconNames
     /// One Kalman filter per beacon.
     private var filters = RSSIFilterBank<BeaconReference, KalmanRSSIFilter>(prototype: KalmanRSSIFilter(), timeout: 30)
     /// The rows so far.
@@ -41,6 +43,7 @@ struct BeaconTable {
     init(venue: Venue?) {
         self.venue = venue
         directory = venue.map(BeaconDirectory.init)
+        names = BeaconNames(venue: venue)
     }
 
     /// Adds the readings of a scan.
@@ -66,12 +69,7 @@ struct BeaconTable {
 
     /// The venue's id for the beacon, else its advertised identity.
     private func name(of beacon: BeaconReference) -> String {
-        if let index = directory?.index(for: beacon), let id = venue?.beacons[index].id { return id }
-        switch beacon {
-        case .id(let id): return id
-        case .iBeacon(let identity): return identity.description
-        case .eddystone(let identity): return identity.description
-        }
+        names.name(of: beacon)
     }
 
     /// The rows, closest first, then by filtered RSSI.
