@@ -76,6 +76,34 @@ struct FuseCommandTests {
         #expect(fusedMean < 1.5 * idealMean, "fused \(fusedMean) m, ideal \(idealMean) m")
     }
 
+    /// `--why`: the tag's room entered by three votes, with the receivers that heard the scan
+    /// behind it, strongest first; left 30 s after its last fix.
+    @Test func placeChangesAreExplained() async throws {
+        let directory = try CommandRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let venue = directory.appendingPathComponent("venue.json").path, reports = directory.appendingPathComponent("reports.jsonl").path
+        let simulated = try await CommandRunner.run(["simulate", "--preset", "espresense-room", "--seed", "3", "--receivers",
+                                                     "--export-venue", venue, "-o", reports])
+        #expect(simulated.status == 0, "\(simulated.standardError)")
+        let fused = try await CommandRunner.run(["fuse", "--venue", venue, "--recording", reports, "--why"])
+        #expect(fused.status == 0, "\(fused.standardError)")
+        let output = try Self.lines(fused.standardOutput)
+        #expect(output.allSatisfy { ($0["why"] != nil) == ($0["topic"] != nil) })
+        let events = output.filter { $0["topic"] != nil }
+        #expect(events.map { $0["topic"] as? String } == ["enterLocation", "exitLocation"])
+        let enter = try #require(events.first?["why"] as? [String: Any])
+        #expect(enter["rule"] as? String == "votes" && enter["votes"] as? Double == 3 && enter["to"] as? String == "room")
+        let readings = try #require(enter["readings"] as? [[String: Any]])
+        let receivers = readings.compactMap { $0["beacon"] as? String }, rssis = readings.compactMap { $0["rssi"] as? Double }
+        #expect(!receivers.isEmpty && Set(receivers).isSubset(of: ["node1", "node2", "node3", "node4"]), "\(receivers)")
+        #expect(rssis.count == receivers.count && rssis == rssis.sorted(by: >))
+        let fixTime = try #require(output.last { $0["topic"] == nil }?["t"] as? Double)
+        let exit = try #require(events.last)
+        let exitWhy = try #require(exit["why"] as? [String: Any])
+        #expect(exitWhy["rule"] as? String == "timeout" && exitWhy["lastObservation"] as? Double == fixTime)
+        #expect(exit["t"] as? Double == fixTime + 30)
+    }
+
     /// `--scans` writes the fused scans as a recording that `validate` accepts.
     @Test func theFusedScansAreARecording() async throws {
         let directory = try CommandRunner.temporaryDirectory()
@@ -194,6 +222,11 @@ struct FuseCommandTests {
         #expect(window.status == 64 && window.standardError.contains("--window must be at least --interval"))
         let averaging = InProcessCommand.parse(["fuse", "--venue", "Examples/venue.json", "--recording", "-", "--averaging", "5"])
         #expect(averaging.status == 64 && averaging.standardError.contains("--averaging must lie between --interval (0.75) and --window (3.0) seconds, found 5.0."))
+        for leftOut in ["--no-events", "--scans"] {
+            let why = InProcessCommand.parse(["fuse", "--venue", "Examples/venue.json", "--recording", "-", "--why", leftOut])
+            #expect(why.status == 64 && why.standardError.contains("--why explains the places entered and left, which \(leftOut) leaves out."),
+                    "\(why.standardError)")
+        }
         let loss = InProcessCommand.parse(["simulate", "--preset", "espresense-room", "--report-loss", "0.5"])
         #expect(loss.status == 64 && loss.standardError.contains("go with --receivers"))
     }

@@ -45,16 +45,21 @@ public struct TagPipeline: TimedStage, Sendable {
         public var placeVote: Double
         /// Whether places entered and left are given out (fixes only when `false`).
         public var raisesEvents: Bool
+        /// Whether each place entered or left comes with why (``DeviceEvent/explanation``: the
+        /// place monitor's rule, the tag scan's fix and the receivers that heard it).
+        public var explainsPlaceChanges: Bool
 
         /// A configuration; by default tag scans each second, fixes at once, places left after
-        /// 30 s without a fix.
+        /// 30 s without a fix, unexplained.
         public init(fusion: ReceiverFusion.Configuration = ReceiverFusion.Configuration(), timing: FixPipeline.Timing = .immediate,
-                    exitTimeout: Double = 30, placeVote: Double = 0.6, raisesEvents: Bool = true) {
+                    exitTimeout: Double = 30, placeVote: Double = 0.6, raisesEvents: Bool = true,
+                    explainsPlaceChanges: Bool = false) {
             self.fusion = fusion
             self.timing = timing
             self.exitTimeout = exitTimeout
             self.placeVote = placeVote
             self.raisesEvents = raisesEvents
+            self.explainsPlaceChanges = explainsPlaceChanges
         }
     }
 
@@ -69,7 +74,8 @@ public struct TagPipeline: TimedStage, Sendable {
             monitor: MonitorPipeline(venue: tagVenue, configuration: EventHub.Configuration(
                 regionExitTimeout: configuration.exitTimeout,
                 placeMonitor: PlaceMonitor.Configuration(minimumProbability: configuration.placeVote,
-                                                         exitTimeout: configuration.exitTimeout)))) : nil
+                                                         exitTimeout: configuration.exitTimeout)),
+                explainsPlaceChanges: configuration.explainsPlaceChanges)) : nil
         stages = FusedPipeline(fusion: ReceiverFusion(venue: venue, configuration: configuration.fusion),
                                then: Outputs(fixes: FixPipeline(setup: setup, timing: configuration.timing), events: events))
     }

@@ -24,7 +24,8 @@ struct FuseCommand: AsyncParsableCommand {
 
         Output, one JSON object a line: each fix as `locate` writes it (the tag as "device"), and \
         each place entered or left as `watch --json` writes it ({"t", "device", "topic", "data"}); \
-        --no-events leaves the events out. A report from a receiver the venue does not list, a \
+        --no-events leaves the events out; --why gives each of them a "why" member, as `watch --why \
+        --json` does (the readings are the receivers that heard the tag). A report from a receiver the venue does not list, a \
         duplicate, a report too late for any scan still to come or stamped ahead of its receiver's clock is \
         counted and dropped; the counts are printed at the end (standard error).
 
@@ -60,11 +61,17 @@ struct FuseCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Write the fixes only, not the places entered and left.")
     var noEvents = false
 
+    @Flag(name: .long, help: "Say why each place was entered or left: the rule, the tag scan's fix and the receivers that heard it.")
+    var why = false
+
     @Flag(name: .long, help: "Write the tags' fused scans (a recording, FORMATS.md §2, with the receivers as beacons) instead of fixes and events.")
     var scans = false
 
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds.") }
+        if why, noEvents || scans {
+            throw ValidationError("--why explains the places entered and left, which \(noEvents ? "--no-events" : "--scans") leaves out.")
+        }
     }
 
     func run() async throws {
@@ -85,11 +92,14 @@ struct FuseCommand: AsyncParsableCommand {
         if let choice = pipeline.choice(of: setup, units: tagVenue.units.rawValue) { Terminal.error(choice) }
         var stages = TagPipeline(venue: venueValue, setup: setup, configuration: TagPipeline.Configuration(
             fusion: fusion.configuration, timing: pipeline.timing, exitTimeout: exitTimeout, placeVote: placeVote.placeVote,
-            raisesEvents: !noEvents))
+            raisesEvents: !noEvents, explainsPlaceChanges: why))
+        let explanations = PlaceChangeText(names: BeaconNames(venue: tagVenue))
         try await drive(&stages) { output in
             switch output {
             case .fix(let fix): FixCoding.line(for: fix, decimalPlaces: 3)
-            case .event(let item): WatchCommand.isChange(item.event) ? WatchCommand.jsonLine(item.event, device: item.device ?? "") : nil
+            case .event(let item):
+                WatchCommand.isChange(item.event)
+                    ? WatchCommand.jsonLine(item.event, device: item.device ?? "", why: item.explanation.map(explanations.json)) : nil
             }
         }
         Terminal.error(Self.summary(stages.statistics))
