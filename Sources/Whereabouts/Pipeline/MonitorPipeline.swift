@@ -100,16 +100,17 @@ public struct MonitorPipeline: Sendable {
         return events
     }
 
-    /// `events` as the device's, each change of place with the hub's latest change and the
-    /// scan's evidence when the stage explains its changes (one call of a hub makes one change
-    /// at most: an exit, an enter, or both).
+    /// `events` as the device's; when the stage explains its changes, the events of the hub's
+    /// latest change of place (its exit, its enter, or both: dated as the change) with it and the
+    /// scan's evidence. A call of a hub makes one change, but for an inserted classifier's batch
+    /// falling due with an exit by timeout; the earlier of the two then goes unexplained.
     private func explained(_ events: [MonitoringEvent], device: String?, hub: EventHub, estimate: PlaceEstimate? = nil,
                            fix: Fix? = nil, readings: [Reading] = []) async -> [DeviceEvent] {
         var deviceEvents = events.map { DeviceEvent(device: device, event: $0) }
         guard explainsPlaceChanges, deviceEvents.contains(where: \.changesPlace),
               let change = await hub.lastPlaceChange else { return deviceEvents }
         let explanation = PlaceChangeExplanation(change: change, estimate: estimate, fix: fix, readings: readings)
-        for index in deviceEvents.indices where deviceEvents[index].changesPlace {
+        for index in deviceEvents.indices where deviceEvents[index].changesPlace && deviceEvents[index].event.time == change.time {
             deviceEvents[index].explanation = explanation
         }
         return deviceEvents

@@ -2,6 +2,15 @@ import Foundation
 import Testing
 @testable import Whereabouts
 
+/// A room classifier inserted in a hub: A before t = 3, B from then on.
+private struct SwitchingClassifier: PlaceClassifier {
+    let labels = [PlaceLabel(id: "A"), PlaceLabel(id: "B")]
+    func logScores(for scan: Scan, into scores: inout [Double]) -> Bool {
+        scores = scan.time < 3 ? [0, -50] : [-50, 0]
+        return true
+    }
+}
+
 /// Why a place changed: the monitor's rule with its own numbers, and the scan behind it.
 @Suite("Place changes explained")
 struct PlaceChangeTests {
@@ -41,6 +50,30 @@ struct PlaceChangeTests {
         // Strongest first, equals in the order they came (b1 before b5), invalid ones (0, NaN, +5) out, 8 kept.
         #expect(explanation.readings.map(\.beacon) == ["b12", "b1", "b5", "b7", "b3", "b9", "b0", "b10"].map(BeaconReference.id))
         #expect(PlaceChangeExplanation.maximumReadings == 8)
+    }
+
+    /// A hub's step can make two changes: an inserted classifier's last batch falling due with
+    /// the exit of its place by timeout. Only the latest is kept, so only its exit is explained.
+    @Test func twoChangesInOneStepExplainOnlyTheLatest() async throws {
+        let uuid = try #require(UUID(uuidString: "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"))
+        var monitor = MonitorPipeline(venue: nil, configuration: EventHub.Configuration(placeMonitor: .firstAnswer),
+                                      regions: [BeaconRegion(uuid: uuid, referenceId: "campus")], explainsPlaceChanges: true)
+        await monitor.hub(for: "phone").insertClassifier(SwitchingClassifier())
+        var events: [DeviceEvent] = []
+        for time in [0.0, 1, 2, 3] {
+            let reading = Reading(beacon: .iBeacon(IBeaconIdentity(uuid: uuid, major: 1, minor: 1)), rssi: -70)
+            events += await monitor.process(Scan(time: time, device: "phone", readings: [reading]), estimate: nil)
+        }
+        // The batch of t = 0 entered A when it fell due (at the scan of t = 1).
+        #expect(events.filter(\.changesPlace).map(\.explanation?.change) == [
+            PlaceMonitor.Change(time: 0, from: nil, to: "A", rule: .votes(count: 1, firstVote: 0))])
+        // The batch of t = 3 falls due with the exit of B, 30 s after it, in one step.
+        let step = await monitor.advance(to: 40).filter(\.changesPlace)
+        #expect(step.map(\.event) == [MonitoringEvent(time: 3, kind: .exitLocation(region: "campus", location: "A")),
+                                      MonitoringEvent(time: 3, kind: .enterLocation(region: "campus", location: "B")),
+                                      MonitoringEvent(time: 33, kind: .exitLocation(region: "campus", location: "B"))])
+        #expect(step.map(\.explanation?.change) == [nil, nil, PlaceMonitor.Change(time: 33, from: "B", to: nil,
+                                                                                   rule: .timeout(lastObservation: 3))])
     }
 
     @Test func aPipelineThatExplainsGivesEachChangeItsRuleAndScan() async {
