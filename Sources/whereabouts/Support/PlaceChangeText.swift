@@ -7,7 +7,7 @@ struct PlaceChangeText: Sendable {
     /// How beacons are named.
     let names: BeaconNames
 
-    /// `why: 3 votes over 2 s, the last kitchen 0.72; fix 12.3, 4.5 ±2.1 m; heard b1 -61, b2 -70 dBm`
+    /// `  why: 3 votes for kitchen over 2 s (the last: kitchen 0.72); fix 12.3, 4.5 ±2.1 m floor 0; heard b1 -61, b2 -70 dBm`
     func line(_ explanation: PlaceChangeExplanation) -> String {
         var parts = [rule(explanation)]
         if let fix = explanation.fix {
